@@ -1,0 +1,44 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "dedog",
+    products: [
+        .executable(name: "dedog", targets: ["DedogCLI"]),
+        .library(name: "Dedog", targets: ["Dedog"]),
+        .library(name: "DedogImage", targets: ["DedogImage"]),
+        .library(name: "DedogNN", targets: ["DedogNN"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // C libraries enter through thin system-library shims (Debian packages, see scripts/install-deps).
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg",
+                       providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng16",
+                       providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CCBLAS", pkgConfig: "openblas",
+                       providers: [.apt(["libopenblas-dev"])]),
+        .systemLibrary(name: "CLAPACKE", pkgConfig: "lapacke",
+                       providers: [.apt(["liblapacke-dev"])]),
+
+        // Pixels: decoding, orientation, resizing, cropping, normalisation.
+        .target(name: "DedogImage", dependencies: ["CTurboJPEG", "CPNG"]),
+        // The inference engine: tensors, kernels, layers, EfficientNet-Lite0, safetensors.
+        .target(name: "DedogNN", dependencies: ["CCBLAS"]),
+        // The facade: image in, ranked breeds out.
+        .target(name: "Dedog", dependencies: ["DedogImage", "DedogNN"]),
+        // The command-line tool: parses, prints, sets exit codes.
+        .executableTarget(name: "DedogCLI", dependencies: [
+            "Dedog",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
+        .target(name: "DedogTestSupport", path: "Tests/DedogTestSupport"),
+        .testTarget(name: "DedogImageTests", dependencies: ["DedogImage", "DedogTestSupport"],
+                    resources: [.copy("Fixtures")]),
+        .testTarget(name: "DedogNNTests", dependencies: ["DedogNN", "DedogImage", "DedogTestSupport"]),
+        .testTarget(name: "DedogCLITests", dependencies: ["DedogCLI"]),
+    ]
+)

@@ -1,0 +1,91 @@
+/// The eight EXIF orientations: how the stored pixels must be turned to be seen upright.
+public enum EXIFOrientation: Int, Sendable, CaseIterable {
+    case up = 1, mirrored = 2, down = 3, downMirrored = 4
+    case leftMirrored = 5, right = 6, rightMirrored = 7, left = 8
+
+    /// Whether the upright image has width and height swapped.
+    public var swapsAxes: Bool { rawValue >= 5 }
+
+    /// Reads the orientation tag (0x0112) from a JPEG's APP1 Exif segment; nil if there is none or it is invalid.
+    ///
+    /// Every offset is bounds-checked: a hostile or damaged Exif block yields nil, never a crash.
+    public static func read(fromJPEG bytes: [UInt8]) -> EXIFOrientation? {
+        var pos = 2  // after SOI
+        while pos + 4 <= bytes.count {
+            guard bytes[pos] == 0xFF else { return nil }
+            let marker = bytes[pos + 1]
+            if marker == 0xFF { pos += 1; continue }  // fill byte
+            if marker == 0xDA || marker == 0xD9 { return nil }  // start of scan / end of image: no more headers
+            let length = Int(bytes[pos + 2]) << 8 | Int(bytes[pos + 3])
+            guard length >= 2, pos + 2 + length <= bytes.count else { return nil }
+            if marker == 0xE1, length >= 8 {
+                let start = pos + 4
+                if Array(bytes[start..<start + 6]) == Array("Exif\0\0".utf8) {
+                    return readTIFF(bytes[(start + 6)..<(pos + 2 + length)])
+                }
+            }
+            pos += 2 + length
+        }
+        return nil
+    }
+
+    private static func readTIFF(_ tiff: ArraySlice<UInt8>) -> EXIFOrientation? {
+        let base = tiff.startIndex
+        let count = tiff.count
+        guard count >= 8 else { return nil }
+        let little: Bool
+        switch (tiff[base], tiff[base + 1]) {
+        case (0x49, 0x49): little = true
+        case (0x4D, 0x4D): little = false
+        default: return nil
+        }
+        func u16(_ off: Int) -> Int? {
+            guard off >= 0, off + 2 <= count else { return nil }
+            let a = Int(tiff[base + off]), b = Int(tiff[base + off + 1])
+            return little ? a | b << 8 : a << 8 | b
+        }
+        func u32(_ off: Int) -> Int? {
+            guard let lo = u16(little ? off : off + 2), let hi = u16(little ? off + 2 : off) else { return nil }
+            return hi << 16 | lo
+        }
+        guard u16(2) == 42, let ifd = u32(4), let entries = u16(ifd) else { return nil }
+        for i in 0..<entries {
+            let entry = ifd + 2 + i * 12
+            guard let tag = u16(entry) else { return nil }
+            guard tag == 0x0112 else { continue }
+            guard u16(entry + 2) == 3, let value = u16(entry + 8) else { return nil }  // SHORT
+            return EXIFOrientation(rawValue: value)
+        }
+        return nil
+    }
+
+    /// `image` turned so that it is seen upright.
+    public func applied(to image: RGBImage) -> RGBImage {
+        if self == .up { return image }
+        let w = image.width, h = image.height
+        let ow = swapsAxes ? h : w, oh = swapsAxes ? w : h
+        var out = [UInt8](repeating: 0, count: image.pixels.count)
+        image.pixels.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                for y in 0..<oh {
+                    for x in 0..<ow {
+                        let (sx, sy): (Int, Int)
+                        switch self {
+                        case .up: (sx, sy) = (x, y)
+                        case .mirrored: (sx, sy) = (w - 1 - x, y)
+                        case .down: (sx, sy) = (w - 1 - x, h - 1 - y)
+                        case .downMirrored: (sx, sy) = (x, h - 1 - y)
+                        case .leftMirrored: (sx, sy) = (y, x)
+                        case .right: (sx, sy) = (y, h - 1 - x)
+                        case .rightMirrored: (sx, sy) = (w - 1 - y, h - 1 - x)
+                        case .left: (sx, sy) = (w - 1 - y, x)
+                        }
+                        let s = (sy * w + sx) * 3, d = (y * ow + x) * 3
+                        dst[d] = src[s]; dst[d + 1] = src[s + 1]; dst[d + 2] = src[s + 2]
+                    }
+                }
+            }
+        }
+        return RGBImage(width: ow, height: oh, pixels: out)
+    }
+}

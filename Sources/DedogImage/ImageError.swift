@@ -1,0 +1,36 @@
+/// Everything that can go wrong between a file and its pixels.
+///
+/// Every case names the file (or the label the caller gave to in-memory bytes), and its
+/// description says what is wrong and what to do about it.
+public enum ImageError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The file could not be read (missing, a folder, no permission, I/O error).
+    case unreadable(file: String, reason: String)
+    /// The file has no bytes at all.
+    case empty(file: String)
+    /// The bytes are neither JPEG nor PNG.
+    case unsupportedFormat(file: String)
+    /// The header declares more pixels than the configured limit; nothing was allocated.
+    case tooLarge(file: String, width: Int, height: Int, limit: Int)
+    /// The data ends before the image does.
+    case truncated(file: String, detail: String)
+    /// The data is damaged or not a valid image of its format.
+    case corrupt(file: String, detail: String)
+
+    public var description: String {
+        switch self {
+        case let .unreadable(file, reason):
+            return "\(file): cannot read the file (\(reason))."
+        case let .empty(file):
+            return "\(file): the file is empty (0 bytes); it holds no image."
+        case let .unsupportedFormat(file):
+            return "\(file): not a JPEG or PNG image (checked by content, not by extension)."
+        case let .tooLarge(file, width, height, limit):
+            return "\(file): image is \(width)×\(height) = \(width * height) pixels, over the limit of \(limit); "
+                + "shrink it first or raise the pixel limit."
+        case let .truncated(file, detail):
+            return "\(file): the image data is truncated (\(detail)); the file is incomplete — copy it again."
+        case let .corrupt(file, detail):
+            return "\(file): the image data is damaged (\(detail))."
+        }
+    }
+}

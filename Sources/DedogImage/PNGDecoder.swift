@@ -1,0 +1,65 @@
+import CPNG
+
+/// PNG through libpng's simplified `png_image_*` API: 1–16-bit grey, grey+alpha, palette, RGB, RGBA.
+struct PNGDecoder {
+    let options: ImageDecoder.Options
+    let name: String
+
+    func decode(_ bytes: [UInt8]) throws(ImageError) -> RGBImage {
+        var image = png_image()
+        image.version = UInt32(PNG_IMAGE_VERSION)
+        defer { png_image_free(&image) }
+
+        let began = bytes.withUnsafeBufferPointer {
+            png_image_begin_read_from_memory(&image, $0.baseAddress, $0.count)
+        }
+        guard began != 0 else { throw failure(image) }
+        let width = Int(image.width), height = Int(image.height)
+        if width * height > options.maxPixels {
+            throw .tooLarge(file: name, width: width, height: height, limit: options.maxPixels)
+        }
+
+        // 16-bit files without gamma information are sRGB-encoded in practice; libpng would otherwise take them
+        // as linear light and brighten them when reducing to 8 bits.
+        image.flags |= UInt32(PNG_IMAGE_FLAG_16BIT_sRGB)
+        image.format = CPNG_FORMAT_RGBA  // 8-bit sRGB, straight (non-premultiplied) alpha
+        var rgba = [UInt8](repeating: 0, count: width * height * 4)
+        let finished = bytes.withUnsafeBufferPointer { _ in
+            rgba.withUnsafeMutableBufferPointer {
+                png_image_finish_read(&image, nil, $0.baseAddress, Int32(width * 4), nil)
+            }
+        }
+        guard finished != 0 else { throw failure(image) }
+        return composite(rgba, width: width, height: height)
+    }
+
+    /// Straight alpha over the opaque background, rounded to nearest.
+    private func composite(_ rgba: [UInt8], width: Int, height: Int) -> RGBImage {
+        let bg = [UInt32(options.background.r), UInt32(options.background.g), UInt32(options.background.b)]
+        var rgb = [UInt8](repeating: 0, count: width * height * 3)
+        rgba.withUnsafeBufferPointer { src in
+            rgb.withUnsafeMutableBufferPointer { dst in
+                for i in 0..<(width * height) {
+                    let a = UInt32(src[i * 4 + 3])
+                    for c in 0..<3 {
+                        let v = UInt32(src[i * 4 + c]) * a + bg[c] * (255 - a)
+                        dst[i * 3 + c] = UInt8((v + 127) / 255)
+                    }
+                }
+            }
+        }
+        return RGBImage(width: width, height: height, pixels: rgb)
+    }
+
+    private func failure(_ image: png_image) -> ImageError {
+        let message = withUnsafeBytes(of: image.message) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        let lowered = message.lowercased()
+        if lowered.contains("read beyond end") || lowered.contains("not enough") || lowered.contains("truncated")
+            || lowered.contains("unexpected end") {
+            return .truncated(file: name, detail: message)
+        }
+        return .corrupt(file: name, detail: message.isEmpty ? "libpng could not read it" : message)
+    }
+}

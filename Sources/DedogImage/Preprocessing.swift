@@ -1,0 +1,76 @@
+/// How a photo becomes a network input: resize the shorter side, centre-crop, normalise per channel.
+///
+/// Every number is a value, not a constant, because the model file carries the preprocessing its weights expect.
+/// The defaults are EfficientNet-Lite0's: shorter side 256, centre crop 224, x = (pixel − 127) / 128.
+public struct Preprocessing: Codable, Sendable, Equatable {
+    public var resizeShorterSide: Int
+    public var cropSize: Int
+    /// Per channel (R, G, B): subtracted from the 0–255 pixel value.
+    public var mean: [Float]
+    /// Per channel (R, G, B): the difference is divided by this.
+    public var std: [Float]
+
+    public init(resizeShorterSide: Int = 256, cropSize: Int = 224,
+                mean: [Float] = [127, 127, 127], std: [Float] = [128, 128, 128]) {
+        self.resizeShorterSide = resizeShorterSide
+        self.cropSize = cropSize
+        self.mean = mean
+        self.std = std
+    }
+
+    /// Why these values cannot be used, or nil when they can.
+    public var problem: String? {
+        if cropSize <= 0 { return "crop size \(cropSize) must be positive" }
+        if resizeShorterSide < cropSize {
+            return "resize target \(resizeShorterSide) is smaller than the crop \(cropSize)"
+        }
+        if mean.count != 3 || std.count != 3 { return "mean and std need 3 values each (R, G, B)" }
+        if std.contains(where: { !($0.isFinite && $0 != 0) }) || mean.contains(where: { !$0.isFinite }) {
+            return "mean must be finite and std finite and non-zero"
+        }
+        return nil
+    }
+
+    /// The size of the resized image before cropping, as Pillow computes it (floor of the longer side).
+    public func resizedSize(width: Int, height: Int) -> (width: Int, height: Int) {
+        if width <= height {
+            return (resizeShorterSide, max(1, resizeShorterSide * height / width))
+        }
+        return (max(1, resizeShorterSide * width / height), resizeShorterSide)
+    }
+
+    /// The resized, centre-cropped 8-bit image (`cropSize`×`cropSize`).
+    public func cropped(_ image: RGBImage) -> RGBImage {
+        precondition(problem == nil, "invalid preprocessing: \(problem!)")
+        precondition(image.width > 0 && image.height > 0, "cannot preprocess an empty image")
+        let size = resizedSize(width: image.width, height: image.height)
+        // Python's round(), half to even, as in torchvision/Pillow centre crops.
+        let left = Int((Double(size.width - cropSize) / 2).rounded(.toNearestOrEven))
+        let top = Int((Double(size.height - cropSize) / 2).rounded(.toNearestOrEven))
+        return Resampler.resizedRegion(image, width: size.width, height: size.height,
+                                       left: left, top: top, regionWidth: cropSize, regionHeight: cropSize)
+    }
+
+    /// Writes the normalised CHW tensor of `image` (`3 × cropSize × cropSize` floats) into `output`.
+    public func write(_ image: RGBImage, into output: UnsafeMutableBufferPointer<Float>) {
+        let crop = cropped(image)
+        let plane = cropSize * cropSize
+        precondition(output.count >= 3 * plane, "output holds \(output.count) floats, needs \(3 * plane)")
+        crop.pixels.withUnsafeBufferPointer { px in
+            for c in 0..<3 {
+                let m = mean[c], s = std[c]
+                for i in 0..<plane {
+                    output[c * plane + i] = (Float(px[i * 3 + c]) - m) / s
+                }
+            }
+        }
+    }
+
+    /// The normalised CHW tensor of `image`.
+    public func tensor(_ image: RGBImage) -> [Float] {
+        [Float](unsafeUninitializedCapacity: 3 * cropSize * cropSize) { buffer, count in
+            write(image, into: buffer)
+            count = 3 * cropSize * cropSize
+        }
+    }
+}

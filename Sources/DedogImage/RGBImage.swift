@@ -1,0 +1,45 @@
+/// An 8-bit RGB image, rows top to bottom, pixels interleaved as R, G, B.
+public struct RGBImage: Sendable, Equatable {
+    public let width: Int
+    public let height: Int
+    /// `width * height * 3` bytes.
+    public var pixels: [UInt8]
+
+    public init(width: Int, height: Int, pixels: [UInt8]) {
+        precondition(width >= 0 && height >= 0 && pixels.count == width * height * 3,
+                     "RGBImage: \(pixels.count) bytes do not make a \(width)×\(height) RGB image")
+        self.width = width
+        self.height = height
+        self.pixels = pixels
+    }
+
+    /// The pixel at column `x`, row `y`.
+    public subscript(x x: Int, y y: Int) -> (r: UInt8, g: UInt8, b: UInt8) {
+        let i = (y * width + x) * 3
+        return (pixels[i], pixels[i + 1], pixels[i + 2])
+    }
+
+    /// The `width`×`height` region whose top-left corner is (`left`, `top`).
+    public func cropped(left: Int, top: Int, width w: Int, height h: Int) -> RGBImage {
+        precondition(left >= 0 && top >= 0 && left + w <= width && top + h <= height,
+                     "crop \(w)×\(h) at (\(left), \(top)) is outside a \(width)×\(height) image")
+        var out = [UInt8](repeating: 0, count: w * h * 3)
+        pixels.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                for y in 0..<h {
+                    let s = ((top + y) * width + left) * 3
+                    let d = y * w * 3
+                    for i in 0..<(w * 3) { dst[d + i] = src[s + i] }
+                }
+            }
+        }
+        return RGBImage(width: w, height: h, pixels: out)
+    }
+}
+
+/// An opaque 8-bit colour, used as the background that transparent pixels are composited on.
+public struct RGBColor: Sendable, Equatable, Codable {
+    public var r: UInt8, g: UInt8, b: UInt8
+    public init(r: UInt8, g: UInt8, b: UInt8) { self.r = r; self.g = g; self.b = b }
+    public static let white = RGBColor(r: 255, g: 255, b: 255)
+}

@@ -1,0 +1,139 @@
+import Foundation
+import Testing
+@testable import DedogImage
+
+/// The fixtures made by scripts/make-image-fixtures, with the pixels each must decode to.
+enum Fixtures {
+    struct Image: Decodable { let file: String; let width: Int; let height: Int; let tolerance: Int }
+    struct Bad: Decodable { let file: String; let error: String }
+    struct Manifest: Decodable { let images: [Image]; let bad: [Bad] }
+
+    static let folder = Bundle.module.resourceURL!.appendingPathComponent("Fixtures")
+    static let manifest: Manifest = try! JSONDecoder().decode(
+        Manifest.self, from: Data(contentsOf: folder.appendingPathComponent("manifest.json")))
+
+    static func url(_ name: String) -> URL { folder.appendingPathComponent(name) }
+
+    static func imageFile(_ image: Image) -> URL {
+        let jpg = url(image.file + ".jpg")
+        return FileManager.default.fileExists(atPath: jpg.path) ? jpg : url(image.file + ".png")
+    }
+
+    static func expected(_ image: Image) throws -> [UInt8] {
+        Array(try Data(contentsOf: url(image.file + ".rgb")))
+    }
+}
+
+@Suite struct DecodingTests {
+    @Test(arguments: Fixtures.manifest.images.map(\.file))
+    func decodesToExpectedPixels(_ name: String) throws {
+        let fixture = Fixtures.manifest.images.first { $0.file == name }!
+        let image = try ImageDecoder().decode(contentsOf: Fixtures.imageFile(fixture))
+        #expect(image.width == fixture.width)
+        #expect(image.height == fixture.height)
+        let expected = try Fixtures.expected(fixture)
+        try #require(image.pixels.count == expected.count)
+        let worst = zip(image.pixels, expected).map { abs(Int($0) - Int($1)) }.max() ?? 0
+        #expect(worst <= fixture.tolerance, "\(name): max difference \(worst) > \(fixture.tolerance)")
+    }
+
+    @Test(arguments: 1...8)
+    func everyEXIFOrientationComesOutUpright(_ orientation: Int) throws {
+        let url = Fixtures.url("jpeg-exif\(orientation).jpg")
+        let image = try ImageDecoder().decode(contentsOf: url)
+        #expect(EXIFOrientation.read(fromJPEG: Array(try Data(contentsOf: url)))?.rawValue == orientation)
+        #expect(image.width == 32 && image.height == 24)
+        // The red square is at the top left, the yellow bar along the top, the rest blue.
+        let red = image[x: 2, y: 2], yellow = image[x: 20, y: 1], blue = image[x: 20, y: 18]
+        #expect(red.r > 200 && red.g < 60 && red.b < 60, "\(red)")
+        #expect(yellow.r > 200 && yellow.g > 200 && yellow.b < 60, "\(yellow)")
+        #expect(blue.b > 120 && blue.r < 80, "\(blue)")
+    }
+
+    @Test func orientationCanBeIgnored() throws {
+        var options = ImageDecoder.Options()
+        options.appliesEXIFOrientation = false
+        let image = try ImageDecoder(options: options).decode(contentsOf: Fixtures.url("jpeg-exif6.jpg"))
+        #expect(image.width == 24 && image.height == 32)
+    }
+
+    @Test func largeJPEGsAreDecodedAtTheSmallestSufficientScale() throws {
+        let url = Fixtures.url("jpeg-800x600.jpg")
+        #expect(try ImageDecoder().decode(contentsOf: url).width == 800)
+        let cases: [(Int, Int, Int)] = [(100, 200, 150), (75, 100, 75), (76, 200, 150), (151, 300, 225), (600, 800, 600)]
+        for (wanted, width, height) in cases {
+            let image = try ImageDecoder(options: .init(minimumShorterSide: wanted)).decode(contentsOf: url)
+            #expect(image.width == width && image.height == height, "asked ≥\(wanted): got \(image.width)×\(image.height)")
+        }
+    }
+
+    @Test func formatIsDetectedByContentNotExtension() throws {
+        let png = try Data(contentsOf: Fixtures.url("png-rgb8.png"))
+        let disguised = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-disguised-\(getpid()).jpg")
+        try png.write(to: disguised)
+        defer { try? FileManager.default.removeItem(at: disguised) }
+        let image = try ImageDecoder().decode(contentsOf: disguised)
+        #expect(image.width == 13 && image.height == 9)
+        #expect(ImageFormat.detect(Array(png)) == .png)
+    }
+
+    @Test func alphaIsCompositedOnTheChosenBackground() throws {
+        var options = ImageDecoder.Options()
+        options.background = RGBColor(r: 0, g: 0, b: 0)
+        let image = try ImageDecoder(options: options).decode(contentsOf: Fixtures.url("png-rgba8.png"))
+        // Row 1 of the fixture is fully transparent.
+        for x in 0..<image.width { #expect(image[x: x, y: 1] == (0, 0, 0)) }
+    }
+
+    @Test(arguments: Fixtures.manifest.bad.map(\.file))
+    func badInputGivesATypedError(_ name: String) throws {
+        let expected = Fixtures.manifest.bad.first { $0.file == name }!.error
+        let url = Fixtures.url(name)
+        do {
+            _ = try ImageDecoder().decode(contentsOf: url)
+            Issue.record("\(name) decoded without an error")
+        } catch {
+            #expect(Self.caseName(error) == expected, "\(name): \(error)")
+            #expect(error.description.hasPrefix(url.path), "the message names the file: \(error)")
+        }
+    }
+
+    @Test func truncatedJPEGCanBeAcceptedWhenTheCallerOptsIn() throws {
+        var options = ImageDecoder.Options()
+        options.allowsDamagedData = true
+        let image = try ImageDecoder(options: options).decode(contentsOf: Fixtures.url("bad-truncated.jpg"))
+        #expect(image.width == 64 && image.height == 48)
+    }
+
+    @Test func pixelLimitIsConfigurable() throws {
+        var options = ImageDecoder.Options()
+        options.maxPixels = 13 * 9 - 1
+        #expect(throws: ImageError.tooLarge(file: Fixtures.url("png-rgb8.png").path, width: 13, height: 9, limit: 116)) {
+            try ImageDecoder(options: options).decode(contentsOf: Fixtures.url("png-rgb8.png"))
+        }
+    }
+
+    @Test func missingFilesAndFoldersAreUnreadable() {
+        for url in [URL(fileURLWithPath: "/nonexistent/dog.jpg"), Fixtures.folder] {
+            do {
+                _ = try ImageDecoder().decode(contentsOf: url)
+                Issue.record("\(url.path) decoded")
+            } catch {
+                #expect(Self.caseName(error) == "unreadable", "\(error)")
+            }
+        }
+    }
+
+    @Test func hostileEXIFNeverCrashes() {
+        // An APP1 Exif segment whose IFD offset and entry count point far outside the data.
+        var bytes: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE1, 0x00, 0x16]
+        bytes += Array("Exif\0\0".utf8) + [0x49, 0x49, 0x2A, 0x00, 0xF0, 0xFF, 0xFF, 0x7F, 0xFF, 0xFF, 0, 0]
+        bytes += [0xFF, 0xD9]
+        #expect(EXIFOrientation.read(fromJPEG: bytes) == nil)
+        for cut in 0..<bytes.count { _ = EXIFOrientation.read(fromJPEG: Array(bytes.prefix(cut))) }
+    }
+
+    static func caseName(_ error: ImageError) -> String {
+        String(String(describing: Mirror(reflecting: error).children.first?.label ?? "\(error)"))
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+import DedogTestSupport
+@testable import DedogImage
+
+@Suite struct PreprocessingTests {
+    @Test func resizeMatchesPillowOnKnownSizes() {
+        let p = Preprocessing()
+        #expect(p.resizedSize(width: 300, height: 500) == (256, 426))
+        #expect(p.resizedSize(width: 500, height: 375) == (341, 256))
+        #expect(p.resizedSize(width: 224, height: 224) == (256, 256))
+    }
+
+    @Test func regionResizeEqualsFullResizeThenCrop() {
+        var pixels = [UInt8](repeating: 0, count: 37 * 23 * 3)
+        var state: UInt32 = 12345
+        for i in pixels.indices { state = state &* 1664525 &+ 1013904223; pixels[i] = UInt8(state >> 24) }
+        let image = RGBImage(width: 37, height: 23, pixels: pixels)
+        for (w, h) in [(20, 11), (50, 31), (37, 23), (9, 40)] {
+            let full = Resampler.resized(image, width: w, height: h)
+            let region = Resampler.resizedRegion(image, width: w, height: h, left: w / 4, top: h / 3,
+                                                 regionWidth: w / 2, regionHeight: h / 2)
+            #expect(region == full.cropped(left: w / 4, top: h / 3, width: w / 2, height: h / 2))
+        }
+    }
+
+    @Test func downscalingAveragesInsteadOfAliasing() {
+        // A one-pixel checkerboard shrunk 4× must come out flat grey, not a moiré of black and white.
+        var pixels = [UInt8](repeating: 0, count: 64 * 64 * 3)
+        for y in 0..<64 { for x in 0..<64 where (x + y) % 2 == 0 { for c in 0..<3 { pixels[(y * 64 + x) * 3 + c] = 255 } } }
+        let small = Resampler.resized(RGBImage(width: 64, height: 64, pixels: pixels), width: 16, height: 16)
+        let inner = (2..<14).flatMap { y in (2..<14).map { x in Int(small[x: x, y: y].r) } }
+        #expect(inner.allSatisfy { abs($0 - 128) <= 2 }, "\(inner.min()!)...\(inner.max()!)")
+    }
+
+    @Test func constantImageNormalisesPerChannel() {
+        let image = RGBImage(width: 300, height: 260, pixels: [UInt8](repeating: 0, count: 300 * 260 * 3).enumerated().map {
+            [UInt8(255), 127, 0][$0.offset % 3]
+        })
+        let p = Preprocessing(mean: [127, 127, 127], std: [128, 128, 128])
+        let t = p.tensor(image)
+        let plane = 224 * 224
+        #expect(t.count == 3 * plane)
+        #expect(t[0] == 1.0 && t[plane] == 0 && t[2 * plane] == -127.0 / 128)
+        #expect(Preprocessing(resizeShorterSide: 200).problem != nil)
+        #expect(Preprocessing(std: [1, 0, 1]).problem != nil)
+    }
+
+    /// The reference input was made by Pillow from photo.jpg (see its README). We decode with the same
+    /// libjpeg-turbo and resample with Pillow's filter, so the crop should be within a couple of levels;
+    /// the bound of 3 levels (of 255) leaves room for IDCT rounding differences between library builds.
+    @Test(.needsReference)
+    func referencePhotoPreprocessesLikePillow() throws {
+        let photo = SharedData.reference.appendingPathComponent("photo.jpg")
+        let image = try ImageDecoder().decode(contentsOf: photo)
+        #expect(image.width == 300 && image.height == 500)
+        let ours = Preprocessing().tensor(image)
+        let reference = try SharedData.referenceTensor("input.f32")
+        try #require(ours.count == reference.count)
+        let levels = zip(ours, reference).map { abs($0 - $1) * 128 }
+        let worst = levels.max()!
+        let mean = levels.reduce(0, +) / Float(levels.count)
+        #expect(worst <= 3, "max difference \(worst) levels, mean \(mean)")
+        #expect(mean <= 0.05, "mean difference \(mean) levels")
+    }
+
+    /// DCT scaling only ever shrinks to a size that the resampler then shrinks further, so the network input
+    /// must barely change. Here a 128-pixel input is made from a full decode and from a 1/2-scale decode;
+    /// measured: mean 2.7 levels of 255 (libjpeg's scaled IDCT is softer than our triangle filter).
+    @Test(.needsReference)
+    func dctScaledDecodeStaysCloseToTheFullDecode() throws {
+        let photo = SharedData.reference.appendingPathComponent("photo.jpg")
+        let small = Preprocessing(resizeShorterSide: 128, cropSize: 112)
+        let full = small.tensor(try ImageDecoder().decode(contentsOf: photo))
+        let scaled = try ImageDecoder(options: .init(minimumShorterSide: 128)).decode(contentsOf: photo)
+        #expect(scaled.width == 150 && scaled.height == 250)
+        let levels = zip(full, small.tensor(scaled)).map { abs($0 - $1) * 128 }
+        let mean = levels.reduce(0, +) / Float(levels.count)
+        #expect(mean < 4, "mean difference \(mean) levels, max \(levels.max()!)")
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+
+/// The read-only data beside the repository (`../shared`): datasets and golden reference tensors.
+/// Tests that need it skip with a message when it is absent, so a fresh clone's test run still passes.
+public enum SharedData {
+    /// `../shared`, or `$DEDOG_SHARED` when set.
+    public static let root: URL = {
+        if let path = ProcessInfo.processInfo.environment["DEDOG_SHARED"] { return URL(fileURLWithPath: path) }
+        return packageRoot.deletingLastPathComponent().appendingPathComponent("shared")
+    }()
+
+    /// The folder holding Package.swift.
+    public static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    public static let reference = root.appendingPathComponent("reference/efficientnet-lite0")
+    public static let stanfordDogs = root.appendingPathComponent("datasets/stanford-dogs-224")
+
+    public static var hasReference: Bool {
+        FileManager.default.fileExists(atPath: reference.appendingPathComponent("input.f32").path)
+    }
+
+    /// A raw little-endian float32 file.
+    public static func floats(_ url: URL) throws -> [Float] {
+        let data = try Data(contentsOf: url)
+        return data.withUnsafeBytes { raw in
+            (0..<data.count / 4).map { Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self))) }
+        }
+    }
+
+    /// A reference tensor by file name, e.g. `"logits.f32"`.
+    public static func referenceTensor(_ name: String) throws -> [Float] {
+        try floats(reference.appendingPathComponent(name))
+    }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// Runs the test only when ../shared/reference/efficientnet-lite0 is present.
+    public static var needsReference: Self {
+        .enabled(if: SharedData.hasReference, "../shared/reference/efficientnet-lite0 is absent: golden test skipped")
+    }
+}
