@@ -26,7 +26,7 @@ let package = Package(
         // Pixels: decoding, orientation, resizing, cropping, normalisation.
         .target(name: "DedogImage", dependencies: ["CTurboJPEG", "CPNG"]),
         // The inference engine: tensors, kernels, layers, EfficientNet-Lite0, safetensors.
-        .target(name: "DedogNN", dependencies: ["CCBLAS"]),
+        .target(name: "DedogNN", dependencies: ["DedogImage", "CCBLAS"]),
         // The facade: image in, ranked breeds out.
         .target(name: "Dedog", dependencies: ["DedogImage", "DedogNN"]),
         // The command-line tool: parses, prints, sets exit codes.

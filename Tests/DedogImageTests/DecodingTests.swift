@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import DedogImage
+import DedogImage
 
 /// The fixtures made by scripts/make-image-fixtures, with the pixels each must decode to.
 enum Fixtures {

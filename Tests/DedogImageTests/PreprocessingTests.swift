@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import DedogTestSupport
-@testable import DedogImage
+import DedogImage
 
 @Suite struct PreprocessingTests {
     @Test func resizeMatchesPillowOnKnownSizes() {

@@ -1,0 +1,43 @@
+import CCBLAS
+
+/// Global average pooling of the CNHW activation: [c][n][hw] → features [n][c].
+enum GlobalAveragePool {
+    static func run(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>,
+                    channels: Int, batch: Int, planeSize: Int) {
+        let scale = 1 / Float(planeSize)
+        for c in 0..<channels {
+            for n in 0..<batch {
+                let plane = input + (c * batch + n) * planeSize
+                var sum: Float = 0
+                for i in 0..<planeSize { sum += plane[i] }
+                output[n * channels + c] = sum * scale
+            }
+        }
+    }
+}
+
+/// A fully-connected layer: out[n × outputs] = x[n × inputs] · Wᵀ + bias.
+public struct Linear: Sendable {
+    public let inputs: Int
+    public let outputs: Int
+    public let weight: [Float]  // [outputs × inputs]
+    public let bias: [Float]
+
+    public init(inputs: Int, outputs: Int, weight: [Float], bias: [Float]) {
+        precondition(weight.count == inputs * outputs && bias.count == outputs)
+        self.inputs = inputs
+        self.outputs = outputs
+        self.weight = weight
+        self.bias = bias
+    }
+
+    /// Applies the layer to `batch` rows of `x`.
+    public func callAsFunction(_ x: [Float], batch: Int) -> [Float] {
+        precondition(x.count == batch * inputs, "Linear: \(x.count) values are not \(batch) rows of \(inputs)")
+        var out = [Float](repeating: 0, count: batch * outputs)
+        for n in 0..<batch { for o in 0..<outputs { out[n * outputs + o] = bias[o] } }
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(batch), Int32(outputs), Int32(inputs),
+                    1, x, Int32(inputs), weight, Int32(inputs), 1, &out, Int32(outputs))
+        return out
+    }
+}

@@ -1,0 +1,68 @@
+/// Plain, obviously-correct kernels in NCHW layout with double accumulation: the yardstick the fast kernels
+/// are tested against. Slow by design; never used for inference.
+public enum ReferenceKernels {
+    /// Output size and leading padding of a TensorFlow "SAME" convolution along one axis.
+    public static func samePadding(input: Int, kernel: Int, stride: Int) -> (output: Int, before: Int) {
+        let output = (input + stride - 1) / stride
+        let total = max((output - 1) * stride + kernel - input, 0)
+        return (output, total / 2)
+    }
+
+    /// Grouped 2-D convolution with TF-SAME padding, zeros outside the image.
+    /// `input` [n, cin, h, w], `weight` [cout, cin / groups, k, k], `bias` [cout]; returns [n, cout, oh, ow].
+    public static func convolution(_ input: [Float], n: Int, cin: Int, h: Int, w: Int,
+                                   weight: [Float], bias: [Float], cout: Int, kernel k: Int, stride: Int,
+                                   groups: Int) -> (values: [Float], oh: Int, ow: Int) {
+        let (oh, padTop) = samePadding(input: h, kernel: k, stride: stride)
+        let (ow, padLeft) = samePadding(input: w, kernel: k, stride: stride)
+        let cinPerGroup = cin / groups, coutPerGroup = cout / groups
+        var out = [Float](repeating: 0, count: n * cout * oh * ow)
+        for b in 0..<n {
+            for co in 0..<cout {
+                let g = co / coutPerGroup
+                for oy in 0..<oh {
+                    for ox in 0..<ow {
+                        var acc = Double(bias[co])
+                        for ci in 0..<cinPerGroup {
+                            let c = g * cinPerGroup + ci
+                            for ky in 0..<k {
+                                let iy = oy * stride - padTop + ky
+                                if iy < 0 || iy >= h { continue }
+                                for kx in 0..<k {
+                                    let ix = ox * stride - padLeft + kx
+                                    if ix < 0 || ix >= w { continue }
+                                    acc += Double(input[((b * cin + c) * h + iy) * w + ix])
+                                        * Double(weight[((co * cinPerGroup + ci) * k + ky) * k + kx])
+                                }
+                            }
+                        }
+                        out[((b * cout + co) * oh + oy) * ow + ox] = Float(acc)
+                    }
+                }
+            }
+        }
+        return (out, oh, ow)
+    }
+
+    public static func relu6(_ x: [Float]) -> [Float] { x.map { min(max($0, 0), 6) } }
+
+    public static func add(_ a: [Float], _ b: [Float]) -> [Float] { zip(a, b).map { $0 + $1 } }
+
+    /// [n, c, h, w] → [n, c], the mean of each plane.
+    public static func globalAveragePool(_ x: [Float], n: Int, c: Int, hw: Int) -> [Float] {
+        (0..<(n * c)).map { i in Float((0..<hw).reduce(0.0) { $0 + Double(x[i * hw + $1]) } / Double(hw)) }
+    }
+
+    /// [n, inputs] · weightᵀ + bias, with `weight` [outputs, inputs]; returns [n, outputs].
+    public static func linear(_ x: [Float], n: Int, inputs: Int, weight: [Float], bias: [Float], outputs: Int) -> [Float] {
+        var out = [Float](repeating: 0, count: n * outputs)
+        for b in 0..<n {
+            for o in 0..<outputs {
+                var acc = Double(bias[o])
+                for i in 0..<inputs { acc += Double(x[b * inputs + i]) * Double(weight[o * inputs + i]) }
+                out[b * outputs + o] = Float(acc)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,50 @@
+/// Everything that can go wrong loading or using a model file. Each message names the file or tensor
+/// and says what to do.
+public enum ModelError: Error, Equatable, Sendable, CustomStringConvertible {
+    case unreadable(file: String, reason: String)
+    /// The safetensors container itself is malformed (header length, JSON, offsets).
+    case malformedHeader(file: String, detail: String)
+    /// The `dedog.model` metadata is missing or invalid.
+    case invalidMetadata(file: String, detail: String)
+    case unsupportedVersion(file: String, version: Int, supported: Int)
+    case unsupportedArchitecture(file: String, name: String)
+    case missingTensor(file: String, name: String)
+    case unexpectedTensor(file: String, name: String)
+    case wrongShape(file: String, name: String, expected: [Int], found: [Int])
+    case wrongDType(file: String, name: String, found: String)
+    case nonFiniteValues(file: String, name: String)
+    /// A head's label count disagrees with its weight matrix.
+    case labelCountMismatch(file: String, head: String, labels: Int, outputs: Int)
+    /// Input of the wrong size was given to the network.
+    case badInput(detail: String)
+
+    public var description: String {
+        let fix = "Use a model file written by `dedog train` or scripts/convert-weights."
+        switch self {
+        case let .unreadable(file, reason):
+            return "\(file): cannot read the model file (\(reason))."
+        case let .malformedHeader(file, detail):
+            return "\(file): not a valid safetensors file (\(detail)). \(fix)"
+        case let .invalidMetadata(file, detail):
+            return "\(file): the model description is invalid (\(detail)). \(fix)"
+        case let .unsupportedVersion(file, version, supported):
+            return "\(file): model format version \(version) is newer than this dedog understands (\(supported)); update dedog."
+        case let .unsupportedArchitecture(file, name):
+            return "\(file): architecture \"\(name)\" is not supported (only efficientnet-lite0)."
+        case let .missingTensor(file, name):
+            return "\(file): tensor \"\(name)\" is missing. \(fix)"
+        case let .unexpectedTensor(file, name):
+            return "\(file): tensor \"\(name)\" is not part of the model; the file does not match its architecture. \(fix)"
+        case let .wrongShape(file, name, expected, found):
+            return "\(file): tensor \"\(name)\" has shape \(found), expected \(expected). \(fix)"
+        case let .wrongDType(file, name, found):
+            return "\(file): tensor \"\(name)\" has dtype \(found), expected F32. \(fix)"
+        case let .nonFiniteValues(file, name):
+            return "\(file): tensor \"\(name)\" contains NaN or infinite values; the model is damaged. \(fix)"
+        case let .labelCountMismatch(file, head, labels, outputs):
+            return "\(file): the \(head) head has \(labels) labels but \(outputs) outputs. \(fix)"
+        case let .badInput(detail):
+            return "invalid network input: \(detail)"
+        }
+    }
+}

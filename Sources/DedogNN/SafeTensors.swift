@@ -1,0 +1,154 @@
+import Foundation
+
+/// A strictly parsed safetensors file: an 8-byte little-endian header length, a JSON header mapping tensor
+/// names to dtype, shape and byte range, then the data. Every length, offset and shape is checked against
+/// the file before anything is read, and overlapping or out-of-range tensors are refused.
+public struct SafeTensors: Sendable {
+    public struct Entry: Sendable, Equatable {
+        public let dtype: String
+        public let shape: [Int]
+        public let range: Range<Int>  // within `data`
+    }
+
+    public let file: String
+    public let metadata: [String: String]
+    public let entries: [String: Entry]
+    /// The bytes after the header.
+    let data: Data
+
+    /// Headers larger than this are refused (a real one is ~100 kB; this stops a length field from
+    /// making us allocate gigabytes).
+    public static let maxHeaderBytes = 16 << 20
+
+    public init(contentsOf url: URL) throws(ModelError) {
+        let bytes: Data
+        do {
+            bytes = try Data(contentsOf: url, options: .mappedIfSafe)
+        } catch {
+            throw .unreadable(file: url.path, reason: FileManager.default.fileExists(atPath: url.path)
+                              ? "\(error.localizedDescription)" : "no such file")
+        }
+        try self.init(bytes, file: url.path)
+    }
+
+    public init(_ bytes: Data, file: String) throws(ModelError) {
+        self.file = file
+        func bad(_ detail: String) -> ModelError { .malformedHeader(file: file, detail: detail) }
+        guard bytes.count >= 8 else { throw bad("file has \(bytes.count) bytes, too short for a header") }
+        let headerLength = bytes.prefix(8).enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) }
+        guard headerLength <= UInt64(Self.maxHeaderBytes) else { throw bad("header length \(headerLength) is absurd") }
+        guard headerLength >= 2, 8 + Int(headerLength) <= bytes.count else {
+            throw bad("header length \(headerLength) does not fit in the \(bytes.count)-byte file")
+        }
+        let start = bytes.startIndex
+        let headerData = bytes[(start + 8)..<(start + 8 + Int(headerLength))]
+        let json: Any
+        do {
+            json = try JSONSerialization.jsonObject(with: headerData)
+        } catch {
+            throw bad("header is not JSON")
+        }
+        guard let header = json as? [String: Any] else { throw bad("header is not a JSON object") }
+        data = bytes[(start + 8 + Int(headerLength))...]
+        let dataCount = data.count
+
+        var metadata: [String: String] = [:]
+        var entries: [String: Entry] = [:]
+        for (name, value) in header {
+            if name == "__metadata__" {
+                guard let map = value as? [String: String] else { throw bad("__metadata__ must map strings to strings") }
+                metadata = map
+                continue
+            }
+            guard let info = value as? [String: Any],
+                  let dtype = info["dtype"] as? String,
+                  let shapeValues = info["shape"] as? [Any],
+                  let offsetValues = info["data_offsets"] as? [Any], offsetValues.count == 2 else {
+                throw bad("tensor \"\(name)\" needs dtype, shape and two data_offsets")
+            }
+            let shape = try shapeValues.map { (v: Any) throws(ModelError) -> Int in
+                guard let n = Self.integer(v), n >= 0, n <= Int(Int32.max) else { throw bad("tensor \"\(name)\" has an invalid shape") }
+                return n
+            }
+            guard let begin = Self.integer(offsetValues[0]), let end = Self.integer(offsetValues[1]),
+                  begin >= 0, begin <= end, end <= dataCount else {
+                throw bad("tensor \"\(name)\" has data_offsets outside the \(dataCount) data bytes")
+            }
+            var count = 1
+            for d in shape {
+                let (product, overflow) = count.multipliedReportingOverflow(by: d)
+                guard !overflow else { throw bad("tensor \"\(name)\" has a shape whose size overflows") }
+                count = product
+            }
+            let width = Self.byteWidth[dtype] ?? 0
+            guard width > 0 else { throw ModelError.wrongDType(file: file, name: name, found: dtype) }
+            guard count.multipliedReportingOverflow(by: width).partialValue == end - begin,
+                  !count.multipliedReportingOverflow(by: width).overflow else {
+                throw bad("tensor \"\(name)\" has \(end - begin) bytes for shape \(shape) of \(dtype)")
+            }
+            entries[name] = Entry(dtype: dtype, shape: shape, range: begin..<end)
+        }
+        // Tensors must not overlap (a crafted file could alias one tensor's bytes as another's).
+        let ranges = entries.values.map(\.range).filter { !$0.isEmpty }.sorted { $0.lowerBound < $1.lowerBound }
+        for (a, b) in zip(ranges, ranges.dropFirst()) where a.upperBound > b.lowerBound {
+            throw bad("two tensors share bytes \(b.lowerBound)..<\(a.upperBound)")
+        }
+        self.metadata = metadata
+        self.entries = entries
+    }
+
+    /// The float32 values of tensor `name`, which must have `shape`.
+    public func floats(_ name: String, shape: [Int]) throws(ModelError) -> [Float] {
+        guard let entry = entries[name] else { throw .missingTensor(file: file, name: name) }
+        guard entry.dtype == "F32" else { throw .wrongDType(file: file, name: name, found: entry.dtype) }
+        guard entry.shape == shape else { throw .wrongShape(file: file, name: name, expected: shape, found: entry.shape) }
+        let count = entry.range.count / 4
+        let base = data.startIndex + entry.range.lowerBound
+        let values = [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
+            data[base..<(base + entry.range.count)].withUnsafeBytes { raw in
+                for i in 0..<count {
+                    buffer[i] = Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self)))
+                }
+            }
+            initialized = count
+        }
+        guard values.allSatisfy(\.isFinite) else { throw .nonFiniteValues(file: file, name: name) }
+        return values
+    }
+
+    private static let byteWidth: [String: Int] = [
+        "F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4, "I16": 2, "I8": 1, "U8": 1, "BOOL": 1,
+    ]
+
+    private static func integer(_ value: Any) -> Int? {
+        guard let number = value as? NSNumber else { return nil }
+        let d = number.doubleValue
+        guard d.rounded() == d, abs(d) < 9.0e15 else { return nil }
+        return number.intValue
+    }
+
+    /// Writes `tensors` (float32, in the given order) and `metadata` as a safetensors file.
+    public static func encode(_ tensors: [(name: String, shape: [Int], values: [Float])],
+                              metadata: [String: String]) throws -> Data {
+        var header: [String: Any] = ["__metadata__": metadata]
+        var offset = 0
+        for t in tensors {
+            precondition(t.shape.reduce(1, *) == t.values.count, "\(t.name): shape \(t.shape) vs \(t.values.count) values")
+            header[t.name] = ["dtype": "F32", "shape": t.shape, "data_offsets": [offset, offset + t.values.count * 4]]
+            offset += t.values.count * 4
+        }
+        var json = try JSONSerialization.data(withJSONObject: header, options: [.sortedKeys])
+        while json.count % 8 != 0 { json.append(0x20) }  // align the data, as the reference writer does
+        var out = Data(capacity: 8 + json.count + offset)
+        withUnsafeBytes(of: UInt64(json.count).littleEndian) { out.append(contentsOf: $0) }
+        out.append(json)
+        for t in tensors {
+            #if _endian(little)
+            t.values.withUnsafeBytes { out.append(contentsOf: $0) }
+            #else
+            for v in t.values { withUnsafeBytes(of: v.bitPattern.littleEndian) { out.append(contentsOf: $0) } }
+            #endif
+        }
+        return out
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+import DedogTestSupport
+import DedogNN
+
+/// The bundled model file, made by scripts/convert-weights.
+enum BundledModel {
+    static let url = SharedData.packageRoot.appendingPathComponent("models/efficientnet-lite0-imagenet.safetensors")
+    static let network: EfficientNetLite = try! EfficientNetLite(contentsOf: url)
+}
+
+/// The suggested tolerance of ../shared/reference/efficientnet-lite0/README.md: max |ours − PyTorch| ≤
+/// 1e-3 · (1 + max |reference|) per tensor. PyTorch's own float32-vs-float64 error is ≤ 4e-5 on these tensors;
+/// BN folding, GEMM blocking and a different summation order add rounding of the same order per layer, and
+/// 16 blocks compound it — 1e-3 relative to the tensor's scale leaves a margin of ~10× while still catching any
+/// wrong padding, epsilon or layer order (those move values by 1e-1 or more).
+@Suite(.needsReference) struct GoldenTests {
+    static func tolerance(_ reference: [Float]) -> Float {
+        1e-3 * (1 + reference.map(abs).max()!)
+    }
+
+    static func maxDifference(_ a: [Float], _ b: [Float]) -> Float {
+        zip(a, b).map { abs($0 - $1) }.max()!
+    }
+
+    @Test func everyStageMatchesPyTorch() throws {
+        let input = try SharedData.referenceTensor("input.f32")
+        var stages: [(String, [Float])] = []
+        let features = try BundledModel.network.makeSession().features(input, batch: 1) { stages.append(($0, $1)) }
+        #expect(stages.count == 18)
+        for (name, ours) in stages + [("features", features)] {
+            let reference = try SharedData.referenceTensor(name + ".f32")
+            try #require(ours.count == reference.count, "\(name): \(ours.count) vs \(reference.count) values")
+            let diff = Self.maxDifference(ours, reference)
+            #expect(diff <= Self.tolerance(reference), "\(name): max abs difference \(diff)")
+        }
+    }
+
+    @Test func logitsAndTopFiveMatchPyTorch() throws {
+        let input = try SharedData.referenceTensor("input.f32")
+        let network = BundledModel.network
+        let features = try network.makeSession(threads: 2).features(input, batch: 1)
+        let logits = network.imagenetHead!(features, batch: 1)
+        let reference = try SharedData.referenceTensor("logits.f32")
+        let diff = Self.maxDifference(logits, reference)
+        #expect(diff <= Self.tolerance(reference), "logits: max abs difference \(diff)")
+        let top5 = { (x: [Float]) in Array(x.indices.sorted { x[$0] > x[$1] }.prefix(5)) }
+        #expect(top5(logits) == top5(reference))
+        #expect(top5(logits) == [207, 208, 676, 176, 231])
+    }
+}
