@@ -88,7 +88,14 @@ public final class InferenceSession {
     }
 }
 
-enum Layout {
+/// Conversions between the batch-major layout callers use (NCHW) and the engine's channel-major one (CNHW).
+public enum Layout {
+    /// [n][c][plane] ↔ [c][n][plane]; the same permutation both ways round.
+    public static func transposeBatchAndChannels(_ x: [Float], outer: Int, inner: Int, plane: Int) -> [Float] {
+        precondition(x.count == outer * inner * plane)
+        return x.withUnsafeBufferPointer { nchw(fromCNHW: $0.baseAddress!, channels: outer, batch: inner, plane: plane) }
+    }
+
     /// [c][n][plane] → [n][c][plane].
     static func nchw(fromCNHW p: UnsafePointer<Float>, channels: Int, batch: Int, plane: Int) -> [Float] {
         var out = [Float](repeating: 0, count: channels * batch * plane)

@@ -1,13 +1,36 @@
 /// A k×k depthwise convolution (one filter per channel) with TF-SAME padding, bias and ReLU6 fused.
 /// Works plane by plane on the CNHW activation; threads split the channels.
-struct DepthwiseConvolution: Sendable {
-    let channels: Int
-    let kernel: Int
-    let stride: Int
-    let weight: [Float]  // [channels × kernel × kernel], BN folded in
-    let bias: [Float]
+public struct DepthwiseConvolution: Sendable {
+    public let channels: Int
+    public let kernel: Int
+    public let stride: Int
+    public let weight: [Float]  // [channels × kernel × kernel], BN folded in
+    public let bias: [Float]
 
-    func outputSize(height: Int, width: Int) -> (height: Int, width: Int) {
+    public init(channels: Int, kernel: Int, stride: Int, weight: [Float], bias: [Float]) {
+        precondition(weight.count == channels * kernel * kernel && bias.count == channels && stride >= 1,
+                     "depthwise \(channels)ch \(kernel)×\(kernel): \(weight.count) weights, \(bias.count) biases")
+        self.channels = channels
+        self.kernel = kernel
+        self.stride = stride
+        self.weight = weight
+        self.bias = bias
+    }
+
+    /// Safe entry point: `input` is CNHW, [channels × batch × height × width]; so is the result.
+    public func callAsFunction(_ input: [Float], batch: Int, height: Int, width: Int, threads: Int = 1) -> [Float] {
+        precondition(input.count == channels * batch * height * width, "depthwise: input size")
+        let (oh, ow) = outputSize(height: height, width: width)
+        var out = [Float](repeating: 0, count: channels * batch * oh * ow)
+        input.withUnsafeBufferPointer { x in
+            out.withUnsafeMutableBufferPointer { y in
+                run(x.baseAddress!, y.baseAddress!, batch: batch, height: height, width: width, threads: threads)
+            }
+        }
+        return out
+    }
+
+    public func outputSize(height: Int, width: Int) -> (height: Int, width: Int) {
         (ReferenceKernels.samePadding(input: height, kernel: kernel, stride: stride).output,
          ReferenceKernels.samePadding(input: width, kernel: kernel, stride: stride).output)
     }

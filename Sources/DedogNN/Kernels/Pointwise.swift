@@ -3,12 +3,41 @@ import CCBLAS
 /// A 1×1 convolution as one GEMM over the channel-major activation: out[cout × columns] = W[cout × cin] ·
 /// in[cin × columns], where columns = batch × height × width (CNHW layout). The bias, ReLU6 and residual add
 /// are fused into one pass over each thread's part of the output while it is still in cache.
-struct PointwiseConvolution: Sendable {
-    let inChannels: Int
-    let outChannels: Int
-    let weight: [Float]  // [outChannels × inChannels], BN folded in
-    let bias: [Float]    // [outChannels]
-    let clampsToSix: Bool
+public struct PointwiseConvolution: Sendable {
+    public let inChannels: Int
+    public let outChannels: Int
+    public let weight: [Float]  // [outChannels × inChannels], BN folded in
+    public let bias: [Float]    // [outChannels]
+    public let clampsToSix: Bool
+
+    public init(inChannels: Int, outChannels: Int, weight: [Float], bias: [Float], clampsToSix: Bool) {
+        precondition(weight.count == inChannels * outChannels && bias.count == outChannels,
+                     "pointwise \(inChannels)→\(outChannels): \(weight.count) weights, \(bias.count) biases")
+        self.inChannels = inChannels
+        self.outChannels = outChannels
+        self.weight = weight
+        self.bias = bias
+        self.clampsToSix = clampsToSix
+    }
+
+    /// Safe entry point: `input` is channel-major, [inChannels × columns]; so is `residual`, [outChannels × columns].
+    public func callAsFunction(_ input: [Float], columns: Int, residual: [Float]? = nil, threads: Int = 1) -> [Float] {
+        precondition(input.count == inChannels * columns, "pointwise: \(input.count) inputs for \(inChannels)×\(columns)")
+        precondition(residual.map { $0.count == outChannels * columns } ?? true, "pointwise: residual size")
+        var out = [Float](repeating: 0, count: outChannels * columns)
+        input.withUnsafeBufferPointer { x in
+            out.withUnsafeMutableBufferPointer { y in
+                if let residual {
+                    residual.withUnsafeBufferPointer { r in
+                        run(x.baseAddress!, y.baseAddress!, columns: columns, residual: r.baseAddress!, threads: threads)
+                    }
+                } else {
+                    run(x.baseAddress!, y.baseAddress!, columns: columns, threads: threads)
+                }
+            }
+        }
+        return out
+    }
 
     func run(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, columns: Int,
              residual: UnsafePointer<Float>? = nil, threads: Int) {

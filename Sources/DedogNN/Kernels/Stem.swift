@@ -2,15 +2,43 @@ import CCBLAS
 
 /// The first convolution (3×3, stride 2, 3 → 32 channels, TF-SAME) as im2col + GEMM, bias and ReLU6 fused.
 /// Reads the NCHW network input and writes the CNHW activation the rest of the network uses.
-struct StemConvolution: Sendable {
-    let inChannels: Int
-    let outChannels: Int
-    let kernel: Int
-    let stride: Int
-    let weight: [Float]  // [outChannels × (inChannels · k · k)], BN folded in
-    let bias: [Float]
+public struct StemConvolution: Sendable {
+    public let inChannels: Int
+    public let outChannels: Int
+    public let kernel: Int
+    public let stride: Int
+    public let weight: [Float]  // [outChannels × (inChannels · k · k)], BN folded in
+    public let bias: [Float]
 
-    func outputSize(height: Int, width: Int) -> (height: Int, width: Int) {
+    public init(inChannels: Int, outChannels: Int, kernel: Int, stride: Int, weight: [Float], bias: [Float]) {
+        precondition(weight.count == outChannels * inChannels * kernel * kernel && bias.count == outChannels,
+                     "stem: \(weight.count) weights, \(bias.count) biases")
+        self.inChannels = inChannels
+        self.outChannels = outChannels
+        self.kernel = kernel
+        self.stride = stride
+        self.weight = weight
+        self.bias = bias
+    }
+
+    /// Safe entry point: `input` is NCHW, [batch × inChannels × height × width]; the result is CNHW.
+    public func callAsFunction(_ input: [Float], batch: Int, height: Int, width: Int, threads: Int = 1) -> [Float] {
+        precondition(input.count == batch * inChannels * height * width, "stem: input size")
+        let (oh, ow) = outputSize(height: height, width: width)
+        var out = [Float](repeating: 0, count: outChannels * batch * oh * ow)
+        var scratch = [Float](repeating: 0, count: inChannels * kernel * kernel * batch * oh * ow)
+        input.withUnsafeBufferPointer { x in
+            out.withUnsafeMutableBufferPointer { y in
+                scratch.withUnsafeMutableBufferPointer { s in
+                    run(x.baseAddress!, y.baseAddress!, scratch: s.baseAddress!, batch: batch, height: height,
+                        width: width, threads: threads)
+                }
+            }
+        }
+        return out
+    }
+
+    public func outputSize(height: Int, width: Int) -> (height: Int, width: Int) {
         (ReferenceKernels.samePadding(input: height, kernel: kernel, stride: stride).output,
          ReferenceKernels.samePadding(input: width, kernel: kernel, stride: stride).output)
     }

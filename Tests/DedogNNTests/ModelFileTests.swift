@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+import DedogTestSupport
+import DedogNN
+
+/// Strict loading: every way a model file can be wrong gives a typed error naming the problem.
+@Suite struct ModelFileTests {
+    typealias Tensor = (name: String, shape: [Int], values: [Float])
+
+    static let original: (tensors: [Tensor], metadata: [String: String]) = {
+        let file = try! SafeTensors(contentsOf: BundledModel.url)
+        let tensors = file.entries.keys.sorted().map { name -> Tensor in
+            let shape = file.entries[name]!.shape
+            return (name, shape, try! file.floats(name, shape: shape))
+        }
+        return (tensors, file.metadata)
+    }()
+
+    static func load(_ tensors: [Tensor], metadata: [String: String] = original.metadata) throws(ModelError) {
+        let data = try! SafeTensors.encode(tensors, metadata: metadata)
+        _ = try EfficientNetLite(tensors: SafeTensors(data, file: "test.safetensors"))
+    }
+
+    static func loadBytes(_ bytes: Data) throws(ModelError) {
+        _ = try EfficientNetLite(tensors: SafeTensors(bytes, file: "test.safetensors"))
+    }
+
+    @Test func roundTripLoads() throws {
+        try Self.load(Self.original.tensors)
+    }
+
+    @Test func missingTensorIsNamed() {
+        let tensors = Self.original.tensors.filter { $0.name != "_blocks.7._bn1.running_var" }
+        #expect(throws: ModelError.missingTensor(file: "test.safetensors", name: "_blocks.7._bn1.running_var")) {
+            try Self.load(tensors)
+        }
+    }
+
+    @Test func extraTensorIsNamed() {
+        let tensors = Self.original.tensors + [("_blocks.99._extra.weight", [2], [1, 2])]
+        #expect(throws: ModelError.unexpectedTensor(file: "test.safetensors", name: "_blocks.99._extra.weight")) {
+            try Self.load(tensors)
+        }
+    }
+
+    @Test func wrongShapeIsNamed() {
+        let tensors = Self.original.tensors.map { t -> Tensor in
+            t.name == "_blocks.3._depthwise_conv.weight" ? (t.name, [144, 1, 25], t.values) : t
+        }
+        #expect(throws: ModelError.wrongShape(file: "test.safetensors", name: "_blocks.3._depthwise_conv.weight",
+                                              expected: [144, 1, 5, 5], found: [144, 1, 25])) {
+            try Self.load(tensors)
+        }
+    }
+
+    @Test func nanWeightsAreRefused() {
+        let tensors = Self.original.tensors.map { t -> Tensor in
+            t.name == "_conv_head.weight" ? (t.name, t.shape, [Float.nan] + t.values.dropFirst()) : t
+        }
+        #expect(throws: ModelError.nonFiniteValues(file: "test.safetensors", name: "_conv_head.weight")) {
+            try Self.load(tensors)
+        }
+    }
+
+    @Test func labelCountMustMatchTheHead() throws {
+        var model = try JSONDecoder().decode(ModelDescription.self, from: Data(Self.original.metadata["dedog.model"]!.utf8))
+        model.imagenetHead!.labels.removeLast()
+        let metadata = ["dedog.model": String(decoding: try JSONEncoder().encode(model), as: UTF8.self)]
+        #expect(throws: ModelError.labelCountMismatch(file: "test.safetensors", head: "ImageNet", labels: 999, outputs: 1000)) {
+            try Self.load(Self.original.tensors, metadata: metadata)
+        }
+    }
+
+    @Test func metadataProblemsAreReported() {
+        #expect(throws: ModelError.invalidMetadata(file: "test.safetensors",
+                                                   detail: "no \"dedog.model\" entry in the safetensors metadata")) {
+            try Self.load(Self.original.tensors, metadata: [:])
+        }
+        #expect(throws: ModelError.invalidMetadata(file: "test.safetensors", detail: "missing preprocessing")) {
+            try Self.load(Self.original.tensors, metadata: ["dedog.model": #"{"formatVersion":1,"architecture":"efficientnet-lite0","batchNormEpsilon":0.001,"decision":{"noDogBelow":0.5,"unsureBelow":0.4,"unsureMargin":0.1}}"#])
+        }
+        let future = Self.original.metadata["dedog.model"]!.replacingOccurrences(of: #""formatVersion":1"#, with: #""formatVersion":7"#)
+        #expect(throws: ModelError.unsupportedVersion(file: "test.safetensors", version: 7, supported: 1)) {
+            try Self.load(Self.original.tensors, metadata: ["dedog.model": future])
+        }
+    }
+
+    @Test func malformedContainersAreRefused() throws {
+        let good = try SafeTensors.encode([("a", [2], [1, 2])], metadata: [:])
+        func header(_ json: String, data: Int = 8) -> Data {
+            var d = Data()
+            withUnsafeBytes(of: UInt64(json.utf8.count).littleEndian) { d.append(contentsOf: $0) }
+            return d + Data(json.utf8) + Data(count: data)
+        }
+        let cases: [(String, Data)] = [
+            ("empty", Data()),
+            ("short", Data([1, 2, 3])),
+            ("huge header length", Data([0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F]) + good.dropFirst(8)),
+            ("header past end", Data([0x00, 0x10, 0, 0, 0, 0, 0, 0]) + good.dropFirst(8)),
+            ("not JSON", header("{nope")),
+            ("not an object", header("[1,2]")),
+            ("offsets past end", header(#"{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,80]}}"#)),
+            ("offsets reversed", header(#"{"a":{"dtype":"F32","shape":[0],"data_offsets":[8,0]}}"#)),
+            ("size mismatch", header(#"{"a":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}}"#)),
+            ("shape overflow", header(#"{"a":{"dtype":"F32","shape":[2147483647,2147483647,2147483647],"data_offsets":[0,8]}}"#)),
+            ("negative dim", header(#"{"a":{"dtype":"F32","shape":[-2],"data_offsets":[0,8]}}"#)),
+            ("overlap", header(#"{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}"#)),
+            ("bad metadata", header(#"{"__metadata__":{"x":1}}"#)),
+        ]
+        for (label, bytes) in cases {
+            do {
+                _ = try SafeTensors(bytes, file: "bad.safetensors")
+                Issue.record("\(label): accepted")
+            } catch {
+                guard case .malformedHeader(let file, _) = error else { Issue.record("\(label): \(error)"); continue }
+                #expect(file == "bad.safetensors")
+            }
+        }
+        #expect(throws: ModelError.wrongDType(file: "bad.safetensors", name: "a", found: "Q8")) {
+            try SafeTensors(header(#"{"a":{"dtype":"Q8","shape":[2],"data_offsets":[0,8]}}"#), file: "bad.safetensors")
+        }
+        let f16 = try SafeTensors(header(#"{"a":{"dtype":"F16","shape":[4],"data_offsets":[0,8]}}"#), file: "bad.safetensors")
+        #expect(throws: ModelError.wrongDType(file: "bad.safetensors", name: "a", found: "F16")) {
+            try f16.floats("a", shape: [4])
+        }
+    }
+
+    @Test func missingFileIsUnreadable() {
+        #expect(throws: ModelError.unreadable(file: "/nonexistent/model.safetensors", reason: "no such file")) {
+            try EfficientNetLite(contentsOf: URL(fileURLWithPath: "/nonexistent/model.safetensors"))
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+import DedogTestSupport
+import DedogNN
+
+@Suite struct NetworkTests {
+    /// Three different images in one batch, on one and two threads, against each image alone on one thread.
+    /// Only the order of float additions may differ (GEMM blocking depends on the column count), so the features
+    /// must agree to ~1e-6 relative; 1e-4 · (1 + max) allows for that and nothing more.
+    @Test func resultsDoNotDependOnBatchSizeOrThreads() throws {
+        let network = BundledModel.network
+        var random = SeededRandom(state: 2026)
+        let size = 3 * 224 * 224
+        let images = (0..<3).map { _ in random.floats(size) }
+        let alone = try images.map { try network.makeSession(threads: 1).features($0, batch: 1) }
+        for threads in [1, 2] {
+            let together = try network.makeSession(threads: threads).features(images.flatMap { $0 }, batch: 3)
+            for i in 0..<3 {
+                let part = Array(together[(i * 1280)..<((i + 1) * 1280)])
+                let worst = zip(part, alone[i]).map { abs($0 - $1) }.max()!
+                #expect(worst <= 1e-4 * (1 + alone[i].map(abs).max()!), "image \(i), \(threads) threads: \(worst)")
+            }
+        }
+    }
+
+    @Test func aSessionCanBeReusedAcrossBatchSizes() throws {
+        let session = BundledModel.network.makeSession()
+        var random = SeededRandom(state: 5)
+        let one = random.floats(3 * 224 * 224)
+        let first = try session.features(one, batch: 1)
+        _ = try session.features(one + one, batch: 2)
+        #expect(try session.features(one, batch: 1) == first)
+    }
+
+    @Test func wrongInputSizeIsATypedError() {
+        #expect(throws: ModelError.self) { try BundledModel.network.makeSession().features([0, 1, 2], batch: 1) }
+    }
+
+    @Test func bundledModelDescribesItself() {
+        let model = BundledModel.network.model
+        #expect(model.architecture == "efficientnet-lite0")
+        #expect(model.imagenetHead?.labels.count == 1000)
+        #expect(model.imagenetHead?.labels.filter(\.isDog).count == 121)
+        #expect(model.imagenetHead?.labels[207].key == "n02099601-golden_retriever")
+        #expect(model.preprocessing.cropSize == 224)
+    }
+}
