@@ -5,7 +5,19 @@ struct DedogCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dedog",
         abstract: "Tell dog breeds from photos, on your own machine.",
+        discussion: """
+            Runs an EfficientNet-Lite0 network locally: no network access, no uploads.
+
+            Exit status: 0 success; 1 some inputs could not be processed (the rest were); \
+            2 the model could not be loaded; 64 invalid command-line usage.
+            """,
         version: "0.1.0",
-        subcommands: []
+        subcommands: [Classify.self]
     )
+}
+
+/// Exit statuses shared by the subcommands (documented in `dedog --help`).
+enum Status {
+    static let someInputsFailed = ExitCode(1)
+    static let modelUnavailable = ExitCode(2)
 }

@@ -53,7 +53,7 @@ public struct ImageDecoder: Sendable {
 
     /// Reads and decodes the file at `url`.
     public func decode(contentsOf url: URL) throws(ImageError) -> RGBImage {
-        let name = url.path
+        let name = url.relativePath  // as the caller wrote it
         let data: Data
         do {
             data = try Data(contentsOf: url, options: .mappedIfSafe)

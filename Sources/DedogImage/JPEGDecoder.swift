@@ -16,7 +16,10 @@ struct JPEGDecoder {
             tjDecompressHeader3(handle, $0.baseAddress, UInt(bytes.count), &width, &height, &subsampling, &colorspace)
         }
         guard headerStatus == 0 else { throw failure(handle, bytes: bytes) }
-        guard width > 0, height > 0 else { throw .corrupt(file: name, detail: "the header declares an empty image") }
+        guard width > 0, height > 0 else {
+            let detail = "the header declares an empty image"
+            throw Self.hasEndMarker(bytes) ? .corrupt(file: name, detail: detail) : .truncated(file: name, detail: detail)
+        }
         if Int(width) * Int(height) > options.maxPixels {
             throw .tooLarge(file: name, width: Int(width), height: Int(height), limit: options.maxPixels)
         }

@@ -1,0 +1,31 @@
+import DedogNN
+
+/// One ranked class with its probability (0…1).
+public struct Prediction: Sendable, Equatable, Codable {
+    /// Stable key: the Stanford Dogs folder for breeds (e.g. `n02099601-golden_retriever`), else a WordNet id.
+    public var key: String
+    public var name: String
+    public var probability: Float
+}
+
+/// What the classifier concludes about a photo.
+public enum Verdict: String, Sendable, Codable {
+    /// A dog, and the top breed is clearly ahead.
+    case dog
+    /// Probably a dog, but the top breeds are too close (or too weak) to name one.
+    case unsure
+    /// The photo probably shows no dog.
+    case noDog
+}
+
+/// The result for one photo.
+public struct Classification: Sendable, Equatable {
+    public var verdict: Verdict
+    /// The top-k breeds, most likely first. Probabilities are conditional on the photo showing a dog.
+    public var breeds: [Prediction]
+    /// Probability that the photo shows a dog at all (the ImageNet head's mass on dog classes); nil when the
+    /// model has no ImageNet head to judge it.
+    public var dogProbability: Float?
+    /// For `noDog`: the most likely non-dog ImageNet classes ("tabby cat", "teddy bear"), most likely first.
+    public var lookalikes: [Prediction]
+}

@@ -1,0 +1,83 @@
+import ArgumentParser
+import Dedog
+import DedogImage
+import Foundation
+
+struct Classify: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Name the breed of the dog in each photo.",
+        discussion: """
+            Give photos (JPEG or PNG, any size) or folders; folders are searched recursively and files \
+            that are not images are skipped with a warning. Results are printed as each photo is done.
+
+            For each photo dedog prints the most likely breeds with their probability. It says "no dog" \
+            when the network puts less than half of its belief on dog classes, and "unsure" when the top \
+            breed is below 45 % or less than 15 points ahead of the next (the thresholds come from the \
+            model file).
+
+            Examples:
+              dedog classify rex.jpg
+              dedog classify --top 5 ~/Pictures/dogs
+              dedog classify --json photos/ > results.jsonl
+            """
+    )
+
+    @Argument(help: ArgumentHelp("Photos or folders to classify.", valueName: "path"))
+    var paths: [String]
+
+    @Option(name: [.customShort("k"), .long], help: "How many breeds to show per photo.")
+    var top = 3
+
+    @Flag(help: "Print one JSON object per photo (JSON Lines) instead of text.")
+    var json = false
+
+    @Option(help: ArgumentHelp("Model file to use instead of the bundled one.", valueName: "file"))
+    var model: String?
+
+    @Option(help: "Threads for the network.")
+    var threads = ProcessInfo.processInfo.activeProcessorCount
+
+    func validate() throws {
+        guard top >= 1 else { throw ValidationError("--top must be at least 1.") }
+        guard (1...256).contains(threads) else { throw ValidationError("--threads must be between 1 and 256.") }
+    }
+
+    func run() throws {
+        let classifier: Classifier
+        do {
+            classifier = try Classifier(modelURL: model.map { URL(fileURLWithPath: $0) }, threads: threads)
+        } catch {
+            Terminal.error(error.description)
+            throw Status.modelUnavailable
+        }
+        let printer = ResultPrinter(json: json)
+        var failures = 0, photos = 0
+        ImageFiles.find(paths) { found in
+            switch found {
+            case let .skipped(path, reason):
+                // A file named on the command line that cannot be used is a failure; one inside a folder is not.
+                if paths.contains(path) {
+                    failures += 1
+                    Terminal.error("\(path): \(reason)")
+                    printer.failure(file: path, message: reason)
+                } else {
+                    Terminal.warning("skipping \(path): \(reason)")
+                }
+            case let .image(path):
+                photos += 1
+                do throws(ClassifierError) {
+                    printer.result(file: path, try classifier.classify(contentsOf: URL(fileURLWithPath: path), top: top))
+                } catch {
+                    failures += 1
+                    Terminal.error(error.description)
+                    printer.failure(file: path, message: error.description)
+                }
+            }
+        }
+        if photos == 0 && failures == 0 { Terminal.warning("no JPEG or PNG images found") }
+        if failures > 0 {
+            Terminal.error("\(failures) input(s) could not be classified; the others were")
+            throw Status.someInputsFailed
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+import DedogTestSupport
+
+/// Runs the built `dedog` binary and checks exact output and exit codes.
+struct CLI {
+    struct Result { let status: Int32; let stdout: String; let stderr: String }
+
+    static let binary: URL = {
+        let here = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        return here.appendingPathComponent("dedog")
+    }()
+
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.currentDirectoryURL = SharedData.packageRoot
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                      stderr: String(decoding: stderr, as: UTF8.self))
+    }
+}
+
+@Suite(.serialized) struct ClassifyCommandTests {
+    @Test func classifiesTheBundledSample() throws {
+        let r = try CLI.run(["classify", "datasets/samples/beagle.jpg", "--top", "2"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3)
+        #expect(lines[0].hasPrefix("datasets/samples/beagle.jpg: beagle ("))
+        #expect(lines[1].hasPrefix("  1. beagle "))
+        #expect(r.stderr.isEmpty)
+    }
+
+    @Test func jsonLinesHaveStableKeys() throws {
+        let r = try CLI.run(["classify", "--json", "-k", "1", "datasets/samples/beagle.jpg", "no-such.jpg"])
+        #expect(r.status == 1)
+        let lines = r.stdout.split(separator: "\n")
+        #expect(lines.count == 2)
+        let records = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+        for record in records {
+            #expect(Set(record.keys) == ["file", "verdict", "dogProbability", "breeds", "lookalikes", "error"])
+        }
+        #expect(records[0]["verdict"] as? String == "dog")
+        let breed = (records[0]["breeds"] as! [[String: Any]])[0]
+        #expect(breed["key"] as? String == "n02088364-beagle")
+        #expect(records[1]["file"] as? String == "no-such.jpg")
+        #expect(records[1]["error"] as? String == "no such file or folder")
+        #expect(records[1]["verdict"] is NSNull)
+    }
+
+    @Test func badFilesAreReportedAndTheRestStillClassified() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-cli-\(getpid())")
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try FileManager.default.copyItem(at: SharedData.packageRoot.appendingPathComponent("datasets/samples/beagle.jpg"),
+                                         to: dir.appendingPathComponent("sub/dog.png"))  // wrong extension on purpose
+        try Data("notes".utf8).write(to: dir.appendingPathComponent("notes.txt"))
+        try Data([0xFF, 0xD8, 0xFF, 0xE0, 0, 0]).write(to: dir.appendingPathComponent("broken.jpg"))
+        let r = try CLI.run(["classify", "-k", "1", dir.path])
+        #expect(r.status == 1)
+        let lines = r.stdout.split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines.first?.hasPrefix("\(dir.path)/sub/dog.png: beagle (") == true)
+        #expect(r.stderr.contains("warning: skipping \(dir.path)/notes.txt: not a JPEG or PNG image"))
+        #expect(r.stderr.contains("error: \(dir.path)/broken.jpg: the image data is truncated"))
+        #expect(r.stderr.contains("1 input(s) could not be classified"))
+    }
+
+    @Test func modelErrorsExitWithTwo() throws {
+        let r = try CLI.run(["classify", "--model", "/nonexistent.safetensors", "datasets/samples/beagle.jpg"])
+        #expect(r.status == 2)
+        #expect(r.stderr == "dedog: error: /nonexistent.safetensors: cannot read the model file (no such file).\n")
+    }
+
+    @Test func usageErrorsExitWith64() throws {
+        #expect(try CLI.run(["classify"]).status == 64)
+        #expect(try CLI.run(["classify", "--top", "0", "x.jpg"]).status == 64)
+    }
+
+    @Test func helpTeaches() throws {
+        let r = try CLI.run(["classify", "--help"])
+        #expect(r.status == 0)
+        #expect(r.stdout.contains("Examples:"))
+        #expect(r.stdout.contains("--json"))
+        #expect(try CLI.run(["--version"]).stdout == "0.1.0\n")
+    }
+}
