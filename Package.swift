@@ -35,6 +35,9 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
+        // Timing probes for scripts/bench-*; not shipped as a product.
+        .executableTarget(name: "DedogBench", dependencies: ["Dedog"]),
+
         .target(name: "DedogTestSupport", path: "Tests/DedogTestSupport"),
         .testTarget(name: "DedogImageTests", dependencies: ["DedogImage", "DedogTestSupport"],
                     resources: [.copy("Fixtures")]),

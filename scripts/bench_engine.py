@@ -1,0 +1,176 @@
+"""Side-by-side benchmark of dedog's engine and ONNX Runtime on the same EfficientNet-Lite0 weights.
+
+The ONNX model is built here from dedog's own model file (so the weights are identical): TF-SAME padding is an
+explicit zero-valued Pad in front of the stride-2 convolutions (ORT fuses it into the Conv), BatchNorm is
+folded by the exporter. Its logits are checked against dedog's before anything is timed.
+"""
+import argparse, json, os, re, statistics, subprocess, sys, tempfile, time
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from safetensors.torch import load_file
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--bin", type=Path, required=True)
+parser.add_argument("--root", type=Path, required=True)
+parser.add_argument("--runs", type=int, default=200)
+args = parser.parse_args()
+model_file = args.root / "models/efficientnet-lite0-imagenet.safetensors"
+photo = args.root / "datasets/samples/beagle.jpg"
+work = Path(tempfile.mkdtemp(prefix="dedog-bench-"))
+
+# (kernel, stride, expand, in, out, repeats): the same table as BlockArguments.lite0.
+TABLE = [(3, 1, 1, 32, 16, 1), (3, 2, 6, 16, 24, 2), (5, 2, 6, 24, 40, 2), (3, 2, 6, 40, 80, 3),
+         (5, 1, 6, 80, 112, 3), (5, 2, 6, 112, 192, 4), (3, 1, 6, 192, 320, 1)]
+
+
+class ConvBN(nn.Sequential):
+    def __init__(self, cin, cout, k, stride, groups=1, act=True):
+        pad = (0, 1, 0, 1) if (stride == 2 and k == 3) else (1, 2, 1, 2) if stride == 2 else None
+        layers = [nn.ZeroPad2d(pad)] if pad else []
+        layers += [nn.Conv2d(cin, cout, k, stride, 0 if pad else k // 2, groups=groups, bias=False),
+                   nn.BatchNorm2d(cout, eps=1e-3)]
+        if act:
+            layers.append(nn.ReLU6())
+        super().__init__(*layers)
+
+
+class Block(nn.Module):
+    def __init__(self, k, s, e, cin, cout):
+        super().__init__()
+        mid = cin * e
+        self.expand = ConvBN(cin, mid, 1, 1) if e != 1 else None
+        self.dw = ConvBN(mid, mid, k, s, groups=mid)
+        self.project = ConvBN(mid, cout, 1, 1, act=False)
+        self.residual = s == 1 and cin == cout
+
+    def forward(self, x):
+        y = self.project(self.dw(self.expand(x) if self.expand is not None else x))
+        return x + y if self.residual else y
+
+
+class Lite0(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = ConvBN(3, 32, 3, 2)
+        blocks = []
+        for k, s, e, cin, cout, r in TABLE:
+            for i in range(r):
+                blocks.append(Block(k, s if i == 0 else 1, e, cin if i == 0 else cout, cout))
+        self.blocks = nn.Sequential(*blocks)
+        self.head = ConvBN(320, 1280, 1, 1)
+        self.fc = nn.Linear(1280, 1000)
+
+    def forward(self, x):
+        x = self.head(self.blocks(self.stem(x)))
+        return self.fc(x.mean((2, 3)))
+
+
+def load(net):
+    w = load_file(str(model_file))
+    def conv_bn(mod, conv, bn):
+        c, b = [m for m in mod if isinstance(m, nn.Conv2d)][0], [m for m in mod if isinstance(m, nn.BatchNorm2d)][0]
+        c.weight.data = w[conv]
+        b.weight.data, b.bias.data = w[bn + ".weight"], w[bn + ".bias"]
+        b.running_mean.data, b.running_var.data = w[bn + ".running_mean"], w[bn + ".running_var"]
+    conv_bn(net.stem, "_conv_stem.weight", "_bn0")
+    for i, blk in enumerate(net.blocks):
+        p = f"_blocks.{i}."
+        if blk.expand is not None:
+            conv_bn(blk.expand, p + "_expand_conv.weight", p + "_bn0")
+        conv_bn(blk.dw, p + "_depthwise_conv.weight", p + "_bn1")
+        conv_bn(blk.project, p + "_project_conv.weight", p + "_bn2")
+    conv_bn(net.head, "_conv_head.weight", "_bn1")
+    net.fc.weight.data, net.fc.bias.data = w["_fc.weight"], w["_fc.bias"]
+    return net.eval()
+
+
+net = load(Lite0())
+onnx_path = work / "lite0.onnx"
+torch.onnx.export(net, torch.zeros(1, 3, 224, 224), str(onnx_path), opset_version=17, input_names=["input"],
+                  output_names=["logits"], dynamic_axes={"input": {0: "n"}, "logits": {0: "n"}}, dynamo=False)
+
+
+def session(threads):
+    o = ort.SessionOptions()
+    o.intra_op_num_threads = threads
+    o.inter_op_num_threads = 1
+    o.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    return ort.InferenceSession(str(onnx_path), o, providers=["CPUExecutionProvider"])
+
+
+rng = np.random.default_rng(42)
+x1 = rng.uniform(-1, 1, (1, 3, 224, 224)).astype(np.float32)
+# Sanity: ORT on our weights agrees with PyTorch, so both engines compute the same network.
+with torch.no_grad():
+    diff = np.abs(session(1).run(None, {"input": x1})[0] - net(torch.from_numpy(x1)).numpy()).max()
+assert diff < 1e-3, f"ONNX export differs from PyTorch by {diff}"
+
+
+def ort_latency(threads, batch, runs, warmup=20):
+    s = session(threads)
+    x = rng.uniform(-1, 1, (batch, 3, 224, 224)).astype(np.float32)
+    times = []
+    for i in range(warmup + runs):
+        t0 = time.perf_counter()
+        s.run(None, {"input": x})
+        if i >= warmup:
+            times.append(time.perf_counter() - t0)
+    return statistics.median(times) * 1000
+
+
+def dedog_latency(threads, batch, runs, warmup=20):
+    out = subprocess.run([str(args.bin / "DedogBench"), "latency", "--threads", str(threads), "--batch", str(batch),
+                          "--runs", str(runs), "--warmup", str(warmup), "--model", str(model_file)],
+                         check=True, capture_output=True, text=True).stdout
+    return float(re.search(r"median_ms (\S+)", out).group(1))
+
+
+def process_time(cmd, runs=15):
+    times, peak = [], 0
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        r = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, capture_output=True, text=True)
+        times.append(time.perf_counter() - t0)
+        assert r.returncode == 0, r.stderr
+        peak = max(peak, int(r.stderr.strip().splitlines()[-1]))
+    return statistics.median(times) * 1000, peak / 1024
+
+
+ort_script = work / "classify_ort.py"
+ort_script.write_text(f'''
+import sys, numpy as np, onnxruntime as ort
+from PIL import Image
+img = Image.open(sys.argv[1]).convert("RGB")
+w, h = img.size
+size = (256, 256 * h // w) if w <= h else (256 * w // h, 256)
+img = img.resize(size, Image.BILINEAR)
+l, t = round((size[0] - 224) / 2), round((size[1] - 224) / 2)
+x = ((np.asarray(img.crop((l, t, l + 224, t + 224)), np.float32) - 127) / 128).transpose(2, 0, 1)[None]
+o = ort.SessionOptions(); o.intra_op_num_threads = 2
+logits = ort.InferenceSession("{onnx_path}", o, providers=["CPUExecutionProvider"]).run(None, {{"input": x}})[0][0]
+p = np.exp(logits - logits.max()); p /= p.sum()
+for i in np.argsort(-p)[:3]: print(i, p[i])
+''')
+
+rows = []
+for label, threads, batch, runs in [("batch 1, 1 thread (ms)", 1, 1, args.runs), ("batch 1, 2 threads (ms)", 2, 1, args.runs),
+                                    ("batch 32, 2 threads (ms/image)", 2, 32, max(10, args.runs // 20))]:
+    d = dedog_latency(threads, batch, runs) / batch
+    o = ort_latency(threads, batch, runs) / batch
+    rows.append((label, d, o))
+d_proc, d_peak = process_time([str(args.bin / "dedog"), "classify", "--threads", "2", "--model", str(model_file), str(photo)])
+o_proc, o_peak = process_time([sys.executable, str(ort_script), str(photo)])
+rows.append(("classify one photo, whole process (ms)", d_proc, o_proc))
+rows.append(("peak RSS of that process (MB)", d_peak, o_peak))
+
+print(f"\nEfficientNet-Lite0, 224x224, median of {args.runs} runs after warm-up; ONNX Runtime {ort.__version__}")
+print(f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '-')}  ORT vs PyTorch max |diff| = {diff:.2e}\n")
+print(f"| {'measure':<40} | {'dedog':>9} | {'ORT':>9} | {'dedog/ORT':>9} |")
+print(f"|{'-' * 42}|{'-' * 11}|{'-' * 11}|{'-' * 11}|")
+for label, d, o in rows:
+    print(f"| {label:<40} | {d:9.2f} | {o:9.2f} | {d / o:9.2f} |")
