@@ -78,7 +78,7 @@ case "layers":
         default:
             let pointwise = PointwiseConvolution(inChannels: cin, outChannels: cout, weight: w, bias: b,
                                                  clampsToSix: layer.kind != .project)
-            run = { _ = pointwise(x, columns: n * layer.height * layer.width, threads: threads) }
+            run = { _ = pointwise(x, pixels: n * layer.height * layer.width, threads: threads) }
         }
         for i in 0..<(runs + 5) {
             let t0 = now()

@@ -1,7 +1,7 @@
 /// Runs the backbone on batches of preprocessed images, reusing its scratch memory between calls.
 ///
-/// Activations are kept channel-major over the whole batch (CNHW), so that every 1×1 convolution is a single
-/// GEMM over batch × height × width columns. Not thread-safe: make one session per thread; `threads` is how
+/// Activations are kept channels-last over the whole batch (NHWC), so that every 1×1 convolution is a single
+/// GEMM over batch × height × width rows and the depthwise and stem kernels run along contiguous channels. Not thread-safe: make one session per thread; `threads` is how
 /// many threads each call uses inside.
 public final class InferenceSession {
     public let network: EfficientNetLite
@@ -33,7 +33,7 @@ public final class InferenceSession {
         // Plan sizes: the largest activation at each of the three buffer roles.
         var h = height, w = width
         let (sh, sw) = net.stem.outputSize(height: h, width: w)
-        var sizeA = net.stem.outChannels * sh * sw, sizeB = 27 * sh * sw, sizeC = 0
+        var sizeA = net.stem.outChannels * sh * sw, sizeB = 0, sizeC = 0
         h = sh; w = sw
         for block in net.blocks {
             let cin = block.expand?.inChannels ?? block.depthwise.channels
@@ -59,26 +59,26 @@ public final class InferenceSession {
                 let c = buffers[2].baseAddress!
                 func emit(_ name: String, _ p: UnsafeMutablePointer<Float>, channels: Int, plane: Int) {
                     guard let tap else { return }
-                    tap(name, Layout.nchw(fromCNHW: p, channels: channels, batch: batch, plane: plane))
+                    tap(name, Layout.nchw(fromNHWC: p, batch: batch, channels: channels, plane: plane))
                 }
                 var h = sh, w = sw
-                net.stem.run(inp.baseAddress!, a, scratch: b, batch: batch, height: height, width: width, threads: threads)
+                net.stem.run(inp.baseAddress!, a, batch: batch, height: height, width: width, threads: threads)
                 emit("stem", a, channels: net.stem.outChannels, plane: h * w)
                 for (i, block) in net.blocks.enumerated() {
                     let (oh, ow) = block.depthwise.outputSize(height: h, width: w)
                     var dwInput = UnsafePointer(a)
                     if let expand = block.expand {
-                        expand.run(a, b, columns: batch * h * w, threads: threads)
+                        expand.run(a, b, pixels: batch * h * w, threads: threads)
                         dwInput = UnsafePointer(b)
                     }
                     block.depthwise.run(dwInput, c, batch: batch, height: h, width: w, threads: threads)
-                    block.project.run(c, b, columns: batch * oh * ow, residual: block.hasResidual ? UnsafePointer(a) : nil,
+                    block.project.run(c, b, pixels: batch * oh * ow, residual: block.hasResidual ? UnsafePointer(a) : nil,
                                       threads: threads)
                     swap(&a, &b)
                     h = oh; w = ow
                     emit(String(format: "block_%02d", i), a, channels: block.project.outChannels, plane: h * w)
                 }
-                net.head.run(a, b, columns: batch * h * w, threads: threads)
+                net.head.run(a, b, pixels: batch * h * w, threads: threads)
                 emit("head", b, channels: net.head.outChannels, plane: h * w)
                 features.withUnsafeMutableBufferPointer { f in
                     GlobalAveragePool.run(b, f.baseAddress!, channels: net.head.outChannels, batch: batch, planeSize: h * w)
@@ -88,20 +88,31 @@ public final class InferenceSession {
     }
 }
 
-/// Conversions between the batch-major layout callers use (NCHW) and the engine's channel-major one (CNHW).
+/// Conversions between the layout callers use (NCHW: each channel a plane) and the engine's (NHWC: channels last).
 public enum Layout {
-    /// [n][c][plane] ↔ [c][n][plane]; the same permutation both ways round.
-    public static func transposeBatchAndChannels(_ x: [Float], outer: Int, inner: Int, plane: Int) -> [Float] {
-        precondition(x.count == outer * inner * plane)
-        return x.withUnsafeBufferPointer { nchw(fromCNHW: $0.baseAddress!, channels: outer, batch: inner, plane: plane) }
+    /// [n][c][plane] → [n][plane][c].
+    public static func nhwc(fromNCHW x: [Float], batch: Int, channels: Int, plane: Int) -> [Float] {
+        precondition(x.count == batch * channels * plane)
+        var out = [Float](repeating: 0, count: x.count)
+        for n in 0..<batch {
+            for c in 0..<channels {
+                for i in 0..<plane { out[(n * plane + i) * channels + c] = x[(n * channels + c) * plane + i] }
+            }
+        }
+        return out
     }
 
-    /// [c][n][plane] → [n][c][plane].
-    static func nchw(fromCNHW p: UnsafePointer<Float>, channels: Int, batch: Int, plane: Int) -> [Float] {
+    /// [n][plane][c] → [n][c][plane].
+    public static func nchw(fromNHWC x: [Float], batch: Int, channels: Int, plane: Int) -> [Float] {
+        precondition(x.count == batch * channels * plane)
+        return x.withUnsafeBufferPointer { nchw(fromNHWC: $0.baseAddress!, batch: batch, channels: channels, plane: plane) }
+    }
+
+    static func nchw(fromNHWC p: UnsafePointer<Float>, batch: Int, channels: Int, plane: Int) -> [Float] {
         var out = [Float](repeating: 0, count: channels * batch * plane)
-        for c in 0..<channels {
-            for n in 0..<batch {
-                for i in 0..<plane { out[(n * channels + c) * plane + i] = p[(c * batch + n) * plane + i] }
+        for n in 0..<batch {
+            for i in 0..<plane {
+                for c in 0..<channels { out[(n * channels + c) * plane + i] = p[(n * plane + i) * channels + c] }
             }
         }
         return out

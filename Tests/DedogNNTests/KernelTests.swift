@@ -41,23 +41,22 @@ struct SeededRandom {
         }
 
         for threads in [1, 2] {
-            let cnhwInput = Layout.transposeBatchAndChannels(input, outer: n, inner: cin, plane: h * w)
-            let cnhw: [Float]
+            let nhwcInput = Layout.nhwc(fromNCHW: input, batch: n, channels: cin, plane: h * w)
+            let nhwc: [Float]
             switch layer.kind {
             case .stem:
-                cnhw = StemConvolution(inChannels: cin, outChannels: cout, kernel: k, stride: layer.stride,
+                nhwc = StemConvolution(inChannels: cin, outChannels: cout, kernel: k, stride: layer.stride,
                                        weight: weight, bias: bias)(input, batch: n, height: h, width: w, threads: threads)
             case .depthwise:
-                cnhw = DepthwiseConvolution(channels: cin, kernel: k, stride: layer.stride, weight: weight, bias: bias)(
-                    cnhwInput, batch: n, height: h, width: w, threads: threads)
+                nhwc = DepthwiseConvolution(channels: cin, kernel: k, stride: layer.stride, weight: weight, bias: bias)(
+                    nhwcInput, batch: n, height: h, width: w, threads: threads)
             case .expand, .project, .head:
                 let conv = PointwiseConvolution(inChannels: cin, outChannels: cout, weight: weight, bias: bias,
                                                 clampsToSix: layer.kind != .project)
-                let res = layer.hasResidual
-                    ? Layout.transposeBatchAndChannels(residual, outer: n, inner: cout, plane: plane) : nil
-                cnhw = conv(cnhwInput, columns: n * h * w, residual: res, threads: threads)
+                let res = layer.hasResidual ? Layout.nhwc(fromNCHW: residual, batch: n, channels: cout, plane: plane) : nil
+                nhwc = conv(nhwcInput, pixels: n * h * w, residual: res, threads: threads)
             }
-            let ours = Layout.transposeBatchAndChannels(cnhw, outer: cout, inner: n, plane: plane)
+            let ours = Layout.nchw(fromNHWC: nhwc, batch: n, channels: cout, plane: plane)
             let worst = zip(ours, expected).map { abs($0 - $1) }.max() ?? .infinity
             let bound = 1e-4 * (1 + expected.map(abs).max()!)
             #expect(ours.count == expected.count)

@@ -1,11 +1,14 @@
-/// A k×k depthwise convolution (one filter per channel) with TF-SAME padding, bias and ReLU6 fused.
-/// Works plane by plane on the CNHW activation; threads split the channels.
+/// A k×k depthwise convolution (one filter per channel) with TF-SAME padding, bias and ReLU6 fused, on the
+/// channels-last activation. Each output pixel accumulates its in-bounds taps in registers, 16 channels at a
+/// time, so padding costs nothing and the channel loop is contiguous. Threads split the output rows.
 public struct DepthwiseConvolution: Sendable {
     public let channels: Int
     public let kernel: Int
     public let stride: Int
-    public let weight: [Float]  // [channels × kernel × kernel], BN folded in
+    public let weight: [Float]  // [channels × kernel × kernel] as in the checkpoint, BN folded in
     public let bias: [Float]
+    /// The same weights tap-major, [kernel × kernel × channels], as the kernel reads them.
+    let tapWeights: [Float]
 
     public init(channels: Int, kernel: Int, stride: Int, weight: [Float], bias: [Float]) {
         precondition(weight.count == channels * kernel * kernel && bias.count == channels && stride >= 1,
@@ -15,9 +18,11 @@ public struct DepthwiseConvolution: Sendable {
         self.stride = stride
         self.weight = weight
         self.bias = bias
+        let taps = kernel * kernel
+        tapWeights = (0..<(taps * channels)).map { i in weight[(i % channels) * taps + i / channels] }
     }
 
-    /// Safe entry point: `input` is CNHW, [channels × batch × height × width]; so is the result.
+    /// Safe entry point: `input` is NHWC, [batch × height × width × channels]; so is the result.
     public func callAsFunction(_ input: [Float], batch: Int, height: Int, width: Int, threads: Int = 1) -> [Float] {
         precondition(input.count == channels * batch * height * width, "depthwise: input size")
         let (oh, ow) = outputSize(height: height, width: width)
@@ -40,54 +45,67 @@ public struct DepthwiseConvolution: Sendable {
         let (oh, padTop) = ReferenceKernels.samePadding(input: height, kernel: kernel, stride: stride)
         let (ow, padLeft) = ReferenceKernels.samePadding(input: width, kernel: kernel, stride: stride)
         let src = SharedPointer(UnsafeMutablePointer(mutating: input)), dst = SharedPointer(output)
-        let k = kernel, s = stride
-        weight.withUnsafeBufferPointer { w in
+        let geometry = Geometry(height: height, width: width, oh: oh, ow: ow, padTop: padTop, padLeft: padLeft,
+                                kernel: kernel, stride: stride, channels: channels)
+        tapWeights.withUnsafeBufferPointer { w in
             bias.withUnsafeBufferPointer { b in
                 let wp = SharedPointer(UnsafeMutablePointer(mutating: w.baseAddress!))
                 let bp = SharedPointer(UnsafeMutablePointer(mutating: b.baseAddress!))
+                // Enough rows: threads take bands of rows. Few (7×7 at batch 1): bands of channels.
+                let byRows = batch * oh >= 4 * threads
                 parallelFor(threads) { part in
-                    for c in slice(channels, part: part, of: threads) {
-                        let filter = wp.base + c * k * k
-                        for n in 0..<batch {
-                            let plane = c * batch + n
-                            Self.plane(src.base + plane * height * width, height: height, width: width,
-                                       dst.base + plane * oh * ow, oh: oh, ow: ow, padTop: padTop, padLeft: padLeft,
-                                       filter: filter, kernel: k, stride: s, bias: bp.base[c])
-                        }
+                    let rows = byRows ? slice(batch * oh, part: part, of: threads) : 0..<(batch * oh)
+                    let channels = byRows ? 0..<geometry.channels : slice(geometry.channels, part: part, of: threads, align: 16)
+                    for row in rows {
+                        Self.row(row, channels, geometry, src.base, dst.base, wp.base, bp.base)
                     }
                 }
             }
         }
     }
 
-    /// One channel of one image: rows of the output accumulate k×k shifted rows of the input.
+    struct Geometry {
+        let height, width, oh, ow, padTop, padLeft, kernel, stride, channels: Int
+    }
+
+    /// The `channels` of output row `row` (of batch × oh).
     @inline(__always)
-    static func plane(_ x: UnsafePointer<Float>, height: Int, width: Int,
-                      _ y: UnsafeMutablePointer<Float>, oh: Int, ow: Int, padTop: Int, padLeft: Int,
-                      filter: UnsafePointer<Float>, kernel k: Int, stride s: Int, bias: Float) {
-        for oy in 0..<oh {
-            let out = y + oy * ow
-            for ox in 0..<ow { out[ox] = bias }
-            for ky in 0..<k {
-                let iy = oy * s - padTop + ky
-                if iy < 0 || iy >= height { continue }
-                let row = x + iy * width
-                for kx in 0..<k {
-                    let wv = filter[ky * k + kx]
-                    let shift = kx - padLeft
-                    // Valid outputs: 0 <= ox * s + shift < width.
-                    let lo = shift >= 0 ? 0 : (-shift + s - 1) / s
-                    let hi = min(ow, (width - 1 - shift) / s + 1)
-                    if lo >= hi { continue }
-                    if s == 1 {
-                        let r = row + shift
-                        for ox in lo..<hi { out[ox] += wv * r[ox] }
-                    } else {
-                        for ox in lo..<hi { out[ox] += wv * row[ox * s + shift] }
+    static func row(_ row: Int, _ channels: Range<Int>, _ g: Geometry, _ x: UnsafePointer<Float>,
+                    _ y: UnsafeMutablePointer<Float>, _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>) {
+        let n = row / g.oh, oy = row % g.oh, k = g.kernel, c = g.channels
+        let iy0 = oy * g.stride - g.padTop
+        let kyLo = max(0, -iy0), kyHi = min(k, g.height - iy0)
+        let image = x + n * g.height * g.width * c
+        for ox in 0..<g.ow {
+            let ix0 = ox * g.stride - g.padLeft
+            let kxLo = max(0, -ix0), kxHi = min(k, g.width - ix0)
+            let out = y + (row * g.ow + ox) * c
+            var ch = channels.lowerBound
+            while ch + 16 <= channels.upperBound {
+                var a0 = load8(bias + ch), a1 = load8(bias + ch + 8)
+                for ky in kyLo..<kyHi {
+                    let pixelRow = image + ((iy0 + ky) * g.width + ix0) * c + ch
+                    let tapRow = w + ky * k * c + ch
+                    for kx in kxLo..<kxHi {
+                        let xp = pixelRow + kx * c, wp = tapRow + kx * c
+                        a0 += load8(xp) * load8(wp)
+                        a1 += load8(xp + 8) * load8(wp + 8)
                     }
                 }
+                store8(relu6(a0), out + ch)
+                store8(relu6(a1), out + ch + 8)
+                ch += 16
             }
-            for ox in 0..<ow { out[ox] = min(max(out[ox], 0), 6) }
+            while ch < channels.upperBound {
+                var a = bias[ch]
+                for ky in kyLo..<kyHi {
+                    for kx in kxLo..<kxHi {
+                        a += image[((iy0 + ky) * g.width + ix0 + kx) * c + ch] * w[(ky * k + kx) * c + ch]
+                    }
+                }
+                out[ch] = relu6(a)
+                ch += 1
+            }
         }
     }
 }

@@ -1,8 +1,8 @@
 import CCBLAS
 
-/// A 1×1 convolution as one GEMM over the channel-major activation: out[cout × columns] = W[cout × cin] ·
-/// in[cin × columns], where columns = batch × height × width (CNHW layout). The bias, ReLU6 and residual add
-/// are fused into one pass over each thread's part of the output while it is still in cache.
+/// A 1×1 convolution as one GEMM over the channels-last activation: out[pixels × cout] = in[pixels × cin] · Wᵀ,
+/// where pixels = batch × height × width (NHWC). The bias, ReLU6 and residual add are fused into one pass over
+/// each thread's rows while they are still in cache. Threads split the pixels.
 public struct PointwiseConvolution: Sendable {
     public let inChannels: Int
     public let outChannels: Int
@@ -20,69 +20,76 @@ public struct PointwiseConvolution: Sendable {
         self.clampsToSix = clampsToSix
     }
 
-    /// Safe entry point: `input` is channel-major, [inChannels × columns]; so is `residual`, [outChannels × columns].
-    public func callAsFunction(_ input: [Float], columns: Int, residual: [Float]? = nil, threads: Int = 1) -> [Float] {
-        precondition(input.count == inChannels * columns, "pointwise: \(input.count) inputs for \(inChannels)×\(columns)")
-        precondition(residual.map { $0.count == outChannels * columns } ?? true, "pointwise: residual size")
-        var out = [Float](repeating: 0, count: outChannels * columns)
+    /// Safe entry point: `input` is channels-last, [pixels × inChannels]; `residual` and the result are
+    /// [pixels × outChannels].
+    public func callAsFunction(_ input: [Float], pixels: Int, residual: [Float]? = nil, threads: Int = 1) -> [Float] {
+        precondition(input.count == inChannels * pixels, "pointwise: \(input.count) inputs for \(pixels)×\(inChannels)")
+        precondition(residual.map { $0.count == outChannels * pixels } ?? true, "pointwise: residual size")
+        var out = [Float](repeating: 0, count: outChannels * pixels)
         input.withUnsafeBufferPointer { x in
             out.withUnsafeMutableBufferPointer { y in
                 if let residual {
                     residual.withUnsafeBufferPointer { r in
-                        run(x.baseAddress!, y.baseAddress!, columns: columns, residual: r.baseAddress!, threads: threads)
+                        run(x.baseAddress!, y.baseAddress!, pixels: pixels, residual: r.baseAddress!, threads: threads)
                     }
                 } else {
-                    run(x.baseAddress!, y.baseAddress!, columns: columns, threads: threads)
+                    run(x.baseAddress!, y.baseAddress!, pixels: pixels, threads: threads)
                 }
             }
         }
         return out
     }
 
-    func run(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, columns: Int,
+    func run(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, pixels: Int,
              residual: UnsafePointer<Float>? = nil, threads: Int) {
         let src = SharedPointer(UnsafeMutablePointer(mutating: input))
         let dst = SharedPointer(output)
         let res = residual.map { SharedPointer(UnsafeMutablePointer(mutating: $0)) }
-        // Wide outputs split by columns (each thread streams its own part of the activation); narrow ones by
-        // output channels, so that two threads still have work at 7×7.
-        let byColumns = columns >= 128 * threads
+        let cin = inChannels, cout = outChannels, clamps = clampsToSix
         weight.withUnsafeBufferPointer { w in
             bias.withUnsafeBufferPointer { b in
                 let wp = SharedPointer(UnsafeMutablePointer(mutating: w.baseAddress!))
                 let bp = SharedPointer(UnsafeMutablePointer(mutating: b.baseAddress!))
+                // Many pixels: each thread takes a band of rows. Few (7×7 at batch 1): each takes a band of output
+                // channels, so that both still get a GEMM of useful size.
+                let byRows = pixels >= 256 * threads
                 parallelFor(threads) { part in
-                    let rows = byColumns ? 0..<outChannels : slice(outChannels, part: part, of: threads)
-                    let cols = byColumns ? slice(columns, part: part, of: threads, align: 16) : 0..<columns
+                    let rows = byRows ? slice(pixels, part: part, of: threads, align: 4) : 0..<pixels
+                    let cols = byRows ? 0..<cout : slice(cout, part: part, of: threads, align: 16)
                     if rows.isEmpty || cols.isEmpty { return }
-                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans,
-                                Int32(rows.count), Int32(cols.count), Int32(inChannels),
-                                1, wp.base + rows.lowerBound * inChannels, Int32(inChannels),
-                                src.base + cols.lowerBound, Int32(columns),
-                                0, dst.base + rows.lowerBound * columns + cols.lowerBound, Int32(columns))
-                    Epilogue.apply(dst.base, rowStride: columns, rows: rows, columns: cols, bias: bp.base,
-                                   clampsToSix: clampsToSix, residual: res?.base)
+                    let out = dst.base + rows.lowerBound * cout + cols.lowerBound
+                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(rows.count), Int32(cols.count), Int32(cin),
+                                1, src.base + rows.lowerBound * cin, Int32(cin), wp.base + cols.lowerBound * cin, Int32(cin),
+                                0, out, Int32(cout))
+                    Epilogue.apply(out, rows: rows.count, channels: cols.count, rowStride: cout, bias: bp.base + cols.lowerBound,
+                                   clampsToSix: clamps,
+                                   residual: res.map { UnsafePointer($0.base + rows.lowerBound * cout + cols.lowerBound) })
                 }
             }
         }
     }
 }
 
-/// out = out + bias[row], then ReLU6 or + residual.
+/// out = out + bias, then ReLU6 or + residual, row by row of channels.
 enum Epilogue {
-    static func apply(_ out: UnsafeMutablePointer<Float>, rowStride: Int, rows: Range<Int>, columns: Range<Int>,
+    static func apply(_ out: UnsafeMutablePointer<Float>, rows: Int, channels: Int, rowStride: Int,
                       bias: UnsafePointer<Float>, clampsToSix: Bool, residual: UnsafePointer<Float>?) {
-        for r in rows {
-            let row = out + r * rowStride + columns.lowerBound
-            let b = bias[r]
-            let n = columns.count
-            if clampsToSix {
-                for i in 0..<n { row[i] = min(max(row[i] + b, 0), 6) }
-            } else if let residual {
-                let add = residual + r * rowStride + columns.lowerBound
-                for i in 0..<n { row[i] = row[i] + b + add[i] }
-            } else {
-                for i in 0..<n { row[i] += b }
+        let vectorEnd = channels & ~7
+        for r in 0..<rows {
+            let row = out + r * rowStride
+            let add = residual.map { $0 + r * rowStride }
+            var c = 0
+            while c < vectorEnd {
+                var v = load8(row + c) + load8(bias + c)
+                if clampsToSix { v = relu6(v) } else if let add { v += load8(add + c) }
+                store8(v, row + c)
+                c += 8
+            }
+            while c < channels {
+                var v = row[c] + bias[c]
+                if clampsToSix { v = relu6(v) } else if let add { v += add[c] }
+                row[c] = v
+                c += 1
             }
         }
     }

@@ -1,17 +1,18 @@
 import CCBLAS
 
-/// Global average pooling of the CNHW activation: [c][n][hw] → features [n][c].
+/// Global average pooling of the channels-last activation: [n][hw][c] → features [n][c].
 enum GlobalAveragePool {
     static func run(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>,
                     channels: Int, batch: Int, planeSize: Int) {
         let scale = 1 / Float(planeSize)
-        for c in 0..<channels {
-            for n in 0..<batch {
-                let plane = input + (c * batch + n) * planeSize
-                var sum: Float = 0
-                for i in 0..<planeSize { sum += plane[i] }
-                output[n * channels + c] = sum * scale
+        for n in 0..<batch {
+            let out = output + n * channels
+            for c in 0..<channels { out[c] = 0 }
+            for p in 0..<planeSize {
+                let row = input + (n * planeSize + p) * channels
+                for c in 0..<channels { out[c] += row[c] }
             }
+            for c in 0..<channels { out[c] *= scale }
         }
     }
 }
