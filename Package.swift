@@ -27,8 +27,10 @@ let package = Package(
         .target(name: "DedogImage", dependencies: ["CTurboJPEG", "CPNG"]),
         // The inference engine: tensors, kernels, layers, EfficientNet-Lite0, safetensors.
         .target(name: "DedogNN", dependencies: ["DedogImage", "CCBLAS"]),
-        // The facade: image in, ranked breeds out.
-        .target(name: "Dedog", dependencies: ["DedogImage", "DedogNN"]),
+        // Transfer learning: dataset scan, feature cache, head training, calibration, metrics.
+        .target(name: "DedogTrain", dependencies: ["DedogImage", "DedogNN", "CCBLAS"]),
+        // The facade: image in, ranked breeds out; training and evaluation entry points.
+        .target(name: "Dedog", dependencies: ["DedogImage", "DedogNN", "DedogTrain"]),
         // The command-line tool: parses, prints, sets exit codes.
         .executableTarget(name: "DedogCLI", dependencies: [
             "Dedog",

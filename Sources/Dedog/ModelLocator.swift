@@ -4,7 +4,9 @@ import Foundation
 /// binary, then `models/` in the source checkout the binary was built in. A trained breed model is preferred
 /// over the plain ImageNet one.
 public enum ModelLocator {
-    public static let fileNames = ["dedog-breeds.safetensors", "efficientnet-lite0-imagenet.safetensors"]
+    public static let breedsFileName = "dedog-breeds.safetensors"
+    public static let baseFileName = "efficientnet-lite0-imagenet.safetensors"
+    public static let fileNames = [breedsFileName, baseFileName]
 
     /// The folders searched, in order.
     public static func searchFolders(executable: URL = URL(fileURLWithPath: CommandLine.arguments.first ?? ".")) -> [URL] {
@@ -18,12 +20,16 @@ public enum ModelLocator {
         return folders
     }
 
-    public static func defaultModel(environment: [String: String] = ProcessInfo.processInfo.environment)
+    /// The model to classify with; with `preferring`, that file name is looked for first (training wants the
+    /// plain pretrained base, not a trained model).
+    public static func defaultModel(preferring preferred: String? = nil,
+                                    environment: [String: String] = ProcessInfo.processInfo.environment)
         throws(ClassifierError) -> URL {
-        if let path = environment["DEDOG_MODEL"], !path.isEmpty { return URL(fileURLWithPath: path) }
+        if preferred == nil, let path = environment["DEDOG_MODEL"], !path.isEmpty { return URL(fileURLWithPath: path) }
         let folders = searchFolders()
+        let names = preferred.map { [$0] + fileNames.filter { $0 != preferred } } ?? fileNames
         for folder in folders {
-            for name in fileNames {
+            for name in names {
                 let url = folder.appendingPathComponent(name)
                 if FileManager.default.isReadableFile(atPath: url.path) { return url }
             }

@@ -10,6 +10,10 @@ enum Terminal {
         FileHandle.standardError.write(Data("dedog: warning: \(message)\n".utf8))
     }
 
+    static func progress(_ message: String) {
+        FileHandle.standardError.write(Data("\(message)\n".utf8))
+    }
+
     static func error(_ message: String) {
         FileHandle.standardError.write(Data("dedog: error: \(message)\n".utf8))
     }

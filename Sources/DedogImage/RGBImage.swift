@@ -19,6 +19,18 @@ public struct RGBImage: Sendable, Equatable {
         return (pixels[i], pixels[i + 1], pixels[i + 2])
     }
 
+    /// The image mirrored left to right.
+    public func mirrored() -> RGBImage {
+        var out = pixels
+        for y in 0..<height {
+            for x in 0..<width {
+                let s = (y * width + x) * 3, d = (y * width + width - 1 - x) * 3
+                out[d] = pixels[s]; out[d + 1] = pixels[s + 1]; out[d + 2] = pixels[s + 2]
+            }
+        }
+        return RGBImage(width: width, height: height, pixels: out)
+    }
+
     /// The `width`×`height` region whose top-left corner is (`left`, `top`).
     public func cropped(left: Int, top: Int, width w: Int, height h: Int) -> RGBImage {
         precondition(left >= 0 && top >= 0 && left + w <= width && top + h <= height,

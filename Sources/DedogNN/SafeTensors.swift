@@ -116,6 +116,13 @@ public struct SafeTensors: Sendable {
         return values
     }
 
+    /// The raw bytes of tensor `name` (empty when there is no such tensor).
+    public func bytes(of name: String) -> Data {
+        guard let entry = entries[name] else { return Data() }
+        let base = data.startIndex + entry.range.lowerBound
+        return data[base..<(base + entry.range.count)]
+    }
+
     private static let byteWidth: [String: Int] = [
         "F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4, "I16": 2, "I8": 1, "U8": 1, "BOOL": 1,
     ]

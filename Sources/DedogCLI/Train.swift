@@ -1,0 +1,134 @@
+import ArgumentParser
+import Dedog
+import Foundation
+
+struct Train: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Train a breed classifier on your own folder of photos (transfer learning).",
+        discussion: """
+            DATASET is a folder with one sub-folder per breed (the sub-folder's name is the label), photos \
+            inside (JPEG or PNG, found by content). The pretrained EfficientNet-Lite0 backbone stays frozen; \
+            dedog computes its 1280 features once per photo (cached on disk, so a second run skips this) and \
+            trains a softmax classifier on them, starting from the ImageNet classifier where the folder names \
+            match its classes (as the Stanford Dogs folders do). Confidences are calibrated on the validation \
+            images (temperature scaling). The output is one model file for `dedog classify --model`.
+
+            Unreadable images are skipped and listed at the end; training goes on.
+
+            Examples:
+              dedog train ~/dogs
+              dedog train ~/dogs --output mydogs.safetensors --val-fraction 0.2
+              dedog train stanford-dogs-224 --split stanford-dogs-224/splits/train.txt
+            """
+    )
+
+    @Argument(help: ArgumentHelp("Folder with one sub-folder of photos per class.", valueName: "dataset"))
+    var dataset: String
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the model file (replaced atomically).", valueName: "file"))
+    var output = "dedog-breeds.safetensors"
+
+    @Option(help: ArgumentHelp("Use only the images listed in this file (`<class>/<file>` per line).", valueName: "file"))
+    var split: String?
+
+    @Option(help: ArgumentHelp("Validate on the images listed in this file instead of a random part.", valueName: "file"))
+    var validationSplit: String?
+
+    @Option(help: "Share of each class held out for validation when no --validation-split is given.")
+    var valFraction = 0.1
+
+    @Flag(inversion: .prefixedNo, help: "Also train on mirrored photos.")
+    var augment = true
+
+    @Option(help: ArgumentHelp("Base model with the pretrained backbone (default: the bundled one).", valueName: "file"))
+    var baseModel: String?
+
+    @Option(help: ArgumentHelp("Feature cache folder (default: ~/.cache/dedog/features).", valueName: "folder"))
+    var cache: String?
+
+    @Flag(help: "Do not read or write the feature cache.")
+    var noCache = false
+
+    @Option(help: "Maximum passes over the training features.")
+    var epochs = 60
+
+    @Option(help: "Adam learning rate.")
+    var learningRate: Float = 1e-3
+
+    @Option(help: "Decoupled weight decay.")
+    var weightDecay: Float = 1e-4
+
+    @Option(help: "Label smoothing (0 = none).")
+    var labelSmoothing: Float = 0.1
+
+    @Option(help: "Random seed (same seed, same model).")
+    var seed: UInt64 = 1
+
+    @Option(help: "Threads for feature extraction.")
+    var threads = ProcessInfo.processInfo.activeProcessorCount
+
+    func validate() throws {
+        guard (0.0..<1.0).contains(valFraction) else { throw ValidationError("--val-fraction must be in [0, 1).") }
+        guard epochs >= 1 else { throw ValidationError("--epochs must be at least 1.") }
+        guard learningRate > 0, weightDecay >= 0, (0..<1).contains(labelSmoothing) else {
+            throw ValidationError("--learning-rate must be positive, --weight-decay ≥ 0, --label-smoothing in [0, 1).")
+        }
+        guard (1...256).contains(threads) else { throw ValidationError("--threads must be between 1 and 256.") }
+    }
+
+    func run() throws {
+        let base: URL
+        do throws(ClassifierError) {
+            if let baseModel {
+                base = URL(fileURLWithPath: baseModel)
+            } else {
+                base = try ModelLocator.defaultModel(preferring: ModelLocator.baseFileName)
+            }
+        } catch {
+            Terminal.error(error.description)
+            throw Status.modelUnavailable
+        }
+        var config = TrainConfiguration(dataset: URL(fileURLWithPath: dataset), baseModel: base,
+                                        output: URL(fileURLWithPath: output))
+        config.split = split.map { URL(fileURLWithPath: $0) }
+        config.validationSplit = validationSplit.map { URL(fileURLWithPath: $0) }
+        config.validationFraction = valFraction
+        config.augment = augment
+        config.cacheRoot = noCache ? nil : (cache.map { URL(fileURLWithPath: $0) } ?? FeatureCache.defaultRoot)
+        config.threads = threads
+        config.options.epochs = epochs
+        config.options.learningRate = learningRate
+        config.options.weightDecay = weightDecay
+        config.options.labelSmoothing = labelSmoothing
+        config.options.seed = seed
+
+        var bars: [String: ProgressBar] = [:]
+        let report: TrainingReport
+        do throws(TrainError) {
+            report = try Trainer.run(config) { event in
+                switch event {
+                case let .extracting(phase, done, total):
+                    let bar = bars[phase] ?? ProgressBar("features (\(phase))")
+                    bars[phase] = bar
+                    bar.update(done, of: total)
+                case let .epoch(m):
+                    Terminal.progress(String(format: "epoch %3d  train loss %.4f top-1 %5.1f%%  val loss %.4f top-1 %5.1f%% top-5 %5.1f%%",
+                                             m.epoch, m.trainLoss, m.trainTop1 * 100, m.validationLoss,
+                                             m.validationTop1 * 100, m.validationTop5 * 100))
+                }
+            }
+        } catch {
+            Terminal.error(error.description)
+            throw error.isModelProblem ? Status.modelUnavailable : Status.someInputsFailed
+        }
+        Report.training(report, output: output)
+        if !report.skipped.isEmpty { throw Status.someInputsFailed }
+    }
+}
+
+extension TrainError {
+    var isModelProblem: Bool {
+        if case .model = self { return true }
+        return false
+    }
+}

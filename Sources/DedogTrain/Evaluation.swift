@@ -1,0 +1,53 @@
+import Foundation
+
+/// How well a head does on labelled features: accuracy, per class, the most confused pairs, calibration.
+public struct EvaluationReport: Sendable, Codable, Equatable {
+    public struct ClassAccuracy: Sendable, Codable, Equatable {
+        public var label: String
+        public var samples: Int
+        public var top1: Float
+    }
+
+    public struct Confusion: Sendable, Codable, Equatable {
+        public var actual: String
+        public var predicted: String
+        public var count: Int
+    }
+
+    public var samples: Int
+    public var top1: Float
+    public var top5: Float
+    public var loss: Float
+    /// Expected calibration error of the top-1 confidence (15 bins), with the model's temperature.
+    public var expectedCalibrationError: Float
+    public var temperature: Float
+    public var perClass: [ClassAccuracy]
+    public var mostConfused: [Confusion]
+
+    /// Evaluates logits [n × classes] against `labels`.
+    public init(logits: [Float], labels: [Int], classNames: [String], temperature: Float, confusedPairs: Int = 10) {
+        let classes = classNames.count
+        let summary = HeadTrainer.summarize(logits: logits, labels: labels, classes: classes, temperature: temperature)
+        samples = labels.count
+        top1 = summary.top1
+        top5 = summary.top5
+        loss = summary.loss
+        self.temperature = temperature
+        expectedCalibrationError = Calibration.expectedCalibrationError(logits: logits, labels: labels, classes: classes,
+                                                                        temperature: temperature)
+        var hits = [Int](repeating: 0, count: classes), counts = [Int](repeating: 0, count: classes)
+        var pairs: [Int: Int] = [:]
+        for (r, label) in labels.enumerated() {
+            let row = logits[(r * classes)..<((r + 1) * classes)]
+            let predicted = row.indices.max { row[$0] < row[$1] }! - row.startIndex
+            counts[label] += 1
+            if predicted == label { hits[label] += 1 } else { pairs[label * classes + predicted, default: 0] += 1 }
+        }
+        perClass = classNames.indices.map {
+            ClassAccuracy(label: classNames[$0], samples: counts[$0], top1: counts[$0] > 0 ? Float(hits[$0]) / Float(counts[$0]) : 0)
+        }
+        mostConfused = pairs.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+            .prefix(confusedPairs)
+            .map { Confusion(actual: classNames[$0.key / classes], predicted: classNames[$0.key % classes], count: $0.value) }
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import DedogNN
+
+/// What `dedog evaluate` does: a model on a labelled ImageFolder dataset (optionally one split file of it).
+public enum Evaluator {
+    public static func run(model url: URL, dataset root: URL, split: URL?, cacheRoot: URL?, threads: Int,
+                           progress: (TrainProgress) -> Void = { _ in }) throws(TrainError) -> EvaluationReport {
+        let dataset = try Dataset(root: root)
+        let samples = try split.map { url throws(TrainError) in try dataset.samples(listedIn: url) } ?? dataset.samples
+        let tensors: SafeTensors, network: EfficientNetLite
+        do {
+            tensors = try SafeTensors(contentsOf: url)
+            network = try EfficientNetLite(tensors: tensors)
+        } catch {
+            throw .model(error.description)
+        }
+        // Which output of the model stands for each dataset class.
+        let head: Linear, labels: [Label], temperature: Float
+        if let h = network.breedHead, let d = network.model.breedHead {
+            (head, labels, temperature) = (h, d.labels, d.temperature ?? 1)
+        } else if let h = network.imagenetHead, let d = network.model.imagenetHead {
+            (head, labels, temperature) = (h, d.labels, d.temperature ?? 1)
+        } else {
+            throw .labelsMismatch(detail: "it has no classifier head")
+        }
+        let index = Dictionary(labels.enumerated().map { ($1.key, $0) }, uniquingKeysWith: { a, _ in a })
+        let rows = dataset.classes.map { index[$0] }
+        if let unknown = dataset.classes.indices.first(where: { rows[$0] == nil }) {
+            throw .labelsMismatch(detail: "class \(dataset.classes[unknown]) is not among the model's labels")
+        }
+
+        let cache = try cacheRoot.map { root throws(TrainError) in
+            try FeatureCache(root: root, backboneFingerprint: FeatureExtractor.fingerprint(of: tensors, model: network.model),
+                             width: EfficientNetLite.featureCount)
+        }
+        let result = try FeatureExtractor(network: network, cache: cache, threads: threads)
+            .features(of: samples.map(dataset.url), views: [.center]) {
+                progress(.extracting(phase: "evaluate", done: $0, total: $1))
+            }
+        var logits: [Float] = [], y: [Int] = []
+        let classes = dataset.classes.count
+        for (i, views) in result.features.enumerated() {
+            guard let f = views?.first else { continue }
+            let all = head(f, batch: 1)
+            logits += rows.map { all[$0!] }
+            y.append(samples[i].label)
+        }
+        precondition(logits.count == y.count * classes)
+        return EvaluationReport(logits: logits, labels: y, classNames: dataset.classes, temperature: temperature)
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import DedogNN
+
+/// Backbone features on disk, one small file per image and view, keyed by the image's content hash under a
+/// folder named by the backbone's fingerprint (its weights and preprocessing), so that a second run over the
+/// same photos skips the network, and a different backbone never reads stale features.
+///
+/// Each entry is written to a temporary file and renamed into place, so a killed run leaves either a whole entry
+/// or none; an entry of the wrong size or with non-finite values is treated as absent and rewritten.
+public struct FeatureCache: Sendable {
+    public let folder: URL
+    public let width: Int
+
+    /// The default location: `$XDG_CACHE_HOME/dedog/features`, else `~/.cache/dedog/features`.
+    public static var defaultRoot: URL {
+        let env = ProcessInfo.processInfo.environment
+        if let xdg = env["XDG_CACHE_HOME"], !xdg.isEmpty {
+            return URL(fileURLWithPath: xdg).appendingPathComponent("dedog/features")
+        }
+        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/dedog/features")
+    }
+
+    public init(root: URL, backboneFingerprint: String, width: Int) throws(TrainError) {
+        folder = root.appendingPathComponent(backboneFingerprint)
+        self.width = width
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw .cache(path: folder.path, reason: "cannot create the folder")
+        }
+    }
+
+    private func url(_ key: String, view: FeatureView) -> URL {
+        folder.appendingPathComponent(String(key.prefix(2))).appendingPathComponent("\(key)-\(view.rawValue).f32")
+    }
+
+    /// The cached features, or nil when absent or damaged.
+    public func load(_ key: String, view: FeatureView) -> [Float]? {
+        guard let data = try? Data(contentsOf: url(key, view: view)), data.count == width * 4 else { return nil }
+        let values = data.withUnsafeBytes { raw in
+            (0..<width).map { Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self))) }
+        }
+        return values.allSatisfy(\.isFinite) ? values : nil
+    }
+
+    public func store(_ values: [Float], key: String, view: FeatureView) throws(TrainError) {
+        precondition(values.count == width)
+        let target = url(key, view: view)
+        var data = Data(capacity: width * 4)
+        for v in values { withUnsafeBytes(of: v.bitPattern.littleEndian) { data.append(contentsOf: $0) } }
+        do {
+            try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try AtomicFile.write(data, to: target)
+        } catch {
+            throw .cache(path: target.path, reason: "\(error.localizedDescription)")
+        }
+    }
+}
+
+/// Which transformation of an image a feature vector was computed from.
+public enum FeatureView: String, Sendable, CaseIterable {
+    /// The image as classify sees it: shorter side resized, centre crop.
+    case center
+    /// The same, mirrored left to right (augmentation and test-time averaging).
+    case mirrored
+}
+

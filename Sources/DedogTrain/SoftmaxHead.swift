@@ -1,0 +1,208 @@
+import CCBLAS
+import Foundation
+
+/// A linear classifier on backbone features, trained with mini-batch AdamW on the softmax cross-entropy with
+/// label smoothing, with early stopping on the validation loss. Seeded and deterministic: the same data, options
+/// and seed give bit-identical weights (single-threaded BLAS, fixed shuffles).
+public struct SoftmaxHead: Sendable, Equatable {
+    public var classes: Int
+    public var inputs: Int
+    /// [classes × inputs]
+    public var weight: [Float]
+    public var bias: [Float]
+
+    public init(classes: Int, inputs: Int, weight: [Float]? = nil, bias: [Float]? = nil) {
+        self.classes = classes
+        self.inputs = inputs
+        self.weight = weight ?? [Float](repeating: 0, count: classes * inputs)
+        self.bias = bias ?? [Float](repeating: 0, count: classes)
+    }
+
+    /// Logits [n × classes] of `x` [n × inputs].
+    public func logits(_ x: UnsafePointer<Float>, count n: Int) -> [Float] {
+        var out = [Float](repeating: 0, count: n * classes)
+        for i in 0..<n { for c in 0..<classes { out[i * classes + c] = bias[c] } }
+        weight.withUnsafeBufferPointer { w in
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(n), Int32(classes), Int32(inputs),
+                        1, x, Int32(inputs), w.baseAddress, Int32(inputs), 1, &out, Int32(classes))
+        }
+        return out
+    }
+
+    public func logits(_ x: [Float]) -> [Float] {
+        precondition(x.count % inputs == 0)
+        return x.withUnsafeBufferPointer { logits($0.baseAddress!, count: x.count / inputs) }
+    }
+}
+
+/// Options for `HeadTrainer`, with defaults that work for Stanford Dogs-sized data.
+public struct TrainingOptions: Sendable, Equatable {
+    public var epochs = 60
+    public var batchSize = 128
+    public var learningRate: Float = 1e-3
+    public var weightDecay: Float = 1e-4
+    public var labelSmoothing: Float = 0.1
+    /// Stop after this many epochs without a better validation loss; the best epoch's weights are kept.
+    public var patience = 6
+    public var seed: UInt64 = 1
+
+    public init() {}
+}
+
+/// Loss and accuracy of one pass.
+public struct EpochMetrics: Sendable, Equatable {
+    public var epoch: Int
+    public var trainLoss: Float
+    public var trainTop1: Float
+    public var validationLoss: Float
+    public var validationTop1: Float
+    public var validationTop5: Float
+}
+
+public enum HeadTrainer {
+    /// Trains on `x` [n × inputs] with labels `y`, validating on `vx`/`vy` each epoch.
+    /// `initial` starts from given weights (e.g. the ImageNet classifier's rows for the same classes).
+    public static func train(x: [Float], y: [Int], vx: [Float], vy: [Int], classes: Int, inputs: Int,
+                             options: TrainingOptions, initial: SoftmaxHead? = nil,
+                             epochEnded: (EpochMetrics) -> Void = { _ in }) -> (head: SoftmaxHead, history: [EpochMetrics]) {
+        precondition(x.count == y.count * inputs && vx.count == vy.count * inputs)
+        var head = initial ?? SoftmaxHead(classes: classes, inputs: inputs)
+        var best = head
+        var bestLoss = Float.infinity
+        var history: [EpochMetrics] = []
+        var rng = SplitMix64(seed: options.seed)
+        var order = Array(0..<y.count)
+        var adam = Adam(count: head.weight.count + head.bias.count)
+        var batchX = [Float](repeating: 0, count: options.batchSize * inputs)
+        var sinceBest = 0
+
+        for epoch in 1...max(1, options.epochs) {
+            rng.shuffle(&order)
+            var lossSum: Double = 0, correct = 0
+            var start = 0
+            while start < order.count {
+                let idx = order[start..<min(order.count, start + options.batchSize)]
+                let b = idx.count
+                for (row, i) in idx.enumerated() {
+                    for k in 0..<inputs { batchX[row * inputs + k] = x[i * inputs + k] }
+                }
+                let labels = idx.map { y[$0] }
+                var (dLogits, loss, hits) = batchX.withUnsafeBufferPointer { bx in
+                    lossAndGradient(head, bx.baseAddress!, labels, smoothing: options.labelSmoothing)
+                }
+                lossSum += Double(loss) * Double(b)
+                correct += hits
+                // dW = dLogitsᵀ · X / b ; db = Σ dLogits / b.
+                var gradient = [Float](repeating: 0, count: head.weight.count + classes)
+                let scale = 1 / Float(b)
+                for i in dLogits.indices { dLogits[i] *= scale }
+                dLogits.withUnsafeBufferPointer { d in
+                    batchX.withUnsafeBufferPointer { bx in
+                        gradient.withUnsafeMutableBufferPointer { g in
+                            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, Int32(classes), Int32(inputs), Int32(b),
+                                        1, d.baseAddress, Int32(classes), bx.baseAddress, Int32(inputs),
+                                        0, g.baseAddress, Int32(inputs))
+                        }
+                    }
+                }
+                for r in 0..<b { for c in 0..<classes { gradient[head.weight.count + c] += dLogits[r * classes + c] } }
+                adam.step(&head, gradient: gradient, learningRate: options.learningRate, weightDecay: options.weightDecay)
+                start += b
+            }
+            let v = evaluate(head, vx, vy)
+            let metrics = EpochMetrics(epoch: epoch, trainLoss: Float(lossSum / Double(max(1, y.count))),
+                                       trainTop1: Float(correct) / Float(max(1, y.count)),
+                                       validationLoss: v.loss, validationTop1: v.top1, validationTop5: v.top5)
+            history.append(metrics)
+            epochEnded(metrics)
+            if vy.isEmpty || v.loss < bestLoss {
+                bestLoss = v.loss
+                best = head
+                sinceBest = 0
+            } else {
+                sinceBest += 1
+                if sinceBest >= options.patience { break }
+            }
+        }
+        return (best, history)
+    }
+
+    /// Softmax cross-entropy with label smoothing: gradient w.r.t. the logits (not yet divided by the batch size),
+    /// mean loss, and the number of top-1 hits.
+    static func lossAndGradient(_ head: SoftmaxHead, _ x: UnsafePointer<Float>, _ labels: [Int], smoothing: Float)
+        -> ([Float], Float, Int) {
+        let c = head.classes
+        var logits = head.logits(x, count: labels.count)
+        var loss: Double = 0
+        var hits = 0
+        let off = smoothing / Float(c), on = 1 - smoothing + off
+        for (r, label) in labels.enumerated() {
+            let row = r * c
+            var top = -Float.infinity, arg = 0
+            for k in 0..<c where logits[row + k] > top { top = logits[row + k]; arg = k }
+            if arg == label { hits += 1 }
+            var sum: Float = 0
+            for k in 0..<c { logits[row + k] = Foundation.exp(logits[row + k] - top); sum += logits[row + k] }
+            for k in 0..<c {
+                let p = logits[row + k] / sum
+                let target = k == label ? on : off
+                loss -= Double(target) * Foundation.log(Double(max(p, 1e-30)))
+                logits[row + k] = p - target
+            }
+        }
+        return (logits, Float(loss / Double(max(1, labels.count))), hits)
+    }
+
+    /// Mean cross-entropy (no smoothing), top-1 and top-5 accuracy.
+    public static func evaluate(_ head: SoftmaxHead, _ x: [Float], _ y: [Int], temperature: Float = 1)
+        -> (loss: Float, top1: Float, top5: Float) {
+        summarize(logits: head.logits(x), labels: y, classes: head.classes, temperature: temperature)
+    }
+
+    /// Mean cross-entropy, top-1 and top-5 accuracy of logits [n × classes].
+    public static func summarize(logits: [Float], labels y: [Int], classes: Int, temperature: Float = 1)
+        -> (loss: Float, top1: Float, top5: Float) {
+        guard !y.isEmpty else { return (0, 0, 0) }
+        var loss: Double = 0
+        var top1 = 0, top5 = 0
+        for (r, label) in y.enumerated() {
+            let row = Array(logits[(r * classes)..<((r + 1) * classes)]).map { $0 / temperature }
+            let m = row.max()!
+            let logSum = Foundation.log(row.reduce(0) { $0 + Double(Foundation.exp($1 - m)) }) + Double(m)
+            loss += logSum - Double(row[label])
+            let rank = row.filter { $0 > row[label] }.count
+            if rank == 0 { top1 += 1 }
+            if rank < 5 { top5 += 1 }
+        }
+        let n = Float(y.count)
+        return (Float(loss / Double(y.count)), Float(top1) / n, Float(top5) / n)
+    }
+}
+
+/// AdamW (decoupled weight decay on the weights, none on the bias).
+struct Adam {
+    var m: [Float], v: [Float]
+    var t = 0
+    let beta1: Float = 0.9, beta2: Float = 0.999, epsilon: Float = 1e-8
+
+    init(count: Int) {
+        m = [Float](repeating: 0, count: count)
+        v = [Float](repeating: 0, count: count)
+    }
+
+    mutating func step(_ head: inout SoftmaxHead, gradient g: [Float], learningRate lr: Float, weightDecay: Float) {
+        t += 1
+        let c1 = 1 - Foundation.pow(beta1, Float(t)), c2 = 1 - Foundation.pow(beta2, Float(t))
+        let nw = head.weight.count
+        for i in g.indices {
+            m[i] = beta1 * m[i] + (1 - beta1) * g[i]
+            v[i] = beta2 * v[i] + (1 - beta2) * g[i] * g[i]
+            let update = lr * (m[i] / c1) / ((v[i] / c2).squareRoot() + epsilon)
+            if i < nw {
+                head.weight[i] -= update + lr * weightDecay * head.weight[i]
+            } else {
+                head.bias[i - nw] -= update
+            }
+        }
+    }
+}

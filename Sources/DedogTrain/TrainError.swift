@@ -1,0 +1,31 @@
+/// Everything that can stop training or evaluation. Each message says what to do.
+public enum TrainError: Error, Equatable, Sendable, CustomStringConvertible {
+    case datasetUnreadable(path: String, reason: String)
+    /// Fewer than two classes with images, or a class without any training image.
+    case datasetTooSmall(path: String, detail: String)
+    case splitFile(path: String, line: Int, detail: String)
+    case cache(path: String, reason: String)
+    case model(String)
+    case output(path: String, reason: String)
+    /// The model has no breed head, or its labels do not match the dataset's classes.
+    case labelsMismatch(detail: String)
+
+    public var description: String {
+        switch self {
+        case let .datasetUnreadable(path, reason):
+            return "\(path): cannot read the dataset (\(reason)). Give a folder with one sub-folder of images per class."
+        case let .datasetTooSmall(path, detail):
+            return "\(path): \(detail). Give a folder with one sub-folder of images per class, at least two classes."
+        case let .splitFile(path, line, detail):
+            return "\(path):\(line): \(detail). Each line must be `<class>/<file><TAB><class>`."
+        case let .cache(path, reason):
+            return "\(path): feature cache problem (\(reason)); delete the folder or pass --cache elsewhere."
+        case let .model(message):
+            return message
+        case let .output(path, reason):
+            return "\(path): cannot write the model file (\(reason)); the previous file, if any, is untouched."
+        case let .labelsMismatch(detail):
+            return "the model does not fit this dataset: \(detail)."
+        }
+    }
+}

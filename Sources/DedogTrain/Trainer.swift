@@ -1,0 +1,190 @@
+import Foundation
+import DedogNN
+
+/// What `dedog train` does, as values.
+public struct TrainConfiguration: Sendable {
+    public var dataset: URL
+    /// If set, only the images listed here are used (train + validation pool).
+    public var split: URL?
+    /// If set, the validation images; else a stratified `validationFraction` of the pool.
+    public var validationSplit: URL?
+    public var validationFraction = 0.1
+    /// Also train on mirrored images (features computed once and cached).
+    public var augment = true
+    /// Start from the base model's ImageNet classifier rows for classes whose folder names its labels.
+    public var startFromImageNet = true
+    public var baseModel: URL
+    public var output: URL
+    /// nil: no cache.
+    public var cacheRoot: URL?
+    public var threads = 2
+    public var options = TrainingOptions()
+
+    public init(dataset: URL, baseModel: URL, output: URL) {
+        self.dataset = dataset
+        self.baseModel = baseModel
+        self.output = output
+    }
+}
+
+/// Progress of a training run, for a progress bar.
+public enum TrainProgress: Sendable {
+    case extracting(phase: String, done: Int, total: Int)
+    case epoch(EpochMetrics)
+}
+
+public struct TrainingReport: Sendable {
+    public var classes: [String]
+    public var trainImages: Int
+    public var validationImages: Int
+    /// Files skipped while scanning (not images) and images that could not be decoded.
+    public var skipped: [(path: String, reason: String)]
+    public var history: [EpochMetrics]
+    public var validation: EvaluationReport
+    public var featuresFromCache: Int
+    public var featuresComputed: Int
+    public var extractionSeconds: Double
+    public var trainingSeconds: Double
+}
+
+public enum Trainer {
+    public static func run(_ config: TrainConfiguration, progress: (TrainProgress) -> Void = { _ in })
+        throws(TrainError) -> TrainingReport {
+        let dataset = try Dataset(root: config.dataset)
+        let pool = try config.split.map { url throws(TrainError) in try dataset.samples(listedIn: url) } ?? dataset.samples
+        var train: [Dataset.Sample], validation: [Dataset.Sample]
+        if let v = config.validationSplit {
+            validation = try dataset.samples(listedIn: v)
+            let held = Set(validation.map(\.path))
+            train = pool.filter { !held.contains($0.path) }
+        } else {
+            let restricted = Dataset.Subset(dataset: dataset, samples: pool)
+            (train, validation) = restricted.stratifiedSplit(validationFraction: config.validationFraction, seed: config.options.seed)
+        }
+        let missing = Set(dataset.classes.indices).subtracting(train.map(\.label))
+        if let first = missing.min() {
+            throw .datasetTooSmall(path: dataset.root.path, detail: "class \(dataset.classes[first]) has no training image")
+        }
+
+        let tensors: SafeTensors, network: EfficientNetLite
+        do {
+            tensors = try SafeTensors(contentsOf: config.baseModel)
+            network = try EfficientNetLite(tensors: tensors)
+        } catch {
+            throw .model(error.description)
+        }
+        let cache = try config.cacheRoot.map { root throws(TrainError) in
+            try FeatureCache(root: root, backboneFingerprint: FeatureExtractor.fingerprint(of: tensors, model: network.model),
+                             width: EfficientNetLite.featureCount)
+        }
+        let extractor = FeatureExtractor(network: network, cache: cache, threads: config.threads)
+
+        let started = Date()
+        var skipped = dataset.skipped
+        let trainViews: [FeatureView] = config.augment ? [.center, .mirrored] : [.center]
+        let trainFeatures = try extractor.features(of: train.map(dataset.url), views: trainViews) {
+            progress(.extracting(phase: "train", done: $0, total: $1))
+        }
+        let validationFeatures = try extractor.features(of: validation.map(dataset.url), views: [.center]) {
+            progress(.extracting(phase: "validation", done: $0, total: $1))
+        }
+        let extractionSeconds = Date().timeIntervalSince(started)
+        for failure in trainFeatures.failures { skipped.append((train[failure.index].path, failure.message)) }
+        for failure in validationFeatures.failures { skipped.append((validation[failure.index].path, failure.message)) }
+
+        func matrix(_ result: FeatureExtractor.Result, _ samples: [Dataset.Sample]) -> (x: [Float], y: [Int]) {
+            var x: [Float] = [], y: [Int] = []
+            for (i, views) in result.features.enumerated() {
+                guard let views else { continue }
+                for v in views { x += v; y.append(samples[i].label) }
+            }
+            return (x, y)
+        }
+        let (x, y) = matrix(trainFeatures, train)
+        let (vx, vy) = matrix(validationFeatures, validation)
+        guard !y.isEmpty else { throw .datasetTooSmall(path: dataset.root.path, detail: "no training image could be read") }
+
+        let width = EfficientNetLite.featureCount
+        let initial = config.startFromImageNet ? imagenetStart(network: network, classes: dataset.classes) : nil
+        let trainingStarted = Date()
+        BLASThreads.useSingleThreadedBLAS()  // deterministic GEMM results
+        let (head, history) = HeadTrainer.train(x: x, y: y, vx: vx, vy: vy, classes: dataset.classes.count, inputs: width,
+                                                options: config.options, initial: initial) { progress(.epoch($0)) }
+        let validationLogits = head.logits(vx)
+        let temperature = Calibration.temperature(logits: validationLogits, labels: vy, classes: dataset.classes.count)
+        let trainingSeconds = Date().timeIntervalSince(trainingStarted)
+        let report = EvaluationReport(logits: validationLogits, labels: vy, classNames: dataset.classes, temperature: temperature)
+
+        var model = network.model
+        model.breedHead = HeadDescription(weight: ModelWriter.breedWeight, bias: ModelWriter.breedBias,
+                                          labels: dataset.classes.map(Label.init(folder:)), temperature: temperature)
+        let counts = Dictionary(grouping: train, by: \.label).mapValues(\.count)
+        var fingerprint = ContentHash()
+        for s in (train + validation).sorted(by: { $0.path < $1.path }) { fingerprint.update("\(s.path)\t\(s.label)\n") }
+        model.training = [
+            "date": ISO8601DateFormatter().string(from: Date()),
+            "dataset": dataset.root.path,
+            "datasetFingerprint": fingerprint.hex,
+            "classes": "\(dataset.classes.count)",
+            "trainImages": "\(train.count)",
+            "validationImages": "\(validation.count)",
+            "imagesPerClass": "\(counts.values.min() ?? 0)–\(counts.values.max() ?? 0)",
+            "augment": config.augment ? "mirror" : "none",
+            "seed": "\(config.options.seed)",
+            "epochs": "\(history.count)",
+            "validationTop1": String(format: "%.4f", report.top1),
+            "validationTop5": String(format: "%.4f", report.top5),
+            "temperature": String(format: "%.4f", temperature),
+        ]
+        do {
+            try ModelWriter.write(base: tensors, model: model, breedWeight: head.weight, breedBias: head.bias, to: config.output)
+        } catch {
+            throw .output(path: config.output.path, reason: "\(error.localizedDescription)")
+        }
+        return TrainingReport(classes: dataset.classes, trainImages: train.count, validationImages: validation.count,
+                              skipped: skipped, history: history, validation: report,
+                              featuresFromCache: trainFeatures.fromCache + validationFeatures.fromCache,
+                              featuresComputed: trainFeatures.computed + validationFeatures.computed,
+                              extractionSeconds: extractionSeconds, trainingSeconds: trainingSeconds)
+    }
+
+    /// The ImageNet classifier's rows for the classes it knows by the same key (for Stanford Dogs, all 120),
+    /// zeros for the others: training starts where the pretrained network already is.
+    static func imagenetStart(network: EfficientNetLite, classes: [String]) -> SoftmaxHead? {
+        guard let head = network.imagenetHead, let labels = network.model.imagenetHead?.labels else { return nil }
+        let width = head.inputs
+        var start = SoftmaxHead(classes: classes.count, inputs: width)
+        var matched = 0
+        for (c, name) in classes.enumerated() {
+            guard let row = labels.firstIndex(where: { $0.key == name }) else { continue }
+            for k in 0..<width { start.weight[c * width + k] = head.weight[row * width + k] }
+            start.bias[c] = head.bias[row]
+            matched += 1
+        }
+        return matched > 0 ? start : nil
+    }
+}
+
+extension Dataset {
+    /// A dataset restricted to some of its samples (for splitting a split file's pool).
+    struct Subset {
+        let dataset: Dataset
+        let samples: [Sample]
+
+        func stratifiedSplit(validationFraction: Double, seed: UInt64) -> (train: [Sample], validation: [Sample]) {
+            Dataset.stratified(samples, classes: dataset.classes.count, fraction: validationFraction, seed: seed)
+        }
+    }
+}
+
+extension Label {
+    /// A label for an ImageFolder class: the folder name is the key; the name drops a leading WordNet id
+    /// (`n02085620-`) and turns underscores into spaces.
+    public init(folder: String) {
+        var name = folder
+        if let dash = folder.firstIndex(of: "-"), folder.first == "n", folder[folder.index(after: folder.startIndex)..<dash].allSatisfy(\.isNumber) {
+            name = String(folder[folder.index(after: dash)...])
+        }
+        self.init(key: folder, name: name.replacingOccurrences(of: "_", with: " "), isDog: true)
+    }
+}
