@@ -53,7 +53,7 @@ struct Train: ParsableCommand {
     var epochs = 60
 
     @Option(help: "Adam learning rate.")
-    var learningRate: Float = 1e-3
+    var learningRate: Float = 1e-4
 
     @Option(help: "Decoupled weight decay.")
     var weightDecay: Float = 1e-4

@@ -37,13 +37,16 @@ public struct Dataset: Sendable {
             var sub: ObjCBool = false
             guard fm.fileExists(atPath: root.appendingPathComponent(name).path, isDirectory: &sub), sub.boolValue else { continue }
             var found: [String] = []
+            var notImages: [(String, String)] = []
             ImageFiles.find([root.appendingPathComponent(name).path]) { item in
                 switch item {
                 case let .image(path): found.append(path)
-                case let .skipped(path, reason): skipped.append((Self.relative(path, to: root), reason))
+                case let .skipped(path, reason): notImages.append((Self.relative(path, to: root), reason))
                 }
             }
+            // A folder without images (e.g. `splits/`) is not a class, and its files are none of our business.
             guard !found.isEmpty else { continue }
+            skipped += notImages
             let label = classes.count
             classes.append(name)
             samples += found.map { Sample(path: Self.relative($0, to: root), label: label) }

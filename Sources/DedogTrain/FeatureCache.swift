@@ -50,7 +50,7 @@ public struct FeatureCache: Sendable {
         for v in values { withUnsafeBytes(of: v.bitPattern.littleEndian) { data.append(contentsOf: $0) } }
         do {
             try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try AtomicFile.write(data, to: target)
+            try AtomicFile.write(data, to: target, durable: false)
         } catch {
             throw .cache(path: target.path, reason: "\(error.localizedDescription)")
         }

@@ -39,7 +39,7 @@ public struct SoftmaxHead: Sendable, Equatable {
 public struct TrainingOptions: Sendable, Equatable {
     public var epochs = 60
     public var batchSize = 128
-    public var learningRate: Float = 1e-3
+    public var learningRate: Float = 1e-4
     public var weightDecay: Float = 1e-4
     public var labelSmoothing: Float = 0.1
     /// Stop after this many epochs without a better validation loss; the best epoch's weights are kept.

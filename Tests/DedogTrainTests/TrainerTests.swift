@@ -1,0 +1,129 @@
+import Foundation
+import Testing
+import DedogTestSupport
+import DedogNN
+import DedogTrain
+
+/// A tiny dataset made in the test: three classes of generated pictures that a frozen ImageNet backbone
+/// tells apart easily (red discs, green horizontal stripes, blue checkerboards), 8 of each, with varied
+/// positions, sizes and noise; plus one corrupt file.
+struct SyntheticDataset {
+    let root: URL
+
+    init(name: String) throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-train-\(name)-\(getpid())")
+        try? FileManager.default.removeItem(at: root)
+        var rng = SeededNoise(state: 11)
+        for (c, kind) in ["discs", "stripes", "checks"].enumerated() {
+            let folder = root.appendingPathComponent(kind)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            for i in 0..<8 {
+                let size = 96
+                var px = [UInt8](repeating: 0, count: size * size * 3)
+                let cx = 30 + rng.next(36), cy = 30 + rng.next(36), r = 14 + rng.next(14), period = 6 + rng.next(6)
+                for y in 0..<size {
+                    for x in 0..<size {
+                        let on: Bool
+                        switch c {
+                        case 0: on = (x - cx) * (x - cx) + (y - cy) * (y - cy) < r * r
+                        case 1: on = (y / period) % 2 == 0
+                        default: on = ((x / period) + (y / period)) % 2 == 0
+                        }
+                        let base: [Int] = on ? [[230, 30, 30], [30, 200, 40], [40, 60, 230]][c] : [200, 200, 200]
+                        for k in 0..<3 { px[(y * size + x) * 3 + k] = UInt8(max(0, min(255, base[k] + rng.next(31) - 15))) }
+                    }
+                }
+                try PNGWriter.encode(width: size, height: size, rgb: px).write(to: folder.appendingPathComponent("\(i).png"))
+            }
+        }
+        // A corrupt image and a non-image: the first is skipped and reported, the second ignored with a note.
+        try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0]).write(to: root.appendingPathComponent("discs/broken.png"))
+        try Data("readme".utf8).write(to: root.appendingPathComponent("stripes/notes.txt"))
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: root) }
+}
+
+struct SeededNoise {
+    var state: UInt64
+    mutating func next(_ bound: Int) -> Int {
+        state = state &* 6364136223846793005 &+ 1442695040888963407
+        return Int((state >> 33) % UInt64(bound))
+    }
+}
+
+@Suite(.serialized) struct TrainerTests {
+    static let base = SharedData.packageRoot.appendingPathComponent("models/efficientnet-lite0-imagenet.safetensors")
+
+    func configuration(_ data: SyntheticDataset, output: String, cache: URL? = nil) -> TrainConfiguration {
+        var config = TrainConfiguration(dataset: data.root, baseModel: Self.base,
+                                        output: data.root.appendingPathComponent(output))
+        config.validationFraction = 0.25
+        config.cacheRoot = cache
+        config.threads = 2
+        config.options.epochs = 40
+        config.options.learningRate = 1e-2
+        return config
+    }
+
+    @Test func trainsToHighAccuracyAndTheModelFileRoundTrips() throws {
+        let data = try SyntheticDataset(name: "accuracy")
+        defer { data.remove() }
+        let report = try Trainer.run(configuration(data, output: "model.safetensors"))
+        #expect(report.classes == ["checks", "discs", "stripes"])
+        #expect(report.trainImages + report.validationImages == 24)
+        #expect(report.validation.top1 == 1.0, "validation top-1 \(report.validation.top1)")
+        #expect(report.skipped.contains { $0.path == "discs/broken.png" })
+        #expect(report.skipped.contains { $0.path == "stripes/notes.txt" })
+
+        let network = try EfficientNetLite(contentsOf: data.root.appendingPathComponent("model.safetensors"))
+        let head = try #require(network.model.breedHead)
+        #expect(head.labels.map(\.key) == ["checks", "discs", "stripes"])
+        #expect((head.temperature ?? 0) > 0)
+        #expect(network.model.training?["classes"] == "3")
+        #expect(network.imagenetHead != nil)  // kept for the no-dog verdict
+    }
+
+    @Test func sameSeedGivesTheSameHead() throws {
+        let data = try SyntheticDataset(name: "seed")
+        defer { data.remove() }
+        let cache = data.root.appendingPathComponent(".cache")
+        _ = try Trainer.run(configuration(data, output: "a.safetensors", cache: cache))
+        let second = try Trainer.run(configuration(data, output: "b.safetensors", cache: cache))
+        #expect(second.featuresComputed == 0, "the second run reads every feature from the cache")
+        let a = try SafeTensors(contentsOf: data.root.appendingPathComponent("a.safetensors"))
+        let b = try SafeTensors(contentsOf: data.root.appendingPathComponent("b.safetensors"))
+        #expect(a.bytes(of: "breed_head.weight") == b.bytes(of: "breed_head.weight"))
+        #expect(a.bytes(of: "breed_head.bias") == b.bytes(of: "breed_head.bias"))
+    }
+
+    @Test func stratifiedSplitIsSeededAndCoversEveryClass() throws {
+        let data = try SyntheticDataset(name: "split")
+        defer { data.remove() }
+        let dataset = try Dataset(root: data.root)
+        let one = dataset.stratifiedSplit(validationFraction: 0.25, seed: 3)
+        #expect(one.train.count + one.validation.count == dataset.samples.count)
+        #expect(Set(one.validation.map(\.label)) == [0, 1, 2])
+        #expect(dataset.stratifiedSplit(validationFraction: 0.25, seed: 3).validation == one.validation)
+        #expect(dataset.stratifiedSplit(validationFraction: 0.25, seed: 4).validation != one.validation)
+    }
+
+    @Test func calibrationFindsTheTemperatureThatMinimisesTheLoss() {
+        // Logits that are 3× too confident: the best temperature is about 3.
+        var rng = SeededNoise(state: 5)
+        var logits: [Float] = [], labels: [Int] = []
+        for _ in 0..<2000 {
+            let label = rng.next(4)
+            let z = (0..<4).map { _ in Float(rng.next(1000)) / 1000 * 2 }
+            let truth = z.enumerated().map { $0.offset == label ? $0.element + 1.5 : $0.element }
+            // Sample the label from softmax(truth), then report 3·truth as the logits.
+            let e = truth.map { Foundation.exp($0) }, total = e.reduce(0, +)
+            var u = Float(rng.next(100000)) / 100000 * total, drawn = 0
+            while drawn < 3 && u > e[drawn] { u -= e[drawn]; drawn += 1 }
+            labels.append(drawn)
+            logits += truth.map { $0 * 3 }
+        }
+        let t = Calibration.temperature(logits: logits, labels: labels, classes: 4)
+        #expect(abs(t - 3) < 0.4, "temperature \(t)")
+    }
+}
