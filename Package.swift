@@ -29,8 +29,10 @@ let package = Package(
         .target(name: "DedogNN", dependencies: ["DedogImage", "CCBLAS"]),
         // Transfer learning: dataset scan, feature cache, head training, calibration, metrics.
         .target(name: "DedogTrain", dependencies: ["DedogImage", "DedogNN", "CCBLAS"]),
+        // The breed catalogue (English + Czech), built by scripts/build-catalogue, and its search.
+        .target(name: "DedogCatalogue", resources: [.copy("Resources/breeds.json")]),
         // The facade: image in, ranked breeds out; training and evaluation entry points.
-        .target(name: "Dedog", dependencies: ["DedogImage", "DedogNN", "DedogTrain"]),
+        .target(name: "Dedog", dependencies: ["DedogImage", "DedogNN", "DedogTrain", "DedogCatalogue"]),
         // The command-line tool: parses, prints, sets exit codes.
         .executableTarget(name: "DedogCLI", dependencies: [
             "Dedog",
@@ -44,6 +46,7 @@ let package = Package(
         .testTarget(name: "DedogImageTests", dependencies: ["DedogImage", "DedogTestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "DedogNNTests", dependencies: ["DedogNN", "DedogImage", "DedogTestSupport"]),
+        .testTarget(name: "DedogCatalogueTests", dependencies: ["DedogCatalogue", "DedogTestSupport"]),
         .testTarget(name: "DedogTrainTests", dependencies: ["DedogTrain", "DedogNN", "DedogTestSupport"]),
         .testTarget(name: "DedogTests", dependencies: ["Dedog", "DedogTestSupport"]),
         .testTarget(name: "DedogCLITests", dependencies: ["DedogCLI", "DedogTestSupport"]),

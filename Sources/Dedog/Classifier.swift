@@ -56,21 +56,22 @@ public final class Classifier {
     }
 
     public func classify(_ image: RGBImage, top: Int = 3) -> Classification {
-        let input = model.preprocessing.tensor(image)
-        let size = model.preprocessing.cropSize
+        let p = model.preprocessing
+        let mirror = model.averagesMirror ?? false
+        let input = p.tensor(image) + (mirror ? p.tensor(image.mirrored()) : [])
         // The input is built from our own preprocessing, so its size is right by construction.
-        let features = try! session.features(input, batch: 1, height: size, width: size)
+        let features = try! session.features(input, batch: mirror ? 2 : 1, height: p.cropSize, width: p.cropSize)
         return decide(features: features, top: top)
     }
 
-    /// The verdict and ranking for one image's pooled features.
+    /// The verdict and ranking for one image's pooled features (or several views of it, whose logits are averaged).
     public func decide(features: [Float], top: Int) -> Classification {
         let thresholds = model.decision
         var dogProbability: Float? = nil
         var lookalikes: [Prediction] = []
         var imagenetProbabilities: [Float] = []
         if let head = network.imagenetHead, let description = model.imagenetHead {
-            imagenetProbabilities = Self.softmax(head(features, batch: 1), temperature: description.temperature ?? 1)
+            imagenetProbabilities = Self.softmax(Self.meanLogits(head, features), temperature: description.temperature ?? 1)
             let labels = description.labels
             dogProbability = zip(labels, imagenetProbabilities).filter { $0.0.isDog }.map(\.1).reduce(0, +)
             lookalikes = Self.ranked(labels, imagenetProbabilities, top: 3) { !$0.isDog }
@@ -78,7 +79,7 @@ public final class Classifier {
 
         var breeds: [Prediction]
         if let head = network.breedHead, let description = model.breedHead {
-            let p = Self.softmax(head(features, batch: 1), temperature: description.temperature ?? 1)
+            let p = Self.softmax(Self.meanLogits(head, features), temperature: description.temperature ?? 1)
             breeds = Self.ranked(description.labels, p, top: top) { _ in true }
         } else {
             let labels = model.imagenetHead?.labels ?? []
@@ -99,6 +100,13 @@ public final class Classifier {
         }
         return Classification(verdict: verdict, breeds: breeds, dogProbability: dogProbability,
                               lookalikes: verdict == .noDog ? lookalikes : [])
+    }
+
+    /// The head's logits averaged over the views in `features` ([views × 1280]).
+    static func meanLogits(_ head: Linear, _ features: [Float]) -> [Float] {
+        let views = features.count / head.inputs
+        let all = head(features, batch: views)
+        return (0..<head.outputs).map { o in (0..<views).reduce(0) { $0 + all[$1 * head.outputs + o] } / Float(views) }
     }
 
     static func softmax(_ logits: [Float], temperature: Float) -> [Float] {

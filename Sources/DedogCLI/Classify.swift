@@ -37,6 +37,12 @@ struct Classify: ParsableCommand {
     @Option(help: "Threads for the network.")
     var threads = ProcessInfo.processInfo.activeProcessorCount
 
+    @Option(help: ArgumentHelp("Language of breed names and details: en or cs.", valueName: "lang"))
+    var lang: Language = .en
+
+    @Option(help: ArgumentHelp("Breed catalogue JSON to use instead of the bundled one.", valueName: "file"))
+    var catalogue: String?
+
     func validate() throws {
         guard top >= 1 else { throw ValidationError("--top must be at least 1.") }
         guard (1...256).contains(threads) else { throw ValidationError("--threads must be between 1 and 256.") }
@@ -50,7 +56,14 @@ struct Classify: ParsableCommand {
             Terminal.error(error.description)
             throw Status.modelUnavailable
         }
-        let printer = ResultPrinter(json: json)
+        let breeds: Catalogue
+        do throws(CatalogueError) {
+            breeds = try Catalogue.load(catalogue)
+        } catch {
+            Terminal.error(error.description)
+            throw Status.someInputsFailed
+        }
+        let printer = ResultPrinter(json: json, catalogue: breeds, language: lang)
         var failures = 0, photos = 0
         ImageFiles.find(paths) { found in
             switch found {

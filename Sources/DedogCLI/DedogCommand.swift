@@ -12,7 +12,7 @@ struct DedogCommand: ParsableCommand {
             2 the model could not be loaded; 64 invalid command-line usage.
             """,
         version: "0.1.0",
-        subcommands: [Classify.self, Train.self, Evaluate.self]
+        subcommands: [Classify.self, Train.self, Evaluate.self, Breeds.self]
     )
 }
 

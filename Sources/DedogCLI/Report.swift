@@ -25,6 +25,8 @@ enum Report {
         Terminal.out("  features: \(r.featuresComputed) computed, \(r.featuresFromCache) from cache, "
                      + String(format: "%.1f s", r.extractionSeconds) + "; head: " + String(format: "%.1f s", r.trainingSeconds)
                      + ", \(r.history.count) epochs")
+        Terminal.out("  validation top-1: \(percent(r.validationTop1CenterOnly)) as is, \(percent(r.validationTop1MirrorAveraged)) "
+                     + "averaged with the mirror image → \(r.averagesMirror ? "averaging kept" : "not averaging")")
         evaluation(r.validation, title: "Validation")
         if !r.skipped.isEmpty {
             Terminal.out("  skipped \(r.skipped.count) file(s):")

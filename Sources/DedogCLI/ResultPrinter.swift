@@ -4,17 +4,24 @@ import Foundation
 /// Formats classification results as text for people or as JSON Lines for scripts.
 struct ResultPrinter {
     let json: Bool
+    let catalogue: Catalogue
+    let language: Language
 
     func result(file: String, _ c: Classification) {
         if json {
-            emit(Record(file: file, result: c, error: nil))
+            emit(Record(file: file, result: c, error: nil, catalogue: catalogue, language: language))
         } else {
-            Terminal.out(Self.text(file: file, c))
+            Terminal.out(text(file: file, c))
         }
     }
 
+    /// A prediction's name in the chosen language: the catalogue's, else the model's label name.
+    func name(_ p: Prediction) -> String {
+        catalogue.breed(forLabel: p.key)?.name(in: language) ?? p.name
+    }
+
     func failure(file: String, message: String) {
-        if json { emit(Record(file: file, result: nil, error: message)) }
+        if json { emit(Record(file: file, result: nil, error: message, catalogue: catalogue, language: language)) }
     }
 
     private func emit(_ record: Record) {
@@ -28,24 +35,30 @@ struct ResultPrinter {
         return value >= 99.95 || value < 0.05 && value > 0 ? String(format: "%.2f %%", value) : String(format: "%.1f %%", value)
     }
 
-    static func text(file: String, _ c: Classification) -> String {
+    func text(file: String, _ c: Classification) -> String {
         var lines: [String] = []
         let best = c.breeds.first
+        let cs = language == .cs
         switch c.verdict {
         case .dog:
-            lines.append("\(file): \(best?.name ?? "?") (\(percent(best?.probability ?? 0)))")
+            lines.append("\(file): \(best.map(name) ?? "?") (\(Self.percent(best?.probability ?? 0)))")
         case .unsure:
-            let names = c.breeds.prefix(2).map(\.name).joined(separator: " or ")
-            lines.append("\(file): unsure — perhaps \(names)")
+            let names = c.breeds.prefix(2).map(name).joined(separator: cs ? " nebo " : " or ")
+            lines.append(cs ? "\(file): nejisté — možná \(names)" : "\(file): unsure — perhaps \(names)")
         case .noDog:
-            let like = c.lookalikes.first.map { "; it looks more like: \($0.name)" } ?? ""
-            lines.append("\(file): no dog found (dog probability \(percent(c.dogProbability ?? 0))\(like))")
+            let like = c.lookalikes.first.map { (cs ? "; spíš to vypadá na: " : "; it looks more like: ") + $0.name } ?? ""
+            let p = Self.percent(c.dogProbability ?? 0)
+            lines.append(cs ? "\(file): žádný pes (pravděpodobnost psa \(p)\(like))"
+                            : "\(file): no dog found (dog probability \(p)\(like))")
         }
         if c.verdict != .noDog {
-            let width = c.breeds.map(\.name.count).max() ?? 0
+            let names = c.breeds.map(name)
+            let width = names.map(\.count).max() ?? 0
             for (i, p) in c.breeds.enumerated() {
-                let pad = String(repeating: " ", count: width - p.name.count)
-                lines.append("  \(i + 1). \(p.name)\(pad)  \(percent(p.probability).leftPadded(to: 8))")
+                let pad = String(repeating: " ", count: width - names[i].count)
+                var line = "  \(i + 1). \(names[i])\(pad)  \(Self.percent(p.probability).leftPadded(to: 8))"
+                if let breed = catalogue.breed(forLabel: p.key) { line += "   " + BreedText.summary(breed, language) }
+                lines.append(line)
             }
         }
         return lines.joined(separator: "\n")
@@ -56,6 +69,8 @@ struct ResultPrinter {
         let file: String
         let result: Classification?
         let error: String?
+        let catalogue: Catalogue
+        let language: Language
 
         enum Keys: String, CodingKey { case file, verdict, dogProbability, breeds, lookalikes, error }
 
@@ -64,9 +79,39 @@ struct ResultPrinter {
             try c.encode(file, forKey: .file)
             try c.encode(result?.verdict.rawValue, forKey: .verdict)
             try c.encode(result?.dogProbability, forKey: .dogProbability)
-            try c.encode(result?.breeds ?? [], forKey: .breeds)
+            try c.encode((result?.breeds ?? []).map { PredictionRecord(prediction: $0, breed: catalogue.breed(forLabel: $0.key),
+                                                                       language: language) }, forKey: .breeds)
             try c.encode(result?.lookalikes ?? [], forKey: .lookalikes)
             try c.encode(error, forKey: .error)
+        }
+    }
+
+    /// A ranked breed with its catalogue details (null when the catalogue has no entry for the label).
+    struct PredictionRecord: Encodable {
+        let prediction: Prediction
+        let breed: Breed?
+        let language: Language
+
+        enum Keys: String, CodingKey { case key, name, probability, breed }
+        enum BreedKeys: String, CodingKey { case id, name, size, weight, lifeSpan, origin, fci }
+
+        func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: Keys.self)
+            try c.encode(prediction.key, forKey: .key)
+            try c.encode(breed?.name(in: language) ?? prediction.name, forKey: .name)
+            try c.encode(prediction.probability, forKey: .probability)
+            if let breed {
+                var b = c.nestedContainer(keyedBy: BreedKeys.self, forKey: .breed)
+                try b.encode(breed.id, forKey: .id)
+                try b.encode(breed.name, forKey: .name)
+                try b.encode(breed.size, forKey: .size)
+                try b.encode(breed.weight, forKey: .weight)
+                try b.encode(breed.lifeSpan, forKey: .lifeSpan)
+                try b.encode(breed.origin, forKey: .origin)
+                try b.encode(breed.fci?.number, forKey: .fci)
+            } else {
+                try c.encodeNil(forKey: .breed)
+            }
         }
     }
 }

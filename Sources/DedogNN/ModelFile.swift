@@ -64,13 +64,17 @@ public struct ModelDescription: Codable, Sendable, Equatable {
     /// A trained breed classifier; when present, breeds are ranked with it.
     public var breedHead: HeadDescription?
     public var decision: DecisionThresholds
+    /// Classify each photo as it is and mirrored, and average the logits (set by training when it helps on the
+    /// validation images; costs a second pass through the network).
+    public var averagesMirror: Bool?
     /// Free-form facts about how a trained head was made (dataset, metrics, date, seed).
     public var training: [String: String]?
 
     public init(formatVersion: Int = ModelDescription.currentVersion, architecture: String = "efficientnet-lite0",
                 source: String? = nil, preprocessing: Preprocessing = Preprocessing(), batchNormEpsilon: Float = 1e-3,
                 imagenetHead: HeadDescription?, breedHead: HeadDescription?,
-                decision: DecisionThresholds = DecisionThresholds(), training: [String: String]? = nil) {
+                decision: DecisionThresholds = DecisionThresholds(), averagesMirror: Bool? = nil,
+                training: [String: String]? = nil) {
         self.formatVersion = formatVersion
         self.architecture = architecture
         self.source = source
@@ -79,6 +83,7 @@ public struct ModelDescription: Codable, Sendable, Equatable {
         self.imagenetHead = imagenetHead
         self.breedHead = breedHead
         self.decision = decision
+        self.averagesMirror = averagesMirror
         self.training = training
     }
 

@@ -33,16 +33,18 @@ public enum Evaluator {
             try FeatureCache(root: root, backboneFingerprint: FeatureExtractor.fingerprint(of: tensors, model: network.model),
                              width: EfficientNetLite.featureCount)
         }
+        let mirror = network.model.averagesMirror ?? false
         let result = try FeatureExtractor(network: network, cache: cache, threads: threads)
-            .features(of: samples.map(dataset.url), views: [.center]) {
+            .features(of: samples.map(dataset.url), views: mirror ? [.center, .mirrored] : [.center]) {
                 progress(.extracting(phase: "evaluate", done: $0, total: $1))
             }
         var logits: [Float] = [], y: [Int] = []
         let classes = dataset.classes.count
         for (i, views) in result.features.enumerated() {
-            guard let f = views?.first else { continue }
-            let all = head(f, batch: 1)
-            logits += rows.map { all[$0!] }
+            guard let views else { continue }
+            // Logits averaged over the views, as classify does.
+            let all = head(views.flatMap { $0 }, batch: views.count)
+            logits += rows.map { r in (0..<views.count).reduce(0) { $0 + all[$1 * head.outputs + r!] } / Float(views.count) }
             y.append(samples[i].label)
         }
         precondition(logits.count == y.count * classes)

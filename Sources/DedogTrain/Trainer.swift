@@ -35,12 +35,17 @@ public enum TrainProgress: Sendable {
 
 public struct TrainingReport: Sendable {
     public var classes: [String]
+    /// Images actually used (unreadable ones are in `skipped`).
     public var trainImages: Int
     public var validationImages: Int
     /// Files skipped while scanning (not images) and images that could not be decoded.
     public var skipped: [(path: String, reason: String)]
     public var history: [EpochMetrics]
     public var validation: EvaluationReport
+    public var validationTop1CenterOnly: Float
+    public var validationTop1MirrorAveraged: Float
+    /// Whether the model averages each photo with its mirror image (chosen on the validation loss).
+    public var averagesMirror: Bool
     public var featuresFromCache: Int
     public var featuresComputed: Int
     public var extractionSeconds: Double
@@ -85,23 +90,24 @@ public enum Trainer {
         let trainFeatures = try extractor.features(of: train.map(dataset.url), views: trainViews) {
             progress(.extracting(phase: "train", done: $0, total: $1))
         }
-        let validationFeatures = try extractor.features(of: validation.map(dataset.url), views: [.center]) {
+        let validationFeatures = try extractor.features(of: validation.map(dataset.url), views: [.center, .mirrored]) {
             progress(.extracting(phase: "validation", done: $0, total: $1))
         }
         let extractionSeconds = Date().timeIntervalSince(started)
         for failure in trainFeatures.failures { skipped.append((train[failure.index].path, failure.message)) }
         for failure in validationFeatures.failures { skipped.append((validation[failure.index].path, failure.message)) }
 
-        func matrix(_ result: FeatureExtractor.Result, _ samples: [Dataset.Sample]) -> (x: [Float], y: [Int]) {
+        func matrix(_ result: FeatureExtractor.Result, _ samples: [Dataset.Sample], views: Range<Int>) -> (x: [Float], y: [Int]) {
             var x: [Float] = [], y: [Int] = []
-            for (i, views) in result.features.enumerated() {
-                guard let views else { continue }
-                for v in views { x += v; y.append(samples[i].label) }
+            for (i, all) in result.features.enumerated() {
+                guard let all else { continue }
+                for v in views { x += all[v]; y.append(samples[i].label) }
             }
             return (x, y)
         }
-        let (x, y) = matrix(trainFeatures, train)
-        let (vx, vy) = matrix(validationFeatures, validation)
+        let (x, y) = matrix(trainFeatures, train, views: 0..<trainViews.count)
+        let (vx, vy) = matrix(validationFeatures, validation, views: 0..<1)
+        let (mirroredX, _) = matrix(validationFeatures, validation, views: 1..<2)
         guard !y.isEmpty else { throw .datasetTooSmall(path: dataset.root.path, detail: "no training image could be read") }
 
         let width = EfficientNetLite.featureCount
@@ -110,12 +116,20 @@ public enum Trainer {
         BLASThreads.useSingleThreadedBLAS()  // deterministic GEMM results
         let (head, history) = HeadTrainer.train(x: x, y: y, vx: vx, vy: vy, classes: dataset.classes.count, inputs: width,
                                                 options: config.options, initial: initial) { progress(.epoch($0)) }
-        let validationLogits = head.logits(vx)
-        let temperature = Calibration.temperature(logits: validationLogits, labels: vy, classes: dataset.classes.count)
+        // Averaging with the mirrored view is kept only if it helps on the validation images.
+        let centerLogits = head.logits(vx)
+        let averagedLogits = zip(centerLogits, head.logits(mirroredX)).map { ($0 + $1) / 2 }
+        let classes = dataset.classes.count
+        let centerOnly = HeadTrainer.summarize(logits: centerLogits, labels: vy, classes: classes)
+        let averaged = HeadTrainer.summarize(logits: averagedLogits, labels: vy, classes: classes)
+        let averagesMirror = averaged.loss < centerOnly.loss
+        let validationLogits = averagesMirror ? averagedLogits : centerLogits
+        let temperature = Calibration.temperature(logits: validationLogits, labels: vy, classes: classes)
         let trainingSeconds = Date().timeIntervalSince(trainingStarted)
         let report = EvaluationReport(logits: validationLogits, labels: vy, classNames: dataset.classes, temperature: temperature)
 
         var model = network.model
+        model.averagesMirror = averagesMirror
         model.breedHead = HeadDescription(weight: ModelWriter.breedWeight, bias: ModelWriter.breedBias,
                                           labels: dataset.classes.map(Label.init(folder:)), temperature: temperature)
         let counts = Dictionary(grouping: train, by: \.label).mapValues(\.count)
@@ -126,8 +140,8 @@ public enum Trainer {
             "dataset": dataset.root.path,
             "datasetFingerprint": fingerprint.hex,
             "classes": "\(dataset.classes.count)",
-            "trainImages": "\(train.count)",
-            "validationImages": "\(validation.count)",
+            "trainImages": "\(y.count / trainViews.count)",
+            "validationImages": "\(vy.count)",
             "imagesPerClass": "\(counts.values.min() ?? 0)–\(counts.values.max() ?? 0)",
             "augment": config.augment ? "mirror" : "none",
             "seed": "\(config.options.seed)",
@@ -135,14 +149,18 @@ public enum Trainer {
             "validationTop1": String(format: "%.4f", report.top1),
             "validationTop5": String(format: "%.4f", report.top5),
             "temperature": String(format: "%.4f", temperature),
+            "validationTop1CenterOnly": String(format: "%.4f", centerOnly.top1),
+            "validationTop1MirrorAveraged": String(format: "%.4f", averaged.top1),
         ]
         do {
             try ModelWriter.write(base: tensors, model: model, breedWeight: head.weight, breedBias: head.bias, to: config.output)
         } catch {
             throw .output(path: config.output.path, reason: "\(error.localizedDescription)")
         }
-        return TrainingReport(classes: dataset.classes, trainImages: train.count, validationImages: validation.count,
+        return TrainingReport(classes: dataset.classes, trainImages: y.count / trainViews.count, validationImages: vy.count,
                               skipped: skipped, history: history, validation: report,
+                              validationTop1CenterOnly: centerOnly.top1, validationTop1MirrorAveraged: averaged.top1,
+                              averagesMirror: averagesMirror,
                               featuresFromCache: trainFeatures.fromCache + validationFeatures.fromCache,
                               featuresComputed: trainFeatures.computed + validationFeatures.computed,
                               extractionSeconds: extractionSeconds, trainingSeconds: trainingSeconds)

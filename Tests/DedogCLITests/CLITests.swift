@@ -35,8 +35,9 @@ struct CLI {
         #expect(r.status == 0, "\(r.stderr)")
         let lines = r.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 3)
-        #expect(lines[0].hasPrefix("datasets/samples/beagle.jpg: beagle ("))
-        #expect(lines[1].hasPrefix("  1. beagle "))
+        #expect(lines[0].hasPrefix("datasets/samples/beagle.jpg: Beagle ("))
+        #expect(lines[1].hasPrefix("  1. Beagle "))
+        #expect(lines[1].hasSuffix("small · 5.9–13.6 kg · 10–15 years · Great Britain"))
         #expect(r.stderr.isEmpty)
     }
 
@@ -52,6 +53,8 @@ struct CLI {
         #expect(records[0]["verdict"] as? String == "dog")
         let breed = (records[0]["breeds"] as! [[String: Any]])[0]
         #expect(breed["key"] as? String == "n02088364-beagle")
+        #expect(breed["name"] as? String == "Beagle")
+        #expect((breed["breed"] as? [String: Any])?["id"] as? String == "beagle")
         #expect(records[1]["file"] as? String == "no-such.jpg")
         #expect(records[1]["error"] as? String == "no such file or folder")
         #expect(records[1]["verdict"] is NSNull)
@@ -69,10 +72,22 @@ struct CLI {
         #expect(r.status == 1)
         let lines = r.stdout.split(separator: "\n")
         #expect(lines.count == 2)
-        #expect(lines.first?.hasPrefix("\(dir.path)/sub/dog.png: beagle (") == true)
+        #expect(lines.first?.hasPrefix("\(dir.path)/sub/dog.png: Beagle (") == true)
         #expect(r.stderr.contains("warning: skipping \(dir.path)/notes.txt: not a JPEG or PNG image"))
         #expect(r.stderr.contains("error: \(dir.path)/broken.jpg: the image data is truncated"))
         #expect(r.stderr.contains("1 input(s) could not be classified"))
+    }
+
+    @Test func labelsWithoutACatalogueEntryShowTheModelsName() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-empty-catalogue-\(getpid()).json")
+        try Data(#"{"formatVersion":1,"sources":[],"breeds":[]}"#.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let r = try CLI.run(["classify", "--catalogue", file.path, "-k", "1", "datasets/samples/beagle.jpg"])
+        #expect(r.status == 0)
+        #expect(r.stdout.hasPrefix("datasets/samples/beagle.jpg: beagle ("))
+        let json = try CLI.run(["classify", "--json", "--catalogue", file.path, "-k", "1", "datasets/samples/beagle.jpg"])
+        let record = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as! [String: Any]
+        #expect((record["breeds"] as! [[String: Any]])[0]["breed"] is NSNull)
     }
 
     @Test func modelErrorsExitWithTwo() throws {

@@ -1,0 +1,143 @@
+import ArgumentParser
+import Dedog
+import Foundation
+
+struct Breeds: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Browse the breed catalogue (English and Czech names, FCI data, sizes).",
+        discussion: """
+            Examples:
+              dedog breeds list --lang cs
+              dedog breeds list --group 3
+              dedog breeds search ovcak
+              dedog breeds show "golden retriever"
+            """,
+        subcommands: [List.self, Search.self, Show.self]
+    )
+
+    struct CatalogueOptions: ParsableArguments {
+        @Option(help: ArgumentHelp("Use this catalogue JSON instead of the bundled one.", valueName: "file"))
+        var catalogue: String?
+
+        @Option(help: ArgumentHelp("Language of names: en or cs.", valueName: "lang"))
+        var lang: Language = .en
+
+        @Flag(help: "Print JSON instead of text.")
+        var json = false
+
+        func load() throws -> Catalogue {
+            do throws(CatalogueError) {
+                return try Catalogue.load(catalogue)
+            } catch {
+                Terminal.error(error.description)
+                throw Status.someInputsFailed
+            }
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the breeds, sorted by name.")
+
+        @OptionGroup var options: CatalogueOptions
+
+        @Option(help: ArgumentHelp("Only breeds of this FCI group (1–10).", valueName: "n"))
+        var group: Int?
+
+        func run() throws {
+            let breeds = try options.load().list(language: options.lang, fciGroup: group)
+            if options.json {
+                Terminal.out(BreedText.json(breeds))
+                return
+            }
+            let rows = breeds.map { b in
+                [b.name(in: options.lang), b.fci.map { "\($0.group)" } ?? "–", b.size.map { BreedText.size($0, options.lang) } ?? "–",
+                 b.origin.map { BreedText.origin($0, options.lang) } ?? "–"]
+            }
+            let header = options.lang == .cs ? ["plemeno", "FCI", "velikost", "původ"] : ["breed", "FCI", "size", "origin"]
+            Terminal.out(BreedText.table([header] + rows))
+        }
+    }
+
+    struct Search: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Find breeds by English or Czech name, ignoring case and diacritics; tolerates typos.")
+
+        @Argument(help: "Text to look for, e.g. čivava, civava, chihuahau, ovčák.")
+        var text: String
+
+        @OptionGroup var options: CatalogueOptions
+
+        func run() throws {
+            let catalogue = try options.load()
+            let hits = catalogue.search(text)
+            if options.json {
+                Terminal.out(BreedText.json(hits.map(\.breed)))
+                if hits.isEmpty { throw Status.someInputsFailed }
+                return
+            }
+            guard !hits.isEmpty else {
+                let names = catalogue.suggestions(for: text).map { $0.name(in: options.lang) }
+                Terminal.out("No breed matches \"\(text)\". Closest names: \(names.joined(separator: ", ")).")
+                throw Status.someInputsFailed
+            }
+            let rows = hits.map { hit -> [String] in
+                let name = hit.breed.name(in: options.lang)
+                let other = options.lang == .cs ? hit.breed.name.en : hit.breed.name.cs
+                let via = TextKeyDisplay.same(hit.matched, name) || TextKeyDisplay.same(hit.matched, other) ? "" : "(\(hit.matched))"
+                return [name, other, hit.breed.id, via]
+            }
+            Terminal.out(BreedText.table(rows))
+        }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show everything the catalogue knows about a breed.")
+
+        @Argument(help: ArgumentHelp("Breed name (English or Czech, any case, with or without diacritics) or id.",
+                                     valueName: "name-or-id"))
+        var name: String
+
+        @OptionGroup var options: CatalogueOptions
+
+        func run() throws {
+            let catalogue = try options.load()
+            let hits = catalogue.search(name)
+            let exact = hits.filter { $0.kind == .exact }
+            let chosen: Breed?
+            if let byID = catalogue.breed(id: name) {
+                chosen = byID
+            } else if exact.count == 1 {
+                chosen = exact[0].breed
+            } else if exact.isEmpty && hits.count == 1 {
+                chosen = hits[0].breed
+            } else {
+                chosen = nil
+            }
+            guard let breed = chosen else {
+                if hits.isEmpty {
+                    let names = catalogue.suggestions(for: name).map { $0.name(in: options.lang) }
+                    Terminal.out("No breed matches \"\(name)\". Closest names: \(names.joined(separator: ", ")).")
+                } else {
+                    let candidates = (exact.isEmpty ? hits : exact)
+                    Terminal.out("\"\(name)\" matches \(candidates.count) breeds; say which:")
+                    Terminal.out(BreedText.table(candidates.map { ["  " + $0.breed.name(in: options.lang), $0.breed.id] }))
+                }
+                throw Status.someInputsFailed
+            }
+            if options.json {
+                Terminal.out(BreedText.json(breed))
+            } else {
+                Terminal.out(BreedText.details(breed, catalogue: catalogue, language: options.lang))
+            }
+        }
+    }
+}
+
+extension Language: ExpressibleByArgument {}
+
+enum TextKeyDisplay {
+    static func same(_ a: String, _ b: String) -> Bool {
+        a.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+            == b.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+    }
+}

@@ -1,0 +1,86 @@
+/// One breed of the catalogue, as stored in `breeds.json`.
+public struct Breed: Codable, Sendable, Equatable {
+    /// Stable slug, e.g. `golden-retriever`.
+    public var id: String
+    /// Model labels (Stanford Dogs folders) that stand for this breed.
+    public var labels: [String]
+    public var name: Names
+    public var aliases: Aliases
+    /// FCI nomenclature entry; nil for breeds the FCI does not recognise (see `fciNote`).
+    public var fci: FCI?
+    public var fciNote: String?
+    public var origin: String?
+    /// toy, small, medium, large or giant (from the weight range; see scripts/catalogue/build_catalogue.py).
+    public var size: String?
+    public var height: Measure?
+    public var weight: Measure?
+    public var lifeSpan: Range?
+    public var coat: Coat?
+    public var colours: [String]
+    /// Three AKC keywords, e.g. "Friendly, Intelligent, Devoted".
+    public var temperament: String?
+    public var sources: [SourceUse]
+
+    public struct Names: Codable, Sendable, Equatable {
+        public var en: String
+        public var cs: String
+    }
+
+    public struct Aliases: Codable, Sendable, Equatable {
+        public var en: [String]
+        public var cs: [String]
+    }
+
+    public struct FCI: Codable, Sendable, Equatable {
+        public var number: Int
+        public var group: Int
+        public var groupName: String
+        public var section: String?
+        public var provisional: Bool
+        /// For breeds the FCI lists as varieties of one standard (Poodle sizes, Belgian Shepherd types…).
+        public var variety: String?
+    }
+
+    public struct Range: Codable, Sendable, Equatable {
+        public var min: Double
+        public var max: Double
+        public var unit: String
+    }
+
+    /// An overall range, and per sex where the source gives it.
+    public struct Measure: Codable, Sendable, Equatable {
+        public var min: Double
+        public var max: Double
+        public var unit: String
+        public var male: Range?
+        public var female: Range?
+    }
+
+    public struct Coat: Codable, Sendable, Equatable {
+        public var grooming: String?
+        public var shedding: String?
+    }
+
+    public struct SourceUse: Codable, Sendable, Equatable {
+        public var source: String
+        public var fields: [String]
+    }
+
+    /// The name in `language`.
+    public func name(in language: Language) -> String { language == .cs ? name.cs : name.en }
+}
+
+/// Languages of the catalogue's names.
+public enum Language: String, Sendable, CaseIterable, Codable {
+    case en, cs
+}
+
+/// Where the facts of the catalogue come from.
+public struct Source: Codable, Sendable, Equatable {
+    public var id: String
+    public var title: String
+    public var repository: String
+    public var commit: String
+    public var path: String
+    public var licence: String
+}

@@ -1,0 +1,120 @@
+import Foundation
+
+/// The breed catalogue: breeds with English and Czech names, FCI data, sizes and sources.
+///
+/// ```swift
+/// let catalogue = try Catalogue.bundled()
+/// let hits = catalogue.search("čivava")          // the Chihuahua first
+/// let breed = catalogue.breed(forLabel: "n02085620-Chihuahua")
+/// ```
+public struct Catalogue: Sendable {
+    public let formatVersion: Int
+    public let sources: [Source]
+    public let breeds: [Breed]
+    private let byLabel: [String: Int]
+    private let byID: [String: Int]
+
+    private struct File: Codable {
+        var formatVersion: Int
+        var sources: [Source]
+        var breeds: [Breed]
+    }
+
+    /// The catalogue shipped with dedog (120 breeds: the Stanford Dogs classes).
+    public static func bundled() throws(CatalogueError) -> Catalogue {
+        guard let url = Bundle.module.url(forResource: "breeds", withExtension: "json") else {
+            throw .unreadable(file: "breeds.json", reason: "the bundled resource is missing from this build")
+        }
+        return try Catalogue(contentsOf: url)
+    }
+
+    /// The catalogue at `path`, or the bundled one when `path` is nil.
+    public static func load(_ path: String?) throws(CatalogueError) -> Catalogue {
+        if let path { return try Catalogue(contentsOf: URL(fileURLWithPath: path)) }
+        return try bundled()
+    }
+
+    public init(contentsOf url: URL) throws(CatalogueError) {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw .unreadable(file: url.path, reason: FileManager.default.fileExists(atPath: url.path) ? "permission denied or not a file" : "no such file")
+        }
+        try self.init(data, file: url.path)
+    }
+
+    public init(_ data: Data, file: String) throws(CatalogueError) {
+        let decoded: File
+        do {
+            decoded = try JSONDecoder().decode(File.self, from: data)
+        } catch let DecodingError.keyNotFound(key, context) {
+            throw .invalid(file: file, path: Self.path(context.codingPath), detail: "\"\(key.stringValue)\" is missing")
+        } catch let DecodingError.typeMismatch(type, context) {
+            throw .invalid(file: file, path: Self.path(context.codingPath), detail: "expected \(Self.describe(type))")
+        } catch let DecodingError.valueNotFound(type, context) {
+            throw .invalid(file: file, path: Self.path(context.codingPath), detail: "expected \(Self.describe(type)), found null")
+        } catch let DecodingError.dataCorrupted(context) where !context.codingPath.isEmpty {
+            throw .invalid(file: file, path: Self.path(context.codingPath), detail: context.debugDescription)
+        } catch {
+            throw .notJSON(file: file, detail: "\((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "unreadable")")
+        }
+        guard decoded.formatVersion == 1 else {
+            throw .invalid(file: file, path: "formatVersion", detail: "version \(decoded.formatVersion) is not supported (1 is)")
+        }
+        var byLabel: [String: Int] = [:], byID: [String: Int] = [:]
+        for (i, breed) in decoded.breeds.enumerated() {
+            if byID.updateValue(i, forKey: breed.id) != nil { throw .inconsistent(file: file, detail: "id \"\(breed.id)\" appears twice") }
+            for label in breed.labels where byLabel.updateValue(i, forKey: label) != nil {
+                throw .inconsistent(file: file, detail: "label \"\(label)\" belongs to two breeds")
+            }
+            for (name, r) in [("height", breed.height.map { ($0.min, $0.max) }), ("weight", breed.weight.map { ($0.min, $0.max) }),
+                              ("lifeSpan", breed.lifeSpan.map { ($0.min, $0.max) })] {
+                if let (lo, hi) = r, !(lo > 0 && lo <= hi) {
+                    throw .inconsistent(file: file, detail: "breeds[\(i)].\(name): min \(lo) and max \(hi) are not a range")
+                }
+            }
+        }
+        formatVersion = decoded.formatVersion
+        sources = decoded.sources
+        breeds = decoded.breeds
+        self.byLabel = byLabel
+        self.byID = byID
+    }
+
+    /// The breed a model label (Stanford Dogs folder) stands for.
+    public func breed(forLabel label: String) -> Breed? { byLabel[label].map { breeds[$0] } }
+
+    public func breed(id: String) -> Breed? { byID[id].map { breeds[$0] } }
+
+    /// Breeds sorted by name in `language` (Czech alphabet order for `cs`), optionally only FCI group `group`.
+    public func list(language: Language, fciGroup group: Int? = nil) -> [Breed] {
+        breeds.filter { group == nil || $0.fci?.group == group }
+            .sorted { a, b in
+                let (x, y) = (a.name(in: language), b.name(in: language))
+                let order = language == .cs ? CzechCollation.compare(x, y) : Self.compareEnglish(x, y)
+                return order != 0 ? order < 0 : a.id < b.id
+            }
+    }
+
+    static func compareEnglish(_ a: String, _ b: String) -> Int {
+        let (x, y) = (TextKey.normalized(a), TextKey.normalized(b))
+        return x < y ? -1 : x > y ? 1 : 0
+    }
+
+    private static func path(_ keys: [CodingKey]) -> String {
+        keys.map { key in key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)" }.joined()
+            .trimmingCharacters(in: CharacterSet(charactersIn: "."))
+    }
+
+    private static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: return "a string"
+        case is Int.Type, is Double.Type: return "a number"
+        case is Bool.Type: return "true or false"
+        default:
+            let name = "\(type)"
+            return name.hasPrefix("Array") ? "a list" : name.hasPrefix("Dictionary") ? "an object" : "an object"
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+
+/// Text as search compares it: lower case, without diacritics, punctuation as spaces, single-spaced.
+enum TextKey {
+    static func normalized(_ s: String) -> String {
+        let stripped = s.decomposedStringWithCanonicalMapping.unicodeScalars
+            .filter { !$0.properties.isDiacritic && $0.properties.generalCategory != .nonspacingMark }
+        var out = ""
+        var space = false
+        for scalar in stripped {
+            let c = Character(scalar)
+            if c.isLetter || c.isNumber {
+                if space && !out.isEmpty { out.append(" ") }
+                out += c.lowercased()
+                space = false
+            } else {
+                space = true
+            }
+        }
+        return out
+    }
+}
+
+/// One search result and why it matched.
+public struct SearchHit: Sendable, Equatable {
+    public enum Kind: Int, Sendable, Comparable {
+        case exact = 0, prefix, wordPrefix, substring, similar
+        public static func < (a: Kind, b: Kind) -> Bool { a.rawValue < b.rawValue }
+    }
+
+    public let breed: Breed
+    public let kind: Kind
+    /// The name or alias that matched, as written in the catalogue.
+    public let matched: String
+    /// Edit distance for `similar` hits, 0 otherwise.
+    public let distance: Int
+}
+
+extension Catalogue {
+    /// Breeds whose English or Czech name or alias matches `text`, ignoring case and diacritics: exact matches
+    /// first, then names starting with the text, then names with a word starting with it, then containing it,
+    /// then typo-tolerant matches (edit distance up to 1 for short queries, 2 from 6 letters, 3 from 10).
+    public func search(_ text: String) -> [SearchHit] {
+        let query = TextKey.normalized(text)
+        guard !query.isEmpty else { return [] }
+        var best: [String: SearchHit] = [:]
+        for breed in breeds {
+            for name in [breed.name.en, breed.name.cs] + breed.aliases.en + breed.aliases.cs {
+                let key = TextKey.normalized(name)
+                let hit: SearchHit?
+                if key == query {
+                    hit = SearchHit(breed: breed, kind: .exact, matched: name, distance: 0)
+                } else if key.hasPrefix(query) {
+                    hit = SearchHit(breed: breed, kind: .prefix, matched: name, distance: 0)
+                } else if key.split(separator: " ").contains(where: { $0.hasPrefix(query) }) {
+                    hit = SearchHit(breed: breed, kind: .wordPrefix, matched: name, distance: 0)
+                } else if key.contains(query) {
+                    hit = SearchHit(breed: breed, kind: .substring, matched: name, distance: 0)
+                } else {
+                    let limit = Self.typoLimit(query.count)
+                    // Whole name, or any single word of it, within the limit.
+                    let d = ([key] + key.split(separator: " ").map(String.init))
+                        .map { Self.editDistance(query, $0, limit: limit) }.min() ?? .max
+                    hit = d <= limit ? SearchHit(breed: breed, kind: .similar, matched: name, distance: d) : nil
+                }
+                if let hit, best[breed.id].map({ Self.ranks(hit, before: $0) }) ?? true {
+                    best[breed.id] = hit
+                }
+            }
+        }
+        return best.values.sorted { Self.ranks($0, before: $1) }
+    }
+
+    /// The `count` names closest to `text` by edit distance, for "did you mean" suggestions.
+    public func suggestions(for text: String, count: Int = 3) -> [Breed] {
+        let query = TextKey.normalized(text)
+        var scored: [(distance: Int, breed: Breed)] = []
+        for breed in breeds {
+            var keys: [String] = []
+            for name in [breed.name.en, breed.name.cs] + breed.aliases.en + breed.aliases.cs {
+                let key = TextKey.normalized(name)
+                keys.append(key)
+                keys += key.split(separator: " ").map(String.init)
+            }
+            let distance = keys.map { Self.editDistance(query, $0, limit: 64) }.min() ?? Int.max
+            scored.append((distance, breed))
+        }
+        scored.sort { $0.distance != $1.distance ? $0.distance < $1.distance : $0.breed.name.en < $1.breed.name.en }
+        return scored.prefix(count).map(\.breed)
+    }
+
+    static func ranks(_ a: SearchHit, before b: SearchHit) -> Bool {
+        if a.kind != b.kind { return a.kind < b.kind }
+        if a.distance != b.distance { return a.distance < b.distance }
+        return a.breed.name.en < b.breed.name.en
+    }
+
+    static func typoLimit(_ length: Int) -> Int { length >= 10 ? 3 : length >= 6 ? 2 : 1 }
+
+    /// Damerau–Levenshtein (optimal string alignment) distance, giving up early above `limit`.
+    static func editDistance(_ a: String, _ b: String, limit: Int) -> Int {
+        let x = Array(a), y = Array(b)
+        if abs(x.count - y.count) > limit { return limit + 1 }
+        if x.isEmpty || y.isEmpty { return max(x.count, y.count) }
+        var before = [Int](repeating: 0, count: y.count + 1)
+        var previous = Array(0...y.count)
+        var current = [Int](repeating: 0, count: y.count + 1)
+        for i in 1...x.count {
+            current[0] = i
+            var rowMin = i
+            for j in 1...y.count {
+                let cost = x[i - 1] == y[j - 1] ? 0 : 1
+                var v = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+                if i > 1, j > 1, x[i - 1] == y[j - 2], x[i - 2] == y[j - 1] { v = min(v, before[j - 2] + 1) }
+                current[j] = v
+                rowMin = min(rowMin, v)
+            }
+            if rowMin > limit { return limit + 1 }
+            (before, previous, current) = (previous, current, before)
+        }
+        return previous[y.count]
+    }
+}

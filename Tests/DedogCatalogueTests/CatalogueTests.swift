@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+import DedogTestSupport
+import DedogCatalogue
+
+@Suite struct CatalogueTests {
+    static let catalogue = try! Catalogue.bundled()
+
+    /// The 120 Stanford Dogs classes, as the bundled model's dog labels name them (and as classes.txt does).
+    static let stanfordClasses: [String] = {
+        let url = SharedData.stanfordDogs.appendingPathComponent("classes.txt")
+        if let text = try? String(contentsOf: url, encoding: .utf8) {
+            return text.split(separator: "\n").map(String.init)
+        }
+        // Without ../shared: the join table that the catalogue was built from lists them too.
+        let table = try! String(contentsOf: SharedData.packageRoot.appendingPathComponent("scripts/catalogue/classes.tsv"),
+                                encoding: .utf8)
+        return table.split(separator: "\n").filter { $0.hasPrefix("n0") }.map { String($0.split(separator: "\t")[0]) }
+    }()
+
+    @Test func everyStanfordClassIsCoveredExactlyOnce() {
+        let labels = Self.catalogue.breeds.flatMap(\.labels)
+        #expect(Self.stanfordClasses.count == 120)
+        #expect(labels.sorted() == Self.stanfordClasses.sorted())
+        #expect(Set(labels).count == labels.count)
+        for label in Self.stanfordClasses { #expect(Self.catalogue.breed(forLabel: label) != nil, "\(label)") }
+    }
+
+    @Test func entriesAreWellFormed() {
+        let ids = Self.catalogue.breeds.map(\.id)
+        #expect(Set(ids).count == ids.count, "duplicate ids")
+        let sourceIDs = Set(Self.catalogue.sources.map(\.id))
+        for b in Self.catalogue.breeds {
+            #expect(b.id.range(of: "^[a-z0-9]+(-[a-z0-9]+)*$", options: .regularExpression) != nil, "\(b.id)")
+            #expect(!b.name.en.isEmpty && !b.name.cs.isEmpty, "\(b.id) needs English and Czech names")
+            #expect(!b.sources.isEmpty && b.sources.allSatisfy { sourceIDs.contains($0.source) }, "\(b.id) sources")
+            #expect((b.fci == nil) == (b.fciNote != nil), "\(b.id): an FCI entry or the reason for its absence")
+            if let f = b.fci { #expect((1...10).contains(f.group) && f.number > 0) }
+            // Plausible units and values: dogs are 10–100 cm tall, 0.5–120 kg, live 5–20 years.
+            if let h = b.height {
+                #expect(h.unit == "cm" && h.min <= h.max && h.min >= 10 && h.max <= 100, "\(b.id) height \(h)")
+                for s in [h.male, h.female].compactMap({ $0 }) { #expect(s.min <= s.max && s.min >= 10 && s.max <= 100) }
+            }
+            if let w = b.weight {
+                #expect(w.unit == "kg" && w.min <= w.max && w.min >= 0.5 && w.max <= 120, "\(b.id) weight \(w)")
+                for s in [w.male, w.female].compactMap({ $0 }) { #expect(s.min <= s.max && s.min >= 0.5 && s.max <= 120) }
+            }
+            if let l = b.lifeSpan { #expect(l.unit == "years" && l.min <= l.max && l.min >= 5 && l.max <= 20, "\(b.id)") }
+            // Czech names are lower case apart from proper nouns.
+            #expect(b.name.cs.first.map { $0.isLowercase } ?? false, "\(b.id): \(b.name.cs)")
+        }
+    }
+
+    @Test(arguments: ["civava", "čivava", "ČIVAVA", "chihuahau", "Chihuahua"])
+    func typosCaseAndDiacriticsFindTheChihuahua(_ query: String) {
+        #expect(Self.catalogue.search(query).first?.breed.id == "chihuahua")
+    }
+
+    @Test func ovcakFindsTheShepherds() {
+        let ids = Self.catalogue.search("ovcak").map(\.breed.id)
+        #expect(ids.contains("german-shepherd-dog"))
+        #expect(ids.contains("shetland-sheepdog"))
+        #expect(ids.contains("old-english-sheepdog"))
+    }
+
+    @Test func substringMatchesComeBeforeTypoMatches() {
+        let hits = Self.catalogue.search("terrier")
+        #expect(hits.count > 10)
+        #expect(hits.allSatisfy { $0.kind != .similar } || hits.firstIndex { $0.kind == .similar }! > 10)
+        #expect(zip(hits, hits.dropFirst()).allSatisfy { $0.kind <= $1.kind })
+    }
+
+    @Test func nothingMatchesGarbage() {
+        #expect(Self.catalogue.search("xqzzyv").isEmpty)
+        #expect(Self.catalogue.suggestions(for: "xqzzyv").count == 3)
+    }
+
+    @Test func czechOrderPutsChAfterHAndCaronsAfterTheirLetter() throws {
+        let names = Self.catalogue.list(language: .cs).map(\.name.cs)
+        func index(_ name: String) throws -> Int { try #require(names.firstIndex(of: name), "\(name) is in the catalogue") }
+        #expect(try index("cairn teriér") < index("čivava"))
+        #expect(try index("čivava") < index("dingo"))
+        #expect(try index("hladkosrstý retrívr") < index("chesapeake bay retrívr"))  // ch is a letter after h
+        #expect(try index("chesapeake bay retrívr") < index("irský vlkodav"))
+        #expect(try index("sussex španěl") < index("šetlandský ovčák"))
+        #expect(try index("rhodéský ridgeback") < index("rotvajler"))
+        #expect(try index("maďarský ohař krátkosrstý") < index("malý brabantský grifonek"))  // ď sorts as d
+    }
+
+    @Test func groupFilterKeepsOnlyThatGroup() {
+        let terriers = Self.catalogue.list(language: .en, fciGroup: 3)
+        #expect(!terriers.isEmpty && terriers.allSatisfy { $0.fci?.group == 3 })
+    }
+
+    @Test func malformedCatalogueNamesFileAndPath() {
+        let cases: [(String, CatalogueError)] = [
+            ("{", .notJSON(file: "c.json", detail: "")),
+            (#"{"formatVersion":1,"sources":[],"breeds":[{"id":"x"}]}"#,
+             .invalid(file: "c.json", path: "breeds[0]", detail: "\"labels\" is missing")),
+            (#"{"formatVersion":1,"sources":[],"breeds":[{"id":"x","labels":[],"name":{"en":"X","cs":"x"},"aliases":{"en":[],"cs":[]},"colours":[],"sources":[],"height":{"min":"tall","max":2,"unit":"cm"}}]}"#,
+             .invalid(file: "c.json", path: "breeds[0].height.min", detail: "expected a number")),
+            (#"{"formatVersion":1,"sources":[],"breeds":[{"id":"x","labels":[],"name":{"en":"X","cs":"x"},"aliases":{"en":[],"cs":[]},"colours":[],"sources":[],"weight":{"min":9,"max":2,"unit":"kg"}}]}"#,
+             .inconsistent(file: "c.json", detail: "breeds[0].weight: min 9.0 and max 2.0 are not a range")),
+        ]
+        for (json, expected) in cases {
+            do {
+                _ = try Catalogue(Data(json.utf8), file: "c.json")
+                Issue.record("accepted \(json)")
+            } catch {
+                if case .notJSON = expected, case .notJSON(let file, _) = error { #expect(file == "c.json"); continue }
+                #expect(error == expected)
+            }
+        }
+    }
+
+    @Test func missingCatalogueFileIsUnreadable() {
+        #expect(throws: CatalogueError.unreadable(file: "/nonexistent.json", reason: "no such file")) {
+            try Catalogue(contentsOf: URL(fileURLWithPath: "/nonexistent.json"))
+        }
+    }
+}
