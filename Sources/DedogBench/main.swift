@@ -96,7 +96,9 @@ case "decode":
     let runs = option("--runs", 20)
     let files = CommandLine.arguments.dropFirst(2).filter { !$0.hasPrefix("--") && Int($0) == nil }
     let preprocessing = Preprocessing()
-    let decoder = ImageDecoder(options: .init(minimumShorterSide: preprocessing.resizeShorterSide))
+    // --full decodes at full size (no DCT scaling), to show what the scaling saves.
+    let full = CommandLine.arguments.contains("--full")
+    let decoder = ImageDecoder(options: .init(minimumShorterSide: full ? nil : preprocessing.resizeShorterSide))
     for file in files {
         var times: [Double] = []
         for _ in 0..<(runs + 2) {
