@@ -18,26 +18,20 @@ public struct DepthwiseConvolution: Sendable {
         self.stride = stride
         self.weight = weight
         self.bias = bias
-        let taps = kernel * kernel
-        tapWeights = (0..<(taps * channels)).map { i in weight[(i % channels) * taps + i / channels] }
+        tapWeights = KernelSupport.tapMajor(weight, rows: channels, taps: kernel * kernel)
     }
 
     /// Safe entry point: `input` is NHWC, [batch × height × width × channels]; so is the result.
     public func callAsFunction(_ input: [Float], batch: Int, height: Int, width: Int, threads: Int = 1) -> [Float] {
-        precondition(input.count == channels * batch * height * width, "depthwise: input size")
         let (oh, ow) = outputSize(height: height, width: width)
-        var out = [Float](repeating: 0, count: channels * batch * oh * ow)
-        input.withUnsafeBufferPointer { x in
-            out.withUnsafeMutableBufferPointer { y in
-                run(x.baseAddress!, y.baseAddress!, batch: batch, height: height, width: width, threads: threads)
-            }
+        return KernelSupport.call(input, expecting: channels * batch * height * width, kernel: "depthwise",
+                                  outputCount: channels * batch * oh * ow) {
+            run($0, $1, batch: batch, height: height, width: width, threads: threads)
         }
-        return out
     }
 
     public func outputSize(height: Int, width: Int) -> (height: Int, width: Int) {
-        (ReferenceKernels.samePadding(input: height, kernel: kernel, stride: stride).output,
-         ReferenceKernels.samePadding(input: width, kernel: kernel, stride: stride).output)
+        KernelSupport.outputSize(height: height, width: width, kernel: kernel, stride: stride)
     }
 
     func run(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, batch: Int,

@@ -23,21 +23,15 @@ public struct PointwiseConvolution: Sendable {
     /// Safe entry point: `input` is channels-last, [pixels × inChannels]; `residual` and the result are
     /// [pixels × outChannels].
     public func callAsFunction(_ input: [Float], pixels: Int, residual: [Float]? = nil, threads: Int = 1) -> [Float] {
-        precondition(input.count == inChannels * pixels, "pointwise: \(input.count) inputs for \(pixels)×\(inChannels)")
         precondition(residual.map { $0.count == outChannels * pixels } ?? true, "pointwise: residual size")
-        var out = [Float](repeating: 0, count: outChannels * pixels)
-        input.withUnsafeBufferPointer { x in
-            out.withUnsafeMutableBufferPointer { y in
-                if let residual {
-                    residual.withUnsafeBufferPointer { r in
-                        run(x.baseAddress!, y.baseAddress!, pixels: pixels, residual: r.baseAddress!, threads: threads)
-                    }
-                } else {
-                    run(x.baseAddress!, y.baseAddress!, pixels: pixels, threads: threads)
-                }
+        return KernelSupport.call(input, expecting: inChannels * pixels, kernel: "pointwise",
+                                  outputCount: outChannels * pixels) { x, y in
+            if let residual {
+                residual.withUnsafeBufferPointer { run(x, y, pixels: pixels, residual: $0.baseAddress!, threads: threads) }
+            } else {
+                run(x, y, pixels: pixels, threads: threads)
             }
         }
-        return out
     }
 
     func run(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, pixels: Int,

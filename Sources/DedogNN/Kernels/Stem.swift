@@ -20,26 +20,20 @@ public struct StemConvolution: Sendable {
         self.stride = stride
         self.weight = weight
         self.bias = bias
-        let taps = inChannels * kernel * kernel
-        tapWeights = (0..<(taps * outChannels)).map { i in weight[(i % outChannels) * taps + i / outChannels] }
+        tapWeights = KernelSupport.tapMajor(weight, rows: outChannels, taps: inChannels * kernel * kernel)
     }
 
     /// Safe entry point: `input` is NCHW, [batch × inChannels × height × width]; the result is NHWC.
     public func callAsFunction(_ input: [Float], batch: Int, height: Int, width: Int, threads: Int = 1) -> [Float] {
-        precondition(input.count == batch * inChannels * height * width, "stem: input size")
         let (oh, ow) = outputSize(height: height, width: width)
-        var out = [Float](repeating: 0, count: outChannels * batch * oh * ow)
-        input.withUnsafeBufferPointer { x in
-            out.withUnsafeMutableBufferPointer { y in
-                run(x.baseAddress!, y.baseAddress!, batch: batch, height: height, width: width, threads: threads)
-            }
+        return KernelSupport.call(input, expecting: batch * inChannels * height * width, kernel: "stem",
+                                  outputCount: outChannels * batch * oh * ow) {
+            run($0, $1, batch: batch, height: height, width: width, threads: threads)
         }
-        return out
     }
 
     public func outputSize(height: Int, width: Int) -> (height: Int, width: Int) {
-        (ReferenceKernels.samePadding(input: height, kernel: kernel, stride: stride).output,
-         ReferenceKernels.samePadding(input: width, kernel: kernel, stride: stride).output)
+        KernelSupport.outputSize(height: height, width: width, kernel: kernel, stride: stride)
     }
 
     func run(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>,
