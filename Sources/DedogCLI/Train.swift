@@ -37,8 +37,9 @@ struct Train: ParsableCommand {
     @Option(help: "Share of each class held out for validation when no --validation-split is given.")
     var valFraction = 0.1
 
-    @Flag(inversion: .prefixedNo, help: "Also train on mirrored photos.")
-    var augment = true
+    @Option(help: ArgumentHelp("Extra views of each training photo: none, mirror, or crops (mirror plus a wider and a closer crop).",
+                               valueName: "kind"))
+    var augment: Augmentation = .mirror
 
     @Option(help: ArgumentHelp("Base model with the pretrained backbone (default: the bundled one).", valueName: "file"))
     var baseModel: String?
@@ -93,7 +94,7 @@ struct Train: ParsableCommand {
         config.split = split.map { URL(fileURLWithPath: $0) }
         config.validationSplit = validationSplit.map { URL(fileURLWithPath: $0) }
         config.validationFraction = valFraction
-        config.augment = augment
+        config.augmentation = augment
         config.cacheRoot = noCache ? nil : (cache.map { URL(fileURLWithPath: $0) } ?? FeatureCache.defaultRoot)
         config.threads = threads
         config.options.epochs = epochs
@@ -112,8 +113,8 @@ struct Train: ParsableCommand {
                     bars[phase] = bar
                     bar.update(done, of: total)
                 case let .epoch(m):
-                    Terminal.progress(String(format: "epoch %3d  train loss %.4f top-1 %5.1f%%  val loss %.4f top-1 %5.1f%% top-5 %5.1f%%",
-                                             m.epoch, m.trainLoss, m.trainTop1 * 100, m.validationLoss,
+                    Terminal.progress(String(format: "epoch %3d  train loss %.4f top-1 %5.1f%% top-5 %5.1f%%  val loss %.4f top-1 %5.1f%% top-5 %5.1f%%",
+                                             m.epoch, m.trainLoss, m.trainTop1 * 100, m.trainTop5 * 100, m.validationLoss,
                                              m.validationTop1 * 100, m.validationTop5 * 100))
                 }
             }
@@ -132,3 +133,5 @@ extension TrainError {
         return false
     }
 }
+
+extension Augmentation: ExpressibleByArgument {}

@@ -1,4 +1,5 @@
 import Foundation
+import DedogImage
 import DedogNN
 
 /// Backbone features on disk, one small file per image and view, keyed by the image's content hash under a
@@ -63,5 +64,22 @@ public enum FeatureView: String, Sendable, CaseIterable {
     case center
     /// The same, mirrored left to right (augmentation and test-time averaging).
     case mirrored
+    /// A wider view: the shorter side resized to the crop size, so the crop keeps the whole shorter side.
+    case wide
+    /// A closer view: the shorter side resized 1.15× larger than for `center` before the same crop.
+    case zoomed
+
+    /// The preprocessing that makes this view from the model's own.
+    public func preprocessing(from base: Preprocessing) -> Preprocessing {
+        var p = base
+        switch self {
+        case .center, .mirrored: break
+        case .wide: p.resizeShorterSide = base.cropSize
+        case .zoomed: p.resizeShorterSide = Int((Double(base.resizeShorterSide) * 1.15).rounded())
+        }
+        return p
+    }
+
+    public var isMirrored: Bool { self == .mirrored }
 }
 

@@ -47,7 +47,8 @@ public final class FeatureExtractor {
         throws(TrainError) -> Result {
         var result = Result(features: Array(repeating: nil, count: urls.count), failures: [])
         let preprocessing = network.model.preprocessing
-        let decoder = ImageDecoder(options: .init(minimumShorterSide: preprocessing.resizeShorterSide))
+        let viewPreprocessing = views.map { $0.preprocessing(from: preprocessing) }
+        let decoder = ImageDecoder(options: .init(minimumShorterSide: viewPreprocessing.map(\.resizeShorterSide).max()))
         let width = EfficientNetLite.featureCount
         let plane = 3 * preprocessing.cropSize * preprocessing.cropSize
 
@@ -64,20 +65,26 @@ public final class FeatureExtractor {
                     return
                 }
                 let key = ContentHash.of(data)
-                if let cache, let cached = Optional(views.map { cache.load(key, view: $0) }), cached.allSatisfy({ $0 != nil }) {
+                let cached = views.map { cache?.load(key, view: $0) }
+                if cached.allSatisfy({ $0 != nil }) {
                     slots.set(i, .cached(cached.map { $0! }))
                     return
                 }
+                // Decode once and compute only the views the cache does not have.
                 do throws(ImageError) {
                     let image = try decoder.decode(Array(data), name: url.path)
-                    let inputs = views.map { view in preprocessing.tensor(view == .mirrored ? image.mirrored() : image) }
-                    slots.set(i, .decoded(key: key, inputs: inputs))
+                    var inputs: [Int: [Float]] = [:]
+                    for (v, view) in views.enumerated() where cached[v] == nil {
+                        inputs[v] = viewPreprocessing[v].tensor(view.isMirrored ? image.mirrored() : image)
+                    }
+                    slots.set(i, .decoded(key: key, cached: cached, inputs: inputs))
                 } catch {
                     slots.set(i, .failed(error.description))
                 }
             }
             // One network batch for everything that was decoded.
             var pending: [(slot: Int, view: Int, key: String)] = []
+            var partial: [Int: [[Float]?]] = [:]
             var batchInput: [Float] = []
             batchInput.reserveCapacity(range.count * views.count * plane)
             for i in 0..<range.count {
@@ -87,8 +94,9 @@ public final class FeatureExtractor {
                     result.fromCache += 1
                 case let .failed(message):
                     result.failures.append((range.lowerBound + i, message))
-                case let .decoded(key, inputs):
-                    for (v, input) in inputs.enumerated() {
+                case let .decoded(key, cached, inputs):
+                    partial[i] = cached
+                    for (v, input) in inputs.sorted(by: { $0.key < $1.key }) {
                         pending.append((i, v, key))
                         batchInput += input
                     }
@@ -104,14 +112,13 @@ public final class FeatureExtractor {
                 } catch {
                     throw .model(error.description)
                 }
-                var perSlot: [Int: [[Float]]] = [:]
                 for (j, p) in pending.enumerated() {
                     let f = Array(out[(j * width)..<((j + 1) * width)])
-                    perSlot[p.slot, default: Array(repeating: [], count: views.count)][p.view] = f
+                    partial[p.slot]![p.view] = f
                     try cache?.store(f, key: p.key, view: views[p.view])
                 }
-                for (slot, f) in perSlot {
-                    result.features[range.lowerBound + slot] = f
+                for (slot, f) in partial {
+                    result.features[range.lowerBound + slot] = f.map { $0! }
                     result.computed += 1
                 }
             }
@@ -123,7 +130,7 @@ public final class FeatureExtractor {
 
     private enum Slot {
         case cached([[Float]])
-        case decoded(key: String, inputs: [[Float]])
+        case decoded(key: String, cached: [[Float]?], inputs: [Int: [Float]])
         case failed(String)
     }
 

@@ -54,6 +54,7 @@ public struct EpochMetrics: Sendable, Equatable {
     public var epoch: Int
     public var trainLoss: Float
     public var trainTop1: Float
+    public var trainTop5: Float
     public var validationLoss: Float
     public var validationTop1: Float
     public var validationTop5: Float
@@ -78,7 +79,7 @@ public enum HeadTrainer {
 
         for epoch in 1...max(1, options.epochs) {
             rng.shuffle(&order)
-            var lossSum: Double = 0, correct = 0
+            var lossSum: Double = 0, correct = 0, correct5 = 0
             var start = 0
             while start < order.count {
                 let idx = order[start..<min(order.count, start + options.batchSize)]
@@ -87,11 +88,12 @@ public enum HeadTrainer {
                     for k in 0..<inputs { batchX[row * inputs + k] = x[i * inputs + k] }
                 }
                 let labels = idx.map { y[$0] }
-                var (dLogits, loss, hits) = batchX.withUnsafeBufferPointer { bx in
+                var (dLogits, loss, hits, hits5) = batchX.withUnsafeBufferPointer { bx in
                     lossAndGradient(head, bx.baseAddress!, labels, smoothing: options.labelSmoothing)
                 }
                 lossSum += Double(loss) * Double(b)
                 correct += hits
+                correct5 += hits5
                 // dW = dLogitsᵀ · X / b ; db = Σ dLogits / b.
                 var gradient = [Float](repeating: 0, count: head.weight.count + classes)
                 let scale = 1 / Float(b)
@@ -112,6 +114,7 @@ public enum HeadTrainer {
             let v = evaluate(head, vx, vy)
             let metrics = EpochMetrics(epoch: epoch, trainLoss: Float(lossSum / Double(max(1, y.count))),
                                        trainTop1: Float(correct) / Float(max(1, y.count)),
+                                       trainTop5: Float(correct5) / Float(max(1, y.count)),
                                        validationLoss: v.loss, validationTop1: v.top1, validationTop5: v.top5)
             history.append(metrics)
             epochEnded(metrics)
@@ -128,19 +131,22 @@ public enum HeadTrainer {
     }
 
     /// Softmax cross-entropy with label smoothing: gradient w.r.t. the logits (not yet divided by the batch size),
-    /// mean loss, and the number of top-1 hits.
+    /// mean loss, and the numbers of top-1 and top-5 hits.
     static func lossAndGradient(_ head: SoftmaxHead, _ x: UnsafePointer<Float>, _ labels: [Int], smoothing: Float)
-        -> ([Float], Float, Int) {
+        -> ([Float], Float, Int, Int) {
         let c = head.classes
         var logits = head.logits(x, count: labels.count)
         var loss: Double = 0
-        var hits = 0
+        var hits = 0, hits5 = 0
         let off = smoothing / Float(c), on = 1 - smoothing + off
         for (r, label) in labels.enumerated() {
             let row = r * c
             var top = -Float.infinity, arg = 0
             for k in 0..<c where logits[row + k] > top { top = logits[row + k]; arg = k }
             if arg == label { hits += 1 }
+            var above = 0
+            for k in 0..<c where logits[row + k] > logits[row + label] { above += 1 }
+            if above < 5 { hits5 += 1 }
             var sum: Float = 0
             for k in 0..<c { logits[row + k] = Foundation.exp(logits[row + k] - top); sum += logits[row + k] }
             for k in 0..<c {
@@ -150,7 +156,7 @@ public enum HeadTrainer {
                 logits[row + k] = p - target
             }
         }
-        return (logits, Float(loss / Double(max(1, labels.count))), hits)
+        return (logits, Float(loss / Double(max(1, labels.count))), hits, hits5)
     }
 
     /// Mean cross-entropy (no smoothing), top-1 and top-5 accuracy.

@@ -9,8 +9,8 @@ public struct TrainConfiguration: Sendable {
     /// If set, the validation images; else a stratified `validationFraction` of the pool.
     public var validationSplit: URL?
     public var validationFraction = 0.1
-    /// Also train on mirrored images (features computed once and cached).
-    public var augment = true
+    /// Extra views of each training image (features computed once and cached).
+    public var augmentation: Augmentation = .mirror
     /// Start from the base model's ImageNet classifier rows for classes whose folder names its labels.
     public var startFromImageNet = true
     public var baseModel: URL
@@ -52,6 +52,24 @@ public struct TrainingReport: Sendable {
     public var trainingSeconds: Double
 }
 
+/// Which views of each training image the head learns from.
+public enum Augmentation: String, Sendable, CaseIterable {
+    /// The image as classify sees it.
+    case none
+    /// Also mirrored left to right.
+    case mirror
+    /// Also mirrored, a wider and a closer crop.
+    case crops
+
+    public var views: [FeatureView] {
+        switch self {
+        case .none: return [.center]
+        case .mirror: return [.center, .mirrored]
+        case .crops: return [.center, .mirrored, .wide, .zoomed]
+        }
+    }
+}
+
 public enum Trainer {
     public static func run(_ config: TrainConfiguration, progress: (TrainProgress) -> Void = { _ in })
         throws(TrainError) -> TrainingReport {
@@ -86,7 +104,7 @@ public enum Trainer {
 
         let started = Date()
         var skipped = dataset.skipped
-        let trainViews: [FeatureView] = config.augment ? [.center, .mirrored] : [.center]
+        let trainViews = config.augmentation.views
         let trainFeatures = try extractor.features(of: train.map(dataset.url), views: trainViews) {
             progress(.extracting(phase: "train", done: $0, total: $1))
         }
@@ -143,7 +161,7 @@ public enum Trainer {
             "trainImages": "\(y.count / trainViews.count)",
             "validationImages": "\(vy.count)",
             "imagesPerClass": "\(counts.values.min() ?? 0)–\(counts.values.max() ?? 0)",
-            "augment": config.augment ? "mirror" : "none",
+            "augmentation": config.augmentation.rawValue,
             "seed": "\(config.options.seed)",
             "epochs": "\(history.count)",
             "validationTop1": String(format: "%.4f", report.top1),
