@@ -86,6 +86,16 @@ struct SeededRandom {
         #expect(ReferenceKernels.samePadding(input: 7, kernel: 3, stride: 2) == (4, 1))
     }
 
+    @Test func globalAveragePoolMatchesReference() {
+        var random = SeededRandom(state: 17)
+        let (n, c, hw) = (2, 1280, 49)
+        let nchw = random.floats(n * c * hw, scale: 6)
+        let ours = GlobalAveragePool.features(Layout.nhwc(fromNCHW: nchw, batch: n, channels: c, plane: hw),
+                                     batch: n, channels: c, planeSize: hw)
+        let expected = ReferenceKernels.globalAveragePool(nchw, n: n, c: c, hw: hw)
+        #expect(zip(ours, expected).allSatisfy { abs($0 - $1) <= 1e-5 * (1 + abs($1)) })
+    }
+
     @Test func linearMatchesReference() {
         var random = SeededRandom(state: 99)
         let x = random.floats(3 * 1280), w = random.floats(10 * 1280, scale: 0.1), b = random.floats(10)

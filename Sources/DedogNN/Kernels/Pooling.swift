@@ -1,7 +1,15 @@
 import CCBLAS
 
 /// Global average pooling of the channels-last activation: [n][hw][c] → features [n][c].
-enum GlobalAveragePool {
+public enum GlobalAveragePool {
+    /// Safe entry point: `input` is NHWC with `planeSize` = height × width.
+    public static func features(_ input: [Float], batch: Int, channels: Int, planeSize: Int) -> [Float] {
+        KernelSupport.call(input, expecting: batch * planeSize * channels, kernel: "global average pool",
+                           outputCount: batch * channels) {
+            run($0, $1, channels: channels, batch: batch, planeSize: planeSize)
+        }
+    }
+
     static func run(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>,
                     channels: Int, batch: Int, planeSize: Int) {
         let scale = 1 / Float(planeSize)
