@@ -1,0 +1,45 @@
+import Foundation
+import Testing
+import DedogTestSupport
+
+/// The file system can be hostile too: link loops, folders named like photos, dangling links, no permission.
+@Suite struct HostileFilesTests {
+    @Test func classifyWalksLinkLoopsAndOddEntriesAndFinishes() throws {
+        let fm = FileManager.default
+        let dir = fm.temporaryDirectory.appendingPathComponent("dedog-hostile-\(getpid())")
+        try? fm.removeItem(at: dir)
+        try fm.createDirectory(at: dir.appendingPathComponent("a/b"), withIntermediateDirectories: true)
+        defer { try? fm.removeItem(at: dir) }
+        try fm.copyItem(at: SharedData.packageRoot.appendingPathComponent("datasets/samples/beagle.jpg"),
+                        to: dir.appendingPathComponent("a/b/dog.jpg"))
+        try fm.createSymbolicLink(at: dir.appendingPathComponent("a/b/loop"), withDestinationURL: dir.appendingPathComponent("a"))
+        try fm.createSymbolicLink(at: dir.appendingPathComponent("a/self"), withDestinationURL: dir.appendingPathComponent("a/self"))
+        try fm.createSymbolicLink(at: dir.appendingPathComponent("a/dangling.jpg"), withDestinationURL: dir.appendingPathComponent("gone.jpg"))
+        try fm.createDirectory(at: dir.appendingPathComponent("a/folder.jpg"), withIntermediateDirectories: true)
+        try Data().write(to: dir.appendingPathComponent("a/empty.jpg"))
+
+        let r = try CLI.run(["classify", "-k", "1", dir.path])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.hasPrefix("\(dir.path)/a/b/dog.jpg: Beagle ("))
+        #expect(r.stdout.split(separator: "\n").count == 2, "one photo, classified once: \(r.stdout)")
+        #expect(r.stderr.contains("skipping \(dir.path)/a/empty.jpg: empty file"))
+    }
+
+    @Test func namedFolderOrMissingFileFailsWithExitOne() throws {
+        let r = try CLI.run(["classify", "datasets/samples/beagle.jpg", "no/such/photo.jpg"])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("dedog: error: no/such/photo.jpg: no such file or folder"))
+        #expect(r.stdout.hasPrefix("datasets/samples/beagle.jpg: Beagle ("))
+    }
+
+    @Test(.enabled(if: geteuid() != 0, "running as root: permissions cannot make a file unreadable"))
+    func unreadablePhotoIsReported() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-locked-\(getpid()).jpg")
+        try FileManager.default.copyItem(at: SharedData.packageRoot.appendingPathComponent("datasets/samples/beagle.jpg"), to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: file.path)
+        let r = try CLI.run(["classify", file.path])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("permission denied"))
+    }
+}
