@@ -49,6 +49,6 @@ let package = Package(
         .testTarget(name: "DedogCatalogueTests", dependencies: ["DedogCatalogue", "DedogTestSupport"]),
         .testTarget(name: "DedogTrainTests", dependencies: ["DedogTrain", "DedogNN", "DedogTestSupport"]),
         .testTarget(name: "DedogTests", dependencies: ["Dedog", "DedogTestSupport"]),
-        .testTarget(name: "DedogCLITests", dependencies: ["DedogCLI", "DedogTestSupport"]),
+        .testTarget(name: "DedogCLITests", dependencies: ["DedogCLI", "Dedog", "DedogTestSupport"]),
     ]
 )

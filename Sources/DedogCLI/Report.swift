@@ -28,10 +28,11 @@ enum Report {
         Terminal.out("  validation top-1: \(percent(r.validationTop1CenterOnly)) as is, \(percent(r.validationTop1MirrorAveraged)) "
                      + "averaged with the mirror image → \(r.averagesMirror ? "averaging kept" : "not averaging")")
         evaluation(r.validation, title: "Validation")
-        if !r.skipped.isEmpty {
-            Terminal.out("  skipped \(r.skipped.count) file(s):")
-            for s in r.skipped.prefix(50) { Terminal.out("    \(s.path): \(s.reason)") }
-            if r.skipped.count > 50 { Terminal.out("    … and \(r.skipped.count - 50) more") }
+        for (title, list) in [("skipped \(r.unreadable.count) unreadable image(s)", r.unreadable),
+                              ("ignored \(r.notImages.count) file(s) that are not images", r.notImages)] where !list.isEmpty {
+            Terminal.out("  \(title):")
+            for s in list.prefix(50) { Terminal.out("    \(s.path): \(s.reason)") }
+            if list.count > 50 { Terminal.out("    … and \(list.count - 50) more") }
         }
         Terminal.out("Model written to \(output)")
     }

@@ -13,7 +13,8 @@ struct Train: ParsableCommand {
             match its classes (as the Stanford Dogs folders do). Confidences are calibrated on the validation \
             images (temperature scaling). The output is one model file for `dedog classify --model`.
 
-            Unreadable images are skipped and listed at the end; training goes on.
+            Unreadable images are skipped and listed at the end; training goes on (exit status 1 then tells \
+            scripts that some photos were left out). Files that are not images are ignored with a note.
 
             Examples:
               dedog train ~/dogs
@@ -123,7 +124,7 @@ struct Train: ParsableCommand {
             throw error.isModelProblem ? Status.modelUnavailable : Status.someInputsFailed
         }
         Report.training(report, output: output)
-        if !report.skipped.isEmpty { throw Status.someInputsFailed }
+        if !report.unreadable.isEmpty { throw Status.someInputsFailed }
     }
 }
 

@@ -35,11 +35,13 @@ public enum TrainProgress: Sendable {
 
 public struct TrainingReport: Sendable {
     public var classes: [String]
-    /// Images actually used (unreadable ones are in `skipped`).
+    /// Images actually used (unreadable ones are in `unreadable`).
     public var trainImages: Int
     public var validationImages: Int
-    /// Files skipped while scanning (not images) and images that could not be decoded.
-    public var skipped: [(path: String, reason: String)]
+    /// Files in class folders that are not images (ignored).
+    public var notImages: [(path: String, reason: String)]
+    /// Images that could not be read or decoded (skipped; training went on without them).
+    public var unreadable: [(path: String, reason: String)]
     public var history: [EpochMetrics]
     public var validation: EvaluationReport
     public var validationTop1CenterOnly: Float
@@ -103,7 +105,7 @@ public enum Trainer {
         let extractor = FeatureExtractor(network: network, cache: cache, threads: config.threads)
 
         let started = Date()
-        var skipped = dataset.skipped
+        var unreadable: [(path: String, reason: String)] = []
         let trainViews = config.augmentation.views
         let trainFeatures = try extractor.features(of: train.map(dataset.url), views: trainViews) {
             progress(.extracting(phase: "train", done: $0, total: $1))
@@ -112,8 +114,8 @@ public enum Trainer {
             progress(.extracting(phase: "validation", done: $0, total: $1))
         }
         let extractionSeconds = Date().timeIntervalSince(started)
-        for failure in trainFeatures.failures { skipped.append((train[failure.index].path, failure.message)) }
-        for failure in validationFeatures.failures { skipped.append((validation[failure.index].path, failure.message)) }
+        for failure in trainFeatures.failures { unreadable.append((train[failure.index].path, failure.message)) }
+        for failure in validationFeatures.failures { unreadable.append((validation[failure.index].path, failure.message)) }
 
         func matrix(_ result: FeatureExtractor.Result, _ samples: [Dataset.Sample], views: Range<Int>) -> (x: [Float], y: [Int]) {
             var x: [Float] = [], y: [Int] = []
@@ -176,7 +178,7 @@ public enum Trainer {
             throw .output(path: config.output.path, reason: "\(error.localizedDescription)")
         }
         return TrainingReport(classes: dataset.classes, trainImages: y.count / trainViews.count, validationImages: vy.count,
-                              skipped: skipped, history: history, validation: report,
+                              notImages: dataset.skipped, unreadable: unreadable, history: history, validation: report,
                               validationTop1CenterOnly: centerOnly.top1, validationTop1MirrorAveraged: averaged.top1,
                               averagesMirror: averagesMirror,
                               featuresFromCache: trainFeatures.fromCache + validationFeatures.fromCache,
