@@ -110,6 +110,29 @@ case "decode":
         print("decode_ms \(file) \(median(Array(times.dropFirst(2))) * 1000)")
     }
 
+case "activations":
+    // activations LIST OUT --stage block_13 [--mirror]: for each image path in LIST (one per line), the named
+    // stage's output (NCHW float32, as the golden files) appended to OUT. Feeds scripts/experiments.
+    let args = CommandLine.arguments
+    let list = try! String(contentsOfFile: args[2], encoding: .utf8).split(separator: "\n").map(String.init)
+    let stage = args.firstIndex(of: "--stage").map { args[$0 + 1] } ?? "block_13"
+    let mirror = args.contains("--mirror")
+    let network = model()
+    let session = network.makeSession(threads: option("--threads", 2))
+    let preprocessing = network.model.preprocessing
+    let decoder = ImageDecoder(options: .init(minimumShorterSide: preprocessing.resizeShorterSide))
+    _ = FileManager.default.createFile(atPath: args[3], contents: nil)
+    let out = FileHandle(forWritingAtPath: args[3])!
+    for path in list where !path.isEmpty {
+        let image = try! decoder.decode(contentsOf: URL(fileURLWithPath: path))
+        var captured: [Float] = []
+        _ = try! session.features(preprocessing.tensor(mirror ? image.mirrored() : image), batch: 1) { name, values in
+            if name == stage { captured = values }
+        }
+        out.write(captured.withUnsafeBufferPointer { Data(buffer: $0) })
+    }
+    try! out.close()
+
 default:
-    print("usage: dedog-bench latency|layers|decode [--threads T] [--batch B] [--runs R] [--model FILE] [FILES]")
+    print("usage: dedog-bench latency|layers|decode|activations [--threads T] [--batch B] [--runs R] [--model FILE] [FILES]")
 }

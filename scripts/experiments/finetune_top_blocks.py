@@ -1,16 +1,15 @@
 """Fine-tunes the top of EfficientNet-Lite0 (blocks 14-15 and the head conv, BN statistics frozen) plus a
 120-way classifier initialised from the ImageNet rows, on cached block-13 activations of the Stanford Dogs
 train split (each image as is and mirrored). Selects the epoch on a stratified 10 % of the train split, then
-reports the test split with the same mirror averaging dedog uses. Preprocessing as dedog's: Pillow bilinear,
-shorter side 256, centre crop 224, (x - 127) / 128.
+reports the test split with the same mirror averaging dedog uses. Activations come from dedog's engine, with
+dedog's preprocessing.
 """
-import argparse, random, sys, time
+import argparse, random, subprocess, sys, tempfile, time
 from pathlib import Path
 
 import numpy as np
 import torch
 import torch.nn as nn
-from PIL import Image
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from lite0_torch import Lite0, load  # noqa: E402
@@ -18,6 +17,7 @@ from lite0_torch import Lite0, load  # noqa: E402
 p = argparse.ArgumentParser()
 p.add_argument("--root", type=Path, required=True)
 p.add_argument("--data", type=Path, required=True)
+p.add_argument("--bench", type=Path, required=True, help="the DedogBench binary")
 p.add_argument("--epochs", type=int, default=6)
 p.add_argument("--lr", type=float, default=1e-4)
 args = p.parse_args()
@@ -39,25 +39,16 @@ for c, items in sorted(by_class.items()):
     train += items[10:]
 
 net = load(Lite0(), args.root / "models/efficientnet-lite0-imagenet.safetensors")
-bottom = nn.Sequential(net.stem, *list(net.blocks)[:14]).eval()
+work = Path(tempfile.mkdtemp(prefix="dedog-finetune-"))
 
-def tensor(path, mirror):
-    img = Image.open(args.data / path).convert("RGB")
-    w, h = img.size
-    size = (256, 256 * h // w) if w <= h else (256 * w // h, 256)
-    img = img.resize(size, Image.BILINEAR)
-    l, t = round((size[0] - 224) / 2), round((size[1] - 224) / 2)
-    img = img.crop((l, t, l + 224, t + 224))
-    if mirror:
-        img = img.transpose(Image.Transpose.FLIP_LEFT_RIGHT)
-    return torch.from_numpy(((np.asarray(img, np.float32) - 127) / 128).transpose(2, 0, 1).copy())
-
-@torch.no_grad()
 def activations(samples, mirror):
-    out = []
-    for i in range(0, len(samples), 64):
-        out.append(bottom(torch.stack([tensor(s[0], mirror) for s in samples[i:i + 64]])))
-    return torch.cat(out)
+    """Block-13 outputs [n, 192, 7, 7] from dedog's engine (its golden test matches PyTorch's to 1e-3)."""
+    listing, out = work / "list.txt", work / "act.f32"
+    listing.write_text("\n".join(str(args.data / s[0]) for s in samples) + "\n")
+    subprocess.run([str(args.bench), "activations", str(listing), str(out), "--stage", "block_13",
+                    "--model", str(args.root / "models/efficientnet-lite0-imagenet.safetensors")]
+                   + (["--mirror"] if mirror else []), check=True)
+    return torch.from_numpy(np.fromfile(out, np.float32).reshape(len(samples), 192, 7, 7).copy())
 
 t0 = time.time()
 xs = {name: (activations(s, False), activations(s, True), torch.tensor([c for _, c in s]))
