@@ -75,6 +75,15 @@ public enum Augmentation: String, Sendable, CaseIterable {
 public enum Trainer {
     public static func run(_ config: TrainConfiguration, progress: (TrainProgress) -> Void = { _ in })
         throws(TrainError) -> TrainingReport {
+        // Fail before the long part if the model could not be written anyway.
+        let folder = config.output.deletingLastPathComponent().path
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+            throw .output(path: config.output.path, reason: "the folder \(folder) does not exist")
+        }
+        guard access(folder, W_OK) == 0 else {
+            throw .output(path: config.output.path, reason: "the folder \(folder) is not writable")
+        }
         let dataset = try Dataset(root: config.dataset)
         let pool = try config.split.map { url throws(TrainError) in try dataset.samples(listedIn: url) } ?? dataset.samples
         var train: [Dataset.Sample], validation: [Dataset.Sample]

@@ -43,3 +43,36 @@ import DedogTestSupport
         #expect(r.stderr.contains("permission denied"))
     }
 }
+
+/// Broken model files and unwritable outputs give a clear message and a documented exit status.
+@Suite struct HostileModelTests {
+    @Test func brokenModelFilesExitWithTwo() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-bad-models-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let good = try Data(contentsOf: SharedData.packageRoot.appendingPathComponent("models/efficientnet-lite0-imagenet.safetensors"))
+        let cases: [(String, Data, String)] = [
+            ("empty.safetensors", Data(), "not a valid safetensors file"),
+            ("text.safetensors", Data("hello, dog".utf8), "not a valid safetensors file"),
+            ("truncated.safetensors", good.prefix(good.count / 2), "not a valid safetensors file"),
+            ("header-only.safetensors", good.prefix(100), "not a valid safetensors file"),
+        ]
+        for (name, bytes, message) in cases {
+            let file = dir.appendingPathComponent(name)
+            try bytes.write(to: file)
+            let r = try CLI.run(["classify", "--model", file.path, "datasets/samples/beagle.jpg"])
+            #expect(r.status == 2, "\(name)")
+            #expect(r.stderr.contains(message), "\(name): \(r.stderr)")
+            #expect(r.stdout.isEmpty)
+        }
+    }
+
+    @Test func trainingRefusesAnUnwritableOutputBeforeWorking() throws {
+        let data = try SyntheticDataset(name: "unwritable")
+        defer { data.remove() }
+        let r = try CLI.run(["train", data.root.path, "--output", "/nonexistent/folder/model.safetensors", "--no-cache"])
+        #expect(r.status == 1)
+        #expect(r.stderr == "dedog: error: /nonexistent/folder/model.safetensors: cannot write the model file "
+                + "(the folder /nonexistent/folder does not exist); the previous file, if any, is untouched.\n")
+    }
+}
