@@ -83,7 +83,7 @@ struct Breeds: ParsableCommand {
             let rows = hits.map { hit -> [String] in
                 let name = hit.breed.name(in: options.lang)
                 let other = options.lang == .cs ? hit.breed.name.en : hit.breed.name.cs
-                let via = TextKeyDisplay.same(hit.matched, name) || TextKeyDisplay.same(hit.matched, other) ? "" : "(\(hit.matched))"
+                let via = Catalogue.sameName(hit.matched, name) || Catalogue.sameName(hit.matched, other) ? "" : "(\(hit.matched))"
                 return [name, other, hit.breed.id, via]
             }
             Terminal.out(BreedText.table(rows))
@@ -134,10 +134,3 @@ struct Breeds: ParsableCommand {
 }
 
 extension Language: ExpressibleByArgument {}
-
-enum TextKeyDisplay {
-    static func same(_ a: String, _ b: String) -> Bool {
-        a.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
-            == b.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
-    }
-}

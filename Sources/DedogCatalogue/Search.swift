@@ -37,6 +37,11 @@ public struct SearchHit: Sendable, Equatable {
 }
 
 extension Catalogue {
+    /// Whether two names are the same to search: equal after folding case, diacritics and punctuation.
+    public static func sameName(_ a: String, _ b: String) -> Bool {
+        TextKey.normalized(a) == TextKey.normalized(b)
+    }
+
     /// Breeds whose English or Czech name or alias matches `text`, ignoring case and diacritics: exact matches
     /// first, then names starting with the text, then names with a word starting with it, then containing it,
     /// then typo-tolerant matches (edit distance up to 1 for short queries, 2 from 6 letters, 3 from 10).
