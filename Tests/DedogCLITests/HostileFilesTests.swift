@@ -67,6 +67,21 @@ import DedogTestSupport
         }
     }
 
+    @Test func trainingWalksLinkLoopsInTheDataset() throws {
+        let data = try SyntheticDataset(name: "train-loops")
+        defer { data.remove() }
+        let fm = FileManager.default
+        try fm.createSymbolicLink(at: data.root.appendingPathComponent("discs/loop"), withDestinationURL: data.root)
+        try fm.createSymbolicLink(at: data.root.appendingPathComponent("checks/self"),
+                                  withDestinationURL: data.root.appendingPathComponent("checks/self"))
+        let output = data.root.appendingPathComponent("model.safetensors")
+        let r = try CLI.run(["train", data.root.path, "--output", output.path, "--no-cache", "--val-fraction", "0.25",
+                             "--epochs", "5"])
+        #expect(r.status == 1, "the corrupt PNG of the synthetic set is reported: \(r.stderr)")
+        #expect(r.stdout.contains("Trained on 18 images of 3 classes, validated on 6."), "\(r.stdout)")
+        #expect(fm.fileExists(atPath: output.path))
+    }
+
     @Test func trainingRefusesAnUnwritableOutputBeforeWorking() throws {
         let data = try SyntheticDataset(name: "unwritable")
         defer { data.remove() }
