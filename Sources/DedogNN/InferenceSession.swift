@@ -6,12 +6,14 @@
 public final class InferenceSession {
     public let network: EfficientNetLite
     public let threads: Int
+    private let parallel: Parallel
     /// Scratch for the three activation roles (block input/output, expanded, depthwise output).
     private var buffers: [UnsafeMutableBufferPointer<Float>] = []
 
     init(network: EfficientNetLite, threads: Int) {
         self.network = network
         self.threads = max(1, threads)
+        parallel = self.threads > 1 ? Parallel(pool: WorkerPool(parts: self.threads)) : Parallel(threads: 1)
         BLASThreads.useSingleThreadedBLAS()
     }
 
@@ -53,7 +55,7 @@ public final class InferenceSession {
         }
 
         var features = [Float](repeating: 0, count: batch * EfficientNetLite.featureCount)
-        let threads = self.threads
+        let parallel = self.parallel
         input.withUnsafeBufferPointer { inp in
                 var a = buffers[0].baseAddress!, b = buffers[1].baseAddress!
                 let c = buffers[2].baseAddress!
@@ -62,23 +64,23 @@ public final class InferenceSession {
                     tap(name, Layout.nchw(fromNHWC: p, batch: batch, channels: channels, plane: plane))
                 }
                 var h = sh, w = sw
-                net.stem.run(inp.baseAddress!, a, batch: batch, height: height, width: width, threads: threads)
+                net.stem.run(inp.baseAddress!, a, batch: batch, height: height, width: width, parallel: parallel)
                 emit("stem", a, channels: net.stem.outChannels, plane: h * w)
                 for (i, block) in net.blocks.enumerated() {
                     let (oh, ow) = block.depthwise.outputSize(height: h, width: w)
                     var dwInput = UnsafePointer(a)
                     if let expand = block.expand {
-                        expand.run(a, b, pixels: batch * h * w, threads: threads)
+                        expand.run(a, b, pixels: batch * h * w, parallel: parallel)
                         dwInput = UnsafePointer(b)
                     }
-                    block.depthwise.run(dwInput, c, batch: batch, height: h, width: w, threads: threads)
+                    block.depthwise.run(dwInput, c, batch: batch, height: h, width: w, parallel: parallel)
                     block.project.run(c, b, pixels: batch * oh * ow, residual: block.hasResidual ? UnsafePointer(a) : nil,
-                                      threads: threads)
+                                      parallel: parallel)
                     swap(&a, &b)
                     h = oh; w = ow
                     emit(String(format: "block_%02d", i), a, channels: block.project.outChannels, plane: h * w)
                 }
-                net.head.run(a, b, pixels: batch * h * w, threads: threads)
+                net.head.run(a, b, pixels: batch * h * w, parallel: parallel)
                 emit("head", b, channels: net.head.outChannels, plane: h * w)
                 features.withUnsafeMutableBufferPointer { f in
                     GlobalAveragePool.run(b, f.baseAddress!, channels: net.head.outChannels, batch: batch, planeSize: h * w)

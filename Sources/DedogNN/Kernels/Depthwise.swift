@@ -26,7 +26,7 @@ public struct DepthwiseConvolution: Sendable {
         let (oh, ow) = outputSize(height: height, width: width)
         return KernelSupport.call(input, expecting: channels * batch * height * width, kernel: "depthwise",
                                   outputCount: channels * batch * oh * ow) {
-            run($0, $1, batch: batch, height: height, width: width, threads: threads)
+            run($0, $1, batch: batch, height: height, width: width, parallel: Parallel(threads: threads))
         }
     }
 
@@ -35,7 +35,7 @@ public struct DepthwiseConvolution: Sendable {
     }
 
     func run(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, batch: Int,
-             height: Int, width: Int, threads: Int) {
+             height: Int, width: Int, parallel: Parallel) {
         let (oh, padTop) = ReferenceKernels.samePadding(input: height, kernel: kernel, stride: stride)
         let (ow, padLeft) = ReferenceKernels.samePadding(input: width, kernel: kernel, stride: stride)
         let src = SharedPointer(UnsafeMutablePointer(mutating: input)), dst = SharedPointer(output)
@@ -46,10 +46,10 @@ public struct DepthwiseConvolution: Sendable {
                 let wp = SharedPointer(UnsafeMutablePointer(mutating: w.baseAddress!))
                 let bp = SharedPointer(UnsafeMutablePointer(mutating: b.baseAddress!))
                 // Enough rows: threads take bands of rows. Few (7×7 at batch 1): bands of channels.
-                let byRows = batch * oh >= 4 * threads
-                parallelFor(threads) { part in
-                    let rows = byRows ? slice(batch * oh, part: part, of: threads) : 0..<(batch * oh)
-                    let channels = byRows ? 0..<geometry.channels : slice(geometry.channels, part: part, of: threads, align: 16)
+                let byRows = batch * oh >= 4 * parallel.parts
+                parallel { part in
+                    let rows = byRows ? slice(batch * oh, part: part, of: parallel.parts) : 0..<(batch * oh)
+                    let channels = byRows ? 0..<geometry.channels : slice(geometry.channels, part: part, of: parallel.parts, align: 16)
                     for row in rows {
                         Self.row(row, channels, geometry, src.base, dst.base, wp.base, bp.base)
                     }

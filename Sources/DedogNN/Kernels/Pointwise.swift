@@ -27,15 +27,15 @@ public struct PointwiseConvolution: Sendable {
         return KernelSupport.call(input, expecting: inChannels * pixels, kernel: "pointwise",
                                   outputCount: outChannels * pixels) { x, y in
             if let residual {
-                residual.withUnsafeBufferPointer { run(x, y, pixels: pixels, residual: $0.baseAddress!, threads: threads) }
+                residual.withUnsafeBufferPointer { run(x, y, pixels: pixels, residual: $0.baseAddress!, parallel: Parallel(threads: threads)) }
             } else {
-                run(x, y, pixels: pixels, threads: threads)
+                run(x, y, pixels: pixels, parallel: Parallel(threads: threads))
             }
         }
     }
 
     func run(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, pixels: Int,
-             residual: UnsafePointer<Float>? = nil, threads: Int) {
+             residual: UnsafePointer<Float>? = nil, parallel: Parallel) {
         let src = SharedPointer(UnsafeMutablePointer(mutating: input))
         let dst = SharedPointer(output)
         let res = residual.map { SharedPointer(UnsafeMutablePointer(mutating: $0)) }
@@ -46,10 +46,10 @@ public struct PointwiseConvolution: Sendable {
                 let bp = SharedPointer(UnsafeMutablePointer(mutating: b.baseAddress!))
                 // Many pixels: each thread takes a band of rows. Few (7×7 at batch 1): each takes a band of output
                 // channels, so that both still get a GEMM of useful size.
-                let byRows = pixels >= 256 * threads
-                parallelFor(threads) { part in
-                    let rows = byRows ? slice(pixels, part: part, of: threads, align: 4) : 0..<pixels
-                    let cols = byRows ? 0..<cout : slice(cout, part: part, of: threads, align: 16)
+                let byRows = pixels >= 256 * parallel.parts
+                parallel { part in
+                    let rows = byRows ? slice(pixels, part: part, of: parallel.parts, align: 4) : 0..<pixels
+                    let cols = byRows ? 0..<cout : slice(cout, part: part, of: parallel.parts, align: 16)
                     if rows.isEmpty || cols.isEmpty { return }
                     let out = dst.base + rows.lowerBound * cout + cols.lowerBound
                     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(rows.count), Int32(cols.count), Int32(cin),

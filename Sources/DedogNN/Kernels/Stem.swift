@@ -28,7 +28,7 @@ public struct StemConvolution: Sendable {
         let (oh, ow) = outputSize(height: height, width: width)
         return KernelSupport.call(input, expecting: batch * inChannels * height * width, kernel: "stem",
                                   outputCount: outChannels * batch * oh * ow) {
-            run($0, $1, batch: batch, height: height, width: width, threads: threads)
+            run($0, $1, batch: batch, height: height, width: width, parallel: Parallel(threads: threads))
         }
     }
 
@@ -37,7 +37,7 @@ public struct StemConvolution: Sendable {
     }
 
     func run(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>,
-             batch: Int, height: Int, width: Int, threads: Int) {
+             batch: Int, height: Int, width: Int, parallel: Parallel) {
         let (oh, padTop) = ReferenceKernels.samePadding(input: height, kernel: kernel, stride: stride)
         let (ow, padLeft) = ReferenceKernels.samePadding(input: width, kernel: kernel, stride: stride)
         let k = kernel, s = stride, cin = inChannels, cout = outChannels
@@ -46,11 +46,11 @@ public struct StemConvolution: Sendable {
             bias.withUnsafeBufferPointer { b in
                 let wp = SharedPointer(UnsafeMutablePointer(mutating: w.baseAddress!))
                 let bp = SharedPointer(UnsafeMutablePointer(mutating: b.baseAddress!))
-                parallelFor(threads) { part in
+                parallel { part in
                     var patch = [Float](repeating: 0, count: cin * k * k)
                     patch.withUnsafeMutableBufferPointer { patchBuffer in
                         let patch = patchBuffer.baseAddress!
-                        for row in slice(batch * oh, part: part, of: threads) {
+                        for row in slice(batch * oh, part: part, of: parallel.parts) {
                             let n = row / oh, oy = row % oh
                             for ox in 0..<ow {
                                 // Gather the receptive field, zeros outside the image.
