@@ -51,13 +51,18 @@ public struct PointwiseConvolution: Sendable {
                     let rows = byRows ? slice(pixels, part: part, of: parallel.parts, align: 4) : 0..<pixels
                     let cols = byRows ? 0..<cout : slice(cout, part: part, of: parallel.parts, align: 16)
                     if rows.isEmpty || cols.isEmpty { return }
-                    let out = dst.base + rows.lowerBound * cout + cols.lowerBound
-                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(rows.count), Int32(cols.count), Int32(cin),
-                                1, src.base + rows.lowerBound * cin, Int32(cin), wp.base + cols.lowerBound * cin, Int32(cin),
-                                0, out, Int32(cout))
-                    Epilogue.apply(out, rows: rows.count, channels: cols.count, rowStride: cout, bias: bp.base + cols.lowerBound,
-                                   clampsToSix: clamps,
-                                   residual: res.map { UnsafePointer($0.base + rows.lowerBound * cout + cols.lowerBound) })
+                    // Bands of rows small enough (≤ ~1 MB of output) that the epilogue finds them still in cache.
+                    let band = max(64, (262_144 / cout) & ~3)
+                    for start in stride(from: rows.lowerBound, to: rows.upperBound, by: band) {
+                        let count = min(band, rows.upperBound - start)
+                        let out = dst.base + start * cout + cols.lowerBound
+                        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(count), Int32(cols.count), Int32(cin),
+                                    1, src.base + start * cin, Int32(cin), wp.base + cols.lowerBound * cin, Int32(cin),
+                                    0, out, Int32(cout))
+                        Epilogue.apply(out, rows: count, channels: cols.count, rowStride: cout, bias: bp.base + cols.lowerBound,
+                                       clampsToSix: clamps,
+                                       residual: res.map { UnsafePointer($0.base + start * cout + cols.lowerBound) })
+                    }
                 }
             }
         }
