@@ -62,44 +62,97 @@ public struct DepthwiseConvolution: Sendable {
         let height, width, oh, ow, padTop, padLeft, kernel, stride, channels: Int
     }
 
-    /// The `channels` of output row `row` (of batch × oh).
+    /// The `channels` of output row `row` (of batch × oh). Interior pixels go in pairs that share each weight
+    /// load; pixels whose window touches the padding go one by one, with only their in-bounds taps.
     @inline(__always)
     static func row(_ row: Int, _ channels: Range<Int>, _ g: Geometry, _ x: UnsafePointer<Float>,
                     _ y: UnsafeMutablePointer<Float>, _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>) {
-        let n = row / g.oh, oy = row % g.oh, k = g.kernel, c = g.channels
+        let oy = row % g.oh
         let iy0 = oy * g.stride - g.padTop
-        let kyLo = max(0, -iy0), kyHi = min(k, g.height - iy0)
-        let image = x + n * g.height * g.width * c
-        for ox in 0..<g.ow {
+        let rows = max(0, -iy0)..<min(g.kernel, g.height - iy0)
+        let image = x + (row / g.oh) * g.height * g.width * g.channels
+        var ox = 0
+        while ox < g.ow {
             let ix0 = ox * g.stride - g.padLeft
-            let kxLo = max(0, -ix0), kxHi = min(k, g.width - ix0)
-            let out = y + (row * g.ow + ox) * c
-            var ch = channels.lowerBound
-            while ch + 16 <= channels.upperBound {
-                var a0 = load8(bias + ch), a1 = load8(bias + ch + 8)
-                for ky in kyLo..<kyHi {
-                    let pixelRow = image + ((iy0 + ky) * g.width + ix0) * c + ch
-                    let tapRow = w + ky * k * c + ch
-                    for kx in kxLo..<kxHi {
-                        let xp = pixelRow + kx * c, wp = tapRow + kx * c
-                        a0 += load8(xp) * load8(wp)
-                        a1 += load8(xp + 8) * load8(wp + 8)
-                    }
-                }
-                store8(relu6(a0), out + ch)
-                store8(relu6(a1), out + ch + 8)
-                ch += 16
+            let out = y + (row * g.ow + ox) * g.channels
+            if ox + 1 < g.ow && ix0 >= 0 && ix0 + g.stride + g.kernel <= g.width {
+                pair(image, iy0: iy0, ix0: ix0, rows: rows, channels, g, out, w, bias)
+                ox += 2
+            } else {
+                let columns = max(0, -ix0)..<min(g.kernel, g.width - ix0)
+                pixel(image, iy0: iy0, ix0: ix0, rows: rows, columns: columns, channels, g, out, w, bias)
+                ox += 1
             }
-            while ch < channels.upperBound {
-                var a = bias[ch]
-                for ky in kyLo..<kyHi {
-                    for kx in kxLo..<kxHi {
-                        a += image[((iy0 + ky) * g.width + ix0 + kx) * c + ch] * w[(ky * k + kx) * c + ch]
-                    }
+        }
+    }
+
+    /// One output pixel over the taps `rows` × `columns` of its window.
+    @inline(__always)
+    static func pixel(_ image: UnsafePointer<Float>, iy0: Int, ix0: Int, rows: Range<Int>, columns: Range<Int>,
+                      _ channels: Range<Int>, _ g: Geometry, _ out: UnsafeMutablePointer<Float>,
+                      _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>) {
+        let k = g.kernel, c = g.channels
+        var ch = channels.lowerBound
+        while ch + 16 <= channels.upperBound {
+            var a0 = load8(bias + ch), a1 = load8(bias + ch + 8)
+            for ky in rows {
+                let pixelRow = image + ((iy0 + ky) * g.width + ix0) * c + ch
+                let tapRow = w + ky * k * c + ch
+                for kx in columns {
+                    let xp = pixelRow + kx * c, wp = tapRow + kx * c
+                    a0 += load8(xp) * load8(wp)
+                    a1 += load8(xp + 8) * load8(wp + 8)
                 }
-                out[ch] = relu6(a)
-                ch += 1
             }
+            store8(relu6(a0), out + ch)
+            store8(relu6(a1), out + ch + 8)
+            ch += 16
+        }
+        while ch < channels.upperBound {
+            var a = bias[ch]
+            for ky in rows {
+                for kx in columns {
+                    a += image[((iy0 + ky) * g.width + ix0 + kx) * c + ch] * w[(ky * k + kx) * c + ch]
+                }
+            }
+            out[ch] = relu6(a)
+            ch += 1
+        }
+    }
+
+    /// Two neighbouring output pixels whose windows lie wholly inside the image, sharing each weight load.
+    @inline(__always)
+    static func pair(_ image: UnsafePointer<Float>, iy0: Int, ix0: Int, rows: Range<Int>,
+                     _ channels: Range<Int>, _ g: Geometry, _ out: UnsafeMutablePointer<Float>,
+                     _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>) {
+        let k = g.kernel, c = g.channels, step = g.stride * c
+        let next = out + c
+        var ch = channels.lowerBound
+        while ch + 16 <= channels.upperBound {
+            let b0 = load8(bias + ch), b1 = load8(bias + ch + 8)
+            var a0 = b0, a1 = b1, n0 = b0, n1 = b1
+            for ky in rows {
+                let pixelRow = image + ((iy0 + ky) * g.width + ix0) * c + ch
+                let tapRow = w + ky * k * c + ch
+                for kx in 0..<k {
+                    let xp = pixelRow + kx * c, wp = tapRow + kx * c
+                    let w0 = load8(wp), w1 = load8(wp + 8)
+                    a0 += load8(xp) * w0
+                    a1 += load8(xp + 8) * w1
+                    n0 += load8(xp + step) * w0
+                    n1 += load8(xp + step + 8) * w1
+                }
+            }
+            store8(relu6(a0), out + ch)
+            store8(relu6(a1), out + ch + 8)
+            store8(relu6(n0), next + ch)
+            store8(relu6(n1), next + ch + 8)
+            ch += 16
+        }
+        if ch < channels.upperBound {
+            let rest = ch..<channels.upperBound
+            pixel(image, iy0: iy0, ix0: ix0, rows: rows, columns: 0..<k, rest, g, out, w, bias)
+            pixel(image, iy0: iy0, ix0: ix0 + g.stride, rows: rows, columns: 0..<k, rest, g, next, w, bias)
         }
     }
 }
