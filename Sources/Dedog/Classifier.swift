@@ -71,7 +71,7 @@ public final class Classifier {
         var lookalikes: [Prediction] = []
         var imagenetProbabilities: [Float] = []
         if let head = network.imagenetHead, let description = model.imagenetHead {
-            imagenetProbabilities = Self.softmax(Self.meanLogits(head, features), temperature: description.temperature ?? 1)
+            imagenetProbabilities = Self.softmax(head.averaged(features, views: features.count / head.inputs), temperature: description.temperature ?? 1)
             let labels = description.labels
             dogProbability = zip(labels, imagenetProbabilities).filter { $0.0.isDog }.map(\.1).reduce(0, +)
             lookalikes = Self.ranked(labels, imagenetProbabilities, top: 3) { !$0.isDog }
@@ -79,7 +79,7 @@ public final class Classifier {
 
         var breeds: [Prediction]
         if let head = network.breedHead, let description = model.breedHead {
-            let p = Self.softmax(Self.meanLogits(head, features), temperature: description.temperature ?? 1)
+            let p = Self.softmax(head.averaged(features, views: features.count / head.inputs), temperature: description.temperature ?? 1)
             breeds = Self.ranked(description.labels, p, top: top) { _ in true }
         } else {
             let labels = model.imagenetHead?.labels ?? []
@@ -100,13 +100,6 @@ public final class Classifier {
         }
         return Classification(verdict: verdict, breeds: breeds, dogProbability: dogProbability,
                               lookalikes: verdict == .noDog ? lookalikes : [])
-    }
-
-    /// The head's logits averaged over the views in `features` ([views × 1280]).
-    static func meanLogits(_ head: Linear, _ features: [Float]) -> [Float] {
-        let views = features.count / head.inputs
-        let all = head(features, batch: views)
-        return (0..<head.outputs).map { o in (0..<views).reduce(0) { $0 + all[$1 * head.outputs + o] } / Float(views) }
     }
 
     static func softmax(_ logits: [Float], temperature: Float) -> [Float] {

@@ -1,8 +1,8 @@
 /// Runs the backbone on batches of preprocessed images, reusing its scratch memory between calls.
 ///
 /// Activations are kept channels-last over the whole batch (NHWC), so that every 1×1 convolution is a single
-/// GEMM over batch × height × width rows and the depthwise and stem kernels run along contiguous channels. Not thread-safe: make one session per thread; `threads` is how
-/// many threads each call uses inside.
+/// GEMM over batch × height × width rows and the depthwise and stem kernels run along contiguous channels.
+/// Not thread-safe: make one session per thread; `threads` is how many threads each call uses inside.
 public final class InferenceSession {
     public let network: EfficientNetLite
     public let threads: Int
@@ -57,34 +57,34 @@ public final class InferenceSession {
         var features = [Float](repeating: 0, count: batch * EfficientNetLite.featureCount)
         let parallel = self.parallel
         input.withUnsafeBufferPointer { inp in
-                var a = buffers[0].baseAddress!, b = buffers[1].baseAddress!
-                let c = buffers[2].baseAddress!
-                func emit(_ name: String, _ p: UnsafeMutablePointer<Float>, channels: Int, plane: Int) {
-                    guard let tap else { return }
-                    tap(name, Layout.nchw(fromNHWC: p, batch: batch, channels: channels, plane: plane))
+            var a = buffers[0].baseAddress!, b = buffers[1].baseAddress!
+            let c = buffers[2].baseAddress!
+            func emit(_ name: String, _ p: UnsafeMutablePointer<Float>, channels: Int, plane: Int) {
+                guard let tap else { return }
+                tap(name, Layout.nchw(fromNHWC: p, batch: batch, channels: channels, plane: plane))
+            }
+            var h = sh, w = sw
+            net.stem.run(inp.baseAddress!, a, batch: batch, height: height, width: width, parallel: parallel)
+            emit("stem", a, channels: net.stem.outChannels, plane: h * w)
+            for (i, block) in net.blocks.enumerated() {
+                let (oh, ow) = block.depthwise.outputSize(height: h, width: w)
+                var dwInput = UnsafePointer(a)
+                if let expand = block.expand {
+                    expand.run(a, b, pixels: batch * h * w, parallel: parallel)
+                    dwInput = UnsafePointer(b)
                 }
-                var h = sh, w = sw
-                net.stem.run(inp.baseAddress!, a, batch: batch, height: height, width: width, parallel: parallel)
-                emit("stem", a, channels: net.stem.outChannels, plane: h * w)
-                for (i, block) in net.blocks.enumerated() {
-                    let (oh, ow) = block.depthwise.outputSize(height: h, width: w)
-                    var dwInput = UnsafePointer(a)
-                    if let expand = block.expand {
-                        expand.run(a, b, pixels: batch * h * w, parallel: parallel)
-                        dwInput = UnsafePointer(b)
-                    }
-                    block.depthwise.run(dwInput, c, batch: batch, height: h, width: w, parallel: parallel)
-                    block.project.run(c, b, pixels: batch * oh * ow, residual: block.hasResidual ? UnsafePointer(a) : nil,
-                                      parallel: parallel)
-                    swap(&a, &b)
-                    h = oh; w = ow
-                    emit(String(format: "block_%02d", i), a, channels: block.project.outChannels, plane: h * w)
-                }
-                net.head.run(a, b, pixels: batch * h * w, parallel: parallel)
-                emit("head", b, channels: net.head.outChannels, plane: h * w)
-                features.withUnsafeMutableBufferPointer { f in
-                    GlobalAveragePool.run(b, f.baseAddress!, channels: net.head.outChannels, batch: batch, planeSize: h * w)
-                }
+                block.depthwise.run(dwInput, c, batch: batch, height: h, width: w, parallel: parallel)
+                block.project.run(c, b, pixels: batch * oh * ow, residual: block.hasResidual ? UnsafePointer(a) : nil,
+                                  parallel: parallel)
+                swap(&a, &b)
+                h = oh; w = ow
+                emit(String(format: "block_%02d", i), a, channels: block.project.outChannels, plane: h * w)
+            }
+            net.head.run(a, b, pixels: batch * h * w, parallel: parallel)
+            emit("head", b, channels: net.head.outChannels, plane: h * w)
+            features.withUnsafeMutableBufferPointer { f in
+                GlobalAveragePool.run(b, f.baseAddress!, channels: net.head.outChannels, batch: batch, planeSize: h * w)
+            }
         }
         return features
     }

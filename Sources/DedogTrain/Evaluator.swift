@@ -43,8 +43,8 @@ public enum Evaluator {
         for (i, views) in result.features.enumerated() {
             guard let views else { continue }
             // Logits averaged over the views, as classify does.
-            let all = head(views.flatMap { $0 }, batch: views.count)
-            logits += rows.map { r in (0..<views.count).reduce(0) { $0 + all[$1 * head.outputs + r!] } / Float(views.count) }
+            let averaged = head.averaged(views.flatMap { $0 }, views: views.count)
+            logits += rows.map { averaged[$0!] }
             y.append(samples[i].label)
         }
         precondition(logits.count == y.count * classes)

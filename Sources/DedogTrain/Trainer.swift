@@ -92,8 +92,8 @@ public enum Trainer {
             let held = Set(validation.map(\.path))
             train = pool.filter { !held.contains($0.path) }
         } else {
-            let restricted = Dataset.Subset(dataset: dataset, samples: pool)
-            (train, validation) = restricted.stratifiedSplit(validationFraction: config.validationFraction, seed: config.options.seed)
+            (train, validation) = Dataset.stratified(pool, classes: dataset.classes.count,
+                                                     fraction: config.validationFraction, seed: config.options.seed)
         }
         let missing = Set(dataset.classes.indices).subtracting(train.map(\.label))
         if let first = missing.min() {
@@ -209,18 +209,6 @@ public enum Trainer {
             matched += 1
         }
         return matched > 0 ? start : nil
-    }
-}
-
-extension Dataset {
-    /// A dataset restricted to some of its samples (for splitting a split file's pool).
-    struct Subset {
-        let dataset: Dataset
-        let samples: [Sample]
-
-        func stratifiedSplit(validationFraction: Double, seed: UInt64) -> (train: [Sample], validation: [Sample]) {
-            Dataset.stratified(samples, classes: dataset.classes.count, fraction: validationFraction, seed: seed)
-        }
     }
 }
 

@@ -49,4 +49,10 @@ public struct Linear: Sendable {
                     1, x, Int32(inputs), weight, Int32(inputs), 1, &out, Int32(outputs))
         return out
     }
+
+    /// The outputs for several views of one image (`x` holds `views` rows), averaged: one row of `outputs`.
+    public func averaged(_ x: [Float], views: Int) -> [Float] {
+        let all = self(x, batch: views)
+        return (0..<outputs).map { o in (0..<views).reduce(0) { $0 + all[$1 * outputs + o] } / Float(views) }
+    }
 }
