@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "Dedog", targets: ["Dedog"]),
         .library(name: "DedogImage", targets: ["DedogImage"]),
         .library(name: "DedogNN", targets: ["DedogNN"]),
+        .library(name: "DedogFiles", targets: ["DedogFiles"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -23,14 +24,16 @@ let package = Package(
         .systemLibrary(name: "CLAPACKE", pkgConfig: "lapacke",
                        providers: [.apt(["liblapacke-dev"])]),
 
+        // Files from strangers: bounded reads of regular files only; atomic writes with plain-words errors.
+        .target(name: "DedogFiles"),
         // Pixels: decoding, orientation, resizing, cropping, normalisation.
-        .target(name: "DedogImage", dependencies: ["CTurboJPEG", "CPNG"]),
+        .target(name: "DedogImage", dependencies: ["DedogFiles", "CTurboJPEG", "CPNG"]),
         // The inference engine: tensors, kernels, layers, EfficientNet-Lite0, safetensors.
-        .target(name: "DedogNN", dependencies: ["DedogImage", "CCBLAS"]),
+        .target(name: "DedogNN", dependencies: ["DedogFiles", "DedogImage", "CCBLAS"]),
         // Transfer learning: dataset scan, feature cache, head training, calibration, metrics.
-        .target(name: "DedogTrain", dependencies: ["DedogImage", "DedogNN", "CCBLAS"]),
+        .target(name: "DedogTrain", dependencies: ["DedogFiles", "DedogImage", "DedogNN", "CCBLAS"]),
         // The breed catalogue (English + Czech), built by scripts/build-catalogue, and its search.
-        .target(name: "DedogCatalogue", resources: [.copy("Resources/breeds.json")]),
+        .target(name: "DedogCatalogue", dependencies: ["DedogFiles"], resources: [.copy("Resources/breeds.json")]),
         // The facade: image in, ranked breeds out; training and evaluation entry points.
         .target(name: "Dedog", dependencies: ["DedogImage", "DedogNN", "DedogTrain", "DedogCatalogue"]),
         // The command-line tool: parses, prints, sets exit codes.

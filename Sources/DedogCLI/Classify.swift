@@ -64,7 +64,7 @@ struct Classify: ParsableCommand {
             throw Status.someInputsFailed
         }
         let printer = ResultPrinter(json: json, catalogue: breeds, language: lang)
-        var failures = 0, photos = 0
+        var failures = 0, photos = 0, classified = 0
         ImageFiles.find(paths) { found in
             switch found {
             case let .skipped(path, reason):
@@ -80,6 +80,7 @@ struct Classify: ParsableCommand {
                 photos += 1
                 do throws(ClassifierError) {
                     printer.result(file: path, try classifier.classify(contentsOf: URL(fileURLWithPath: path), top: top))
+                    classified += 1
                 } catch {
                     failures += 1
                     Terminal.error(error.description)
@@ -89,7 +90,9 @@ struct Classify: ParsableCommand {
         }
         if photos == 0 && failures == 0 { Terminal.warning("no JPEG or PNG images found") }
         if failures > 0 {
-            Terminal.error("\(failures) input(s) could not be classified; the others were")
+            Terminal.error(classified == 0 ? "no input could be classified"
+                           : "\(failures) of \(classified + failures) inputs could not be classified; \(classified) "
+                               + (classified == 1 ? "was." : "were."))
             throw Status.someInputsFailed
         }
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 @main
 struct DedogCommand: ParsableCommand {
@@ -14,6 +15,12 @@ struct DedogCommand: ParsableCommand {
         version: "0.1.0",
         subcommands: [Classify.self, Train.self, Evaluate.self, Breeds.self]
     )
+
+    static func main() {
+        // Past a file size limit (`ulimit -f`), a write then fails with a message instead of killing us.
+        signal(SIGXFSZ, SIG_IGN)
+        main(nil)
+    }
 }
 
 /// Exit statuses shared by the subcommands (documented in `dedog --help`).

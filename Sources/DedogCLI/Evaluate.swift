@@ -37,6 +37,10 @@ struct Evaluate: ParsableCommand {
     @Option(help: "Threads for feature extraction.")
     var threads = ProcessInfo.processInfo.activeProcessorCount
 
+    @Option(help: ArgumentHelp("Refuse to start if the run would need more memory than this, e.g. 2G or 500M "
+                               + "(default: 80 % of the memory available).", valueName: "size"))
+    var maxMemory: MemorySize?
+
     func run() throws {
         let bar = ProgressBar("features")
         let report: EvaluationReport
@@ -44,7 +48,7 @@ struct Evaluate: ParsableCommand {
             report = try Evaluator.run(model: URL(fileURLWithPath: model), dataset: URL(fileURLWithPath: dataset),
                                        split: split.map { URL(fileURLWithPath: $0) },
                                        cacheRoot: noCache ? nil : (cache.map { URL(fileURLWithPath: $0) } ?? FeatureCache.defaultRoot),
-                                       threads: threads) { event in
+                                       threads: threads, memoryLimit: MemorySize.limit(maxMemory)) { event in
                 if case let .extracting(_, done, total) = event { bar.update(done, of: total) }
             }
         } catch {

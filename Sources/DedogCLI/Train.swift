@@ -69,6 +69,10 @@ struct Train: ParsableCommand {
     @Option(help: "Threads for feature extraction.")
     var threads = ProcessInfo.processInfo.activeProcessorCount
 
+    @Option(help: ArgumentHelp("Refuse to start if the run would need more memory than this, e.g. 2G or 500M "
+                               + "(default: 80 % of the memory available).", valueName: "size"))
+    var maxMemory: MemorySize?
+
     func validate() throws {
         guard (0.0..<1.0).contains(valFraction) else { throw ValidationError("--val-fraction must be in [0, 1).") }
         guard epochs >= 1 else { throw ValidationError("--epochs must be at least 1.") }
@@ -98,6 +102,7 @@ struct Train: ParsableCommand {
         config.augmentation = augment
         config.cacheRoot = noCache ? nil : (cache.map { URL(fileURLWithPath: $0) } ?? FeatureCache.defaultRoot)
         config.threads = threads
+        config.memoryLimit = MemorySize.limit(maxMemory)
         config.options.epochs = epochs
         config.options.learningRate = learningRate
         config.options.weightDecay = weightDecay
@@ -122,6 +127,9 @@ struct Train: ParsableCommand {
         } catch {
             Terminal.error(error.description)
             throw error.isModelProblem ? Status.modelUnavailable : Status.someInputsFailed
+        }
+        if let problem = report.cacheProblem {
+            Terminal.warning("the feature cache stopped storing (\(problem)); the next run will compute those features again")
         }
         Report.training(report, output: output)
         if !report.unreadable.isEmpty { throw Status.someInputsFailed }

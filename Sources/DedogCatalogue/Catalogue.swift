@@ -1,4 +1,5 @@
 import Foundation
+import DedogFiles
 
 /// The breed catalogue: breeds with English and Czech names, FCI data, sizes and sources.
 ///
@@ -34,12 +35,15 @@ public struct Catalogue: Sendable {
         return try bundled()
     }
 
+    /// Catalogue files larger than this are refused before reading (the bundled one is ~200 kB).
+    public static let maxFileBytes = 64 << 20
+
     public init(contentsOf url: URL) throws(CatalogueError) {
         let data: Data
         do {
-            data = try Data(contentsOf: url)
+            data = try FileReader.readData(url.path, limit: Self.maxFileBytes)
         } catch {
-            throw .unreadable(file: url.path, reason: FileManager.default.fileExists(atPath: url.path) ? "permission denied or not a file" : "no such file")
+            throw .unreadable(file: url.path, reason: error.description)
         }
         try self.init(data, file: url.path)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import DedogFiles
 
 /// The container formats dedog reads, detected from the first bytes of the data.
 public enum ImageFormat: String, Sendable {
@@ -23,6 +24,9 @@ public struct ImageDecoder: Sendable {
     public struct Options: Sendable, Equatable {
         /// Images whose header declares more pixels than this are refused before any allocation.
         public var maxPixels: Int = 100_000_000
+        /// Files larger than this are refused before reading (a 100-megapixel PNG of 16-bit RGBA, uncompressed,
+        /// is 800 MB; real photos are a few MB).
+        public var maxFileBytes: Int = 512 << 20
         /// If set, large JPEGs are decoded at the smallest DCT scale (1/8 … 1) whose shorter side is still
         /// at least this many pixels, so that a 12-megapixel photo is not fully decoded to make a 224-pixel input.
         public var minimumShorterSide: Int? = nil
@@ -34,10 +38,11 @@ public struct ImageDecoder: Sendable {
         /// Off by default: such data is reported as an error.
         public var allowsDamagedData = false
 
-        public init(maxPixels: Int = 100_000_000, minimumShorterSide: Int? = nil,
+        public init(maxPixels: Int = 100_000_000, maxFileBytes: Int = 512 << 20, minimumShorterSide: Int? = nil,
                     background: RGBColor = .white, appliesEXIFOrientation: Bool = true,
                     allowsDamagedData: Bool = false) {
             self.maxPixels = maxPixels
+            self.maxFileBytes = maxFileBytes
             self.minimumShorterSide = minimumShorterSide
             self.background = background
             self.appliesEXIFOrientation = appliesEXIFOrientation
@@ -51,16 +56,18 @@ public struct ImageDecoder: Sendable {
         self.options = options
     }
 
-    /// Reads and decodes the file at `url`.
+    /// Reads and decodes the file at `url` (a regular file of at most `options.maxFileBytes`).
     public func decode(contentsOf url: URL) throws(ImageError) -> RGBImage {
-        let name = url.relativePath  // as the caller wrote it
-        let data: Data
+        try decode(read(url), name: url.relativePath)  // named as the caller wrote it
+    }
+
+    /// The bytes of the image file at `url`, with the same checks as `decode(contentsOf:)`.
+    public func read(_ url: URL) throws(ImageError) -> [UInt8] {
         do {
-            data = try Data(contentsOf: url, options: .mappedIfSafe)
+            return try FileReader.read(url.path, limit: options.maxFileBytes)
         } catch {
-            throw .unreadable(file: name, reason: Self.reason(for: error, at: url))
+            throw .unreadable(file: url.relativePath, reason: error.description)
         }
-        return try decode(Array(data), name: name)
     }
 
     /// Decodes in-memory bytes; `name` labels the data in errors.
@@ -74,15 +81,5 @@ public struct ImageDecoder: Sendable {
         case nil:
             throw .unsupportedFormat(file: name)
         }
-    }
-
-    private static func reason(for error: Error, at url: URL) -> String {
-        var isFolder: ObjCBool = false
-        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) {
-            if isFolder.boolValue { return "it is a folder" }
-            if !FileManager.default.isReadableFile(atPath: url.path) { return "permission denied" }
-            return (error as NSError).localizedDescription
-        }
-        return "no such file"
     }
 }

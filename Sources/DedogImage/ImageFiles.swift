@@ -1,4 +1,5 @@
 import Foundation
+import DedogFiles
 
 /// Finds images among files and folders by their content, not their names.
 public enum ImageFiles {
@@ -57,12 +58,12 @@ public enum ImageFiles {
 
     /// Whether the file at `path` starts like a JPEG or PNG.
     static func classify(_ path: String) -> Found {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            let reason = FileManager.default.isReadableFile(atPath: path) ? "cannot open it" : "permission denied"
-            return .skipped(path, reason: reason)
+        let head: [UInt8]
+        do {
+            head = try FileReader.head(path, count: 8)
+        } catch {
+            return .skipped(path, reason: error.description)
         }
-        defer { try? handle.close() }
-        let head = (try? handle.read(upToCount: 8)) ?? Data()
         if head.isEmpty { return .skipped(path, reason: "empty file") }
         return ImageFormat.detect(head) != nil ? .image(path) : .skipped(path, reason: "not a JPEG or PNG image")
     }

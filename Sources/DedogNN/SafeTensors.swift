@@ -1,4 +1,5 @@
 import Foundation
+import DedogFiles
 
 /// A strictly parsed safetensors file: an 8-byte little-endian header length, a JSON header mapping tensor
 /// names to dtype, shape and byte range, then the data. Every length, offset and shape is checked against
@@ -20,13 +21,15 @@ public struct SafeTensors: Sendable {
     /// making us allocate gigabytes).
     public static let maxHeaderBytes = 16 << 20
 
+    /// Model files larger than this are refused before reading (EfficientNet-Lite0 with two heads is ~20 MB).
+    public static let maxFileBytes = 1 << 30
+
     public init(contentsOf url: URL) throws(ModelError) {
         let bytes: Data
         do {
-            bytes = try Data(contentsOf: url, options: .mappedIfSafe)
+            bytes = try FileReader.readData(url.path, limit: Self.maxFileBytes)
         } catch {
-            throw .unreadable(file: url.path, reason: FileManager.default.fileExists(atPath: url.path)
-                              ? "\(error.localizedDescription)" : "no such file")
+            throw .unreadable(file: url.path, reason: error.description)
         }
         try self.init(bytes, file: url.path)
     }

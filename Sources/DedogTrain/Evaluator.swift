@@ -4,10 +4,15 @@ import DedogNN
 /// What `dedog evaluate` does: a model on a labelled ImageFolder dataset (optionally one split file of it).
 public enum Evaluator {
     public static func run(model url: URL, dataset root: URL, split: URL?, cacheRoot: URL?, threads: Int,
-                           progress: (TrainProgress) -> Void = { _ in }) throws(TrainError) -> EvaluationReport {
+                           memoryLimit: Int? = nil, progress: (TrainProgress) -> Void = { _ in }) throws(TrainError) -> EvaluationReport {
         let dataset = try Dataset(root: root)
         let samples = try split.map { url throws(TrainError) in try dataset.samples(listedIn: url) } ?? dataset.samples
         let tensors: SafeTensors, network: EfficientNetLite
+        // Checked for the larger case (two views) before the model is known.
+        let needed = FeatureExtractor.memoryNeeded(samples: samples.count, views: 2) + Trainer.workingMemory
+        if let memoryLimit, needed > memoryLimit {
+            throw .memoryLimit(task: "evaluating \(samples.count) images", needed: needed, limit: memoryLimit)
+        }
         do {
             tensors = try SafeTensors(contentsOf: url)
             network = try EfficientNetLite(tensors: tensors)
@@ -40,10 +45,9 @@ public enum Evaluator {
             }
         var logits: [Float] = [], y: [Int] = []
         let classes = dataset.classes.count
-        for (i, views) in result.features.enumerated() {
-            guard let views else { continue }
+        for i in result.present.indices where result.present[i] {
             // Logits averaged over the views, as classify does.
-            let averaged = head.averaged(views.flatMap { $0 }, views: views.count)
+            let averaged = head.averaged(Array(result.features(of: i)), views: result.views)
             logits += rows.map { averaged[$0!] }
             y.append(samples[i].label)
         }

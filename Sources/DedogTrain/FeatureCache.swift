@@ -1,4 +1,5 @@
 import Foundation
+import DedogFiles
 import DedogImage
 import DedogNN
 
@@ -37,7 +38,9 @@ public struct FeatureCache: Sendable {
 
     /// The cached features, or nil when absent or damaged.
     public func load(_ key: String, view: FeatureView) -> [Float]? {
-        guard let data = try? Data(contentsOf: url(key, view: view)), data.count == width * 4 else { return nil }
+        guard let data = try? FileReader.readData(url(key, view: view).path, limit: width * 4), data.count == width * 4 else {
+            return nil
+        }
         let values = data.withUnsafeBytes { raw in
             (0..<width).map { Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self))) }
         }
@@ -51,9 +54,13 @@ public struct FeatureCache: Sendable {
         for v in values { withUnsafeBytes(of: v.bitPattern.littleEndian) { data.append(contentsOf: $0) } }
         do {
             try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try AtomicFile.write(data, to: target, durable: false)
         } catch {
-            throw .cache(path: target.path, reason: "\(error.localizedDescription)")
+            throw .cache(path: target.deletingLastPathComponent().path, reason: "cannot create the folder")
+        }
+        do {
+            try AtomicFile.write(data, to: target.path, durable: false)
+        } catch {
+            throw .cache(path: target.path, reason: error.description)
         }
     }
 }

@@ -34,18 +34,64 @@ public final class FeatureExtractor {
     }
 
     public struct Result {
-        /// [sample][view] → 1280 features, nil where the image could not be used.
-        public var features: [[[Float]]?]
+        /// [sample × view × 1280], one flat block (no per-image arrays); rows of failed samples are zero.
+        public var features: [Float]
+        public let views: Int
+        /// Whether each sample's features are there (false where the image could not be used).
+        public var present: [Bool]
         /// Index of the sample and why it failed.
-        public var failures: [(index: Int, message: String)]
+        public var failures: [(index: Int, message: String)] = []
         public var fromCache = 0
         public var computed = 0
+        /// Why the cache stopped storing features, if it did.
+        public var cacheProblem: String?
+
+        init(samples: Int, views: Int) {
+            features = [Float](repeating: 0, count: samples * views * EfficientNetLite.featureCount)
+            self.views = views
+            present = Array(repeating: false, count: samples)
+        }
+
+        /// All views of one sample, view after view.
+        public func features(of sample: Int) -> ArraySlice<Float> {
+            let size = views * EfficientNetLite.featureCount
+            return features[(sample * size)..<((sample + 1) * size)]
+        }
+
+        mutating func set(_ sample: Int, view: Int, _ values: ArraySlice<Float>) {
+            let width = EfficientNetLite.featureCount
+            let start = (sample * views + view) * width
+            features.replaceSubrange(start..<(start + width), with: values)
+        }
+
+        /// Drops the rows of the samples that failed, in place; returns the indices of the samples kept.
+        public mutating func removeFailed() -> [Int] {
+            let size = views * EfficientNetLite.featureCount
+            var kept: [Int] = []
+            for i in present.indices where present[i] {
+                if kept.count != i {
+                    let to = kept.count * size
+                    features.withUnsafeMutableBufferPointer { f in
+                        f.baseAddress!.advanced(by: to).update(from: f.baseAddress!.advanced(by: i * size), count: size)
+                    }
+                }
+                kept.append(i)
+            }
+            features.removeSubrange((kept.count * size)...)
+            present = Array(repeating: true, count: kept.count)
+            return kept
+        }
+    }
+
+    /// Bytes of feature memory for `samples` images of `views` views each.
+    public static func memoryNeeded(samples: Int, views: Int) -> Int {
+        samples * views * EfficientNetLite.featureCount * MemoryLayout<Float>.size
     }
 
     /// Features of every file in `urls` for every view in `views`. `progress(done, total)` is called after each batch.
     public func features(of urls: [URL], views: [FeatureView], progress: (Int, Int) -> Void = { _, _ in })
         throws(TrainError) -> Result {
-        var result = Result(features: Array(repeating: nil, count: urls.count), failures: [])
+        var result = Result(samples: urls.count, views: views.count)
         let preprocessing = network.model.preprocessing
         let viewPreprocessing = views.map { $0.preprocessing(from: preprocessing) }
         let decoder = ImageDecoder(options: .init(minimumShorterSide: viewPreprocessing.map(\.resizeShorterSide).max()))
@@ -60,11 +106,14 @@ public final class FeatureExtractor {
             let cache = self.cache
             parallelWork(range.count, threads: threads) { i in
                 let url = urls[range.lowerBound + i]
-                guard let data = try? Data(contentsOf: url) else {
-                    slots.set(i, .failed("\(url.path): cannot read the file"))
+                let bytes: [UInt8]
+                do throws(ImageError) {
+                    bytes = try decoder.read(url)
+                } catch {
+                    slots.set(i, .failed(error.description))
                     return
                 }
-                let key = ContentHash.of(data)
+                let key = ContentHash.of(bytes)
                 let cached = views.map { cache?.load(key, view: $0) }
                 if cached.allSatisfy({ $0 != nil }) {
                     slots.set(i, .cached(cached.map { $0! }))
@@ -72,7 +121,7 @@ public final class FeatureExtractor {
                 }
                 // Decode once and compute only the views the cache does not have.
                 do throws(ImageError) {
-                    let image = try decoder.decode(Array(data), name: url.path)
+                    let image = try decoder.decode(bytes, name: url.path)
                     var inputs: [Int: [Float]] = [:]
                     for (v, view) in views.enumerated() where cached[v] == nil {
                         inputs[v] = viewPreprocessing[v].tensor(view.isMirrored ? image.mirrored() : image)
@@ -84,18 +133,22 @@ public final class FeatureExtractor {
             }
             // One network batch for everything that was decoded.
             var pending: [(slot: Int, view: Int, key: String)] = []
-            var partial: [Int: [[Float]?]] = [:]
+            var computedSlots: [Int] = []
             var batchInput: [Float] = []
             batchInput.reserveCapacity(range.count * views.count * plane)
             for i in 0..<range.count {
                 switch slots.values[i] {
                 case let .cached(f):
-                    result.features[range.lowerBound + i] = f
+                    for (v, values) in f.enumerated() { result.set(range.lowerBound + i, view: v, values[...]) }
+                    result.present[range.lowerBound + i] = true
                     result.fromCache += 1
                 case let .failed(message):
                     result.failures.append((range.lowerBound + i, message))
                 case let .decoded(key, cached, inputs):
-                    partial[i] = cached
+                    for (v, values) in cached.enumerated() {
+                        if let values { result.set(range.lowerBound + i, view: v, values[...]) }
+                    }
+                    computedSlots.append(i)
                     for (v, input) in inputs.sorted(by: { $0.key < $1.key }) {
                         pending.append((i, v, key))
                         batchInput += input
@@ -113,15 +166,20 @@ public final class FeatureExtractor {
                     throw .model(error.description)
                 }
                 for (j, p) in pending.enumerated() {
-                    let f = Array(out[(j * width)..<((j + 1) * width)])
-                    partial[p.slot]![p.view] = f
-                    try cache?.store(f, key: p.key, view: views[p.view])
-                }
-                for (slot, f) in partial {
-                    result.features[range.lowerBound + slot] = f.map { $0! }
-                    result.computed += 1
+                    let f = out[(j * width)..<((j + 1) * width)]
+                    result.set(range.lowerBound + p.slot, view: p.view, f)
+                    if let cache, result.cacheProblem == nil {
+                        // The cache only saves time: when it cannot store (a full disk), training goes on without it.
+                        do throws(TrainError) {
+                            try cache.store(Array(f), key: p.key, view: views[p.view])
+                        } catch {
+                            result.cacheProblem = error.description
+                        }
+                    }
                 }
             }
+            for slot in computedSlots { result.present[range.lowerBound + slot] = true }
+            result.computed += computedSlots.count
             start = range.upperBound
             progress(start, urls.count)
         }

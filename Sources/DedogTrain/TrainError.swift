@@ -5,6 +5,8 @@ public enum TrainError: Error, Equatable, Sendable, CustomStringConvertible {
     case datasetTooSmall(path: String, detail: String)
     case splitFile(path: String, line: Int, detail: String)
     case cache(path: String, reason: String)
+    /// The run would need more memory than allowed; nothing was started.
+    case memoryLimit(task: String, needed: Int, limit: Int)
     case model(String)
     case output(path: String, reason: String)
     /// The model has no breed head, or its labels do not match the dataset's classes.
@@ -20,6 +22,9 @@ public enum TrainError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(path):\(line): \(detail). Each line must be `<class>/<file><TAB><class>`."
         case let .cache(path, reason):
             return "\(path): feature cache problem (\(reason)); delete the folder or pass --cache elsewhere."
+        case let .memoryLimit(task, needed, limit):
+            return "\(task) needs about \(Self.megabytes(needed)) of memory, over the limit of \(Self.megabytes(limit)); "
+                + "use fewer images (--split) or views (--augment none), or raise --max-memory."
         case let .model(message):
             return message
         case let .output(path, reason):
@@ -28,4 +33,6 @@ public enum TrainError: Error, Equatable, Sendable, CustomStringConvertible {
             return "the model does not fit this dataset: \(detail)."
         }
     }
+
+    static func megabytes(_ bytes: Int) -> String { "\((bytes + (1 << 20) - 1) >> 20) MB" }
 }

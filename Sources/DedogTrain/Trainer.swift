@@ -18,6 +18,8 @@ public struct TrainConfiguration: Sendable {
     /// nil: no cache.
     public var cacheRoot: URL?
     public var threads = 2
+    /// If set, training refuses to start when its estimated peak memory (`Trainer.memoryNeeded`) is larger.
+    public var memoryLimit: Int?
     public var options = TrainingOptions()
 
     public init(dataset: URL, baseModel: URL, output: URL) {
@@ -50,6 +52,8 @@ public struct TrainingReport: Sendable {
     public var averagesMirror: Bool
     public var featuresFromCache: Int
     public var featuresComputed: Int
+    /// Why the feature cache stopped storing, if it did (training went on without it).
+    public var cacheProblem: String?
     public var extractionSeconds: Double
     public var trainingSeconds: Double
 }
@@ -99,6 +103,11 @@ public enum Trainer {
         if let first = missing.min() {
             throw .datasetTooSmall(path: dataset.root.path, detail: "class \(dataset.classes[first]) has no training image")
         }
+        let trainViews = config.augmentation.views
+        let needed = memoryNeeded(train: train.count, views: trainViews.count, validation: validation.count)
+        if let limit = config.memoryLimit, needed > limit {
+            throw .memoryLimit(task: "training on \(train.count + validation.count) images", needed: needed, limit: limit)
+        }
 
         let tensors: SafeTensors, network: EfficientNetLite
         do {
@@ -115,31 +124,29 @@ public enum Trainer {
 
         let started = Date()
         var unreadable: [(path: String, reason: String)] = []
-        let trainViews = config.augmentation.views
-        let trainFeatures = try extractor.features(of: train.map(dataset.url), views: trainViews) {
+        var trainFeatures = try extractor.features(of: train.map(dataset.url), views: trainViews) {
             progress(.extracting(phase: "train", done: $0, total: $1))
         }
-        let validationFeatures = try extractor.features(of: validation.map(dataset.url), views: [.center, .mirrored]) {
+        var validationFeatures = try extractor.features(of: validation.map(dataset.url), views: [.center, .mirrored]) {
             progress(.extracting(phase: "validation", done: $0, total: $1))
         }
         let extractionSeconds = Date().timeIntervalSince(started)
         for failure in trainFeatures.failures { unreadable.append((train[failure.index].path, failure.message)) }
         for failure in validationFeatures.failures { unreadable.append((validation[failure.index].path, failure.message)) }
 
-        func matrix(_ result: FeatureExtractor.Result, _ samples: [Dataset.Sample], views: Range<Int>) -> (x: [Float], y: [Int]) {
-            var x: [Float] = [], y: [Int] = []
-            for (i, all) in result.features.enumerated() {
-                guard let all else { continue }
-                for v in views { x += all[v]; y.append(samples[i].label) }
-            }
-            return (x, y)
+        // The features become the training matrices in place: rows of unreadable images are dropped, nothing copied.
+        let y = trainFeatures.removeFailed().flatMap { Array(repeating: train[$0].label, count: trainViews.count) }
+        let x = trainFeatures.features
+        let vy = validationFeatures.removeFailed().map { validation[$0].label }
+        let width = EfficientNetLite.featureCount
+        var vx = [Float](), mirroredX = [Float]()
+        for i in vy.indices {
+            let both = validationFeatures.features(of: i)
+            vx += both.prefix(width)
+            mirroredX += both.suffix(width)
         }
-        let (x, y) = matrix(trainFeatures, train, views: 0..<trainViews.count)
-        let (vx, vy) = matrix(validationFeatures, validation, views: 0..<1)
-        let (mirroredX, _) = matrix(validationFeatures, validation, views: 1..<2)
         guard !y.isEmpty else { throw .datasetTooSmall(path: dataset.root.path, detail: "no training image could be read") }
 
-        let width = EfficientNetLite.featureCount
         let initial = config.startFromImageNet ? imagenetStart(network: network, classes: dataset.classes) : nil
         let trainingStarted = Date()
         BLASThreads.useSingleThreadedBLAS()  // deterministic GEMM results
@@ -184,7 +191,7 @@ public enum Trainer {
         do {
             try ModelWriter.write(base: tensors, model: model, breedWeight: head.weight, breedBias: head.bias, to: config.output)
         } catch {
-            throw .output(path: config.output.path, reason: "\(error.localizedDescription)")
+            throw .output(path: config.output.path, reason: error.description)
         }
         return TrainingReport(classes: dataset.classes, trainImages: y.count / trainViews.count, validationImages: vy.count,
                               notImages: dataset.skipped, unreadable: unreadable, history: history, validation: report,
@@ -192,8 +199,19 @@ public enum Trainer {
                               averagesMirror: averagesMirror,
                               featuresFromCache: trainFeatures.fromCache + validationFeatures.fromCache,
                               featuresComputed: trainFeatures.computed + validationFeatures.computed,
+                              cacheProblem: trainFeatures.cacheProblem ?? validationFeatures.cacheProblem,
                               extractionSeconds: extractionSeconds, trainingSeconds: trainingSeconds)
     }
+
+    /// Estimated peak memory of a training run: the features of every view of every image, held for the head's
+    /// epochs, plus the network, its batch buffers and decoding (`workingMemory`).
+    public static func memoryNeeded(train: Int, views: Int, validation: Int) -> Int {
+        FeatureExtractor.memoryNeeded(samples: train, views: views)
+            + FeatureExtractor.memoryNeeded(samples: validation, views: 2) + workingMemory
+    }
+
+    /// What training needs besides the features (measured: about 120 MB; decoding a very large PNG needs more).
+    public static let workingMemory = 200 << 20
 
     /// The ImageNet classifier's rows for the classes it knows by the same key (for Stanford Dogs, all 120),
     /// zeros for the others: training starts where the pretrained network already is.

@@ -1,0 +1,30 @@
+import ArgumentParser
+import Dedog
+
+/// A `--max-memory` value: bytes, or a number with K, M or G (powers of 1024), e.g. `512M`, `1.5G`.
+struct MemorySize: ExpressibleByArgument, Equatable {
+    let bytes: Int
+
+    init(bytes: Int) { self.bytes = bytes }
+
+    init?(argument: String) {
+        var text = argument.uppercased()
+        if text.hasSuffix("B") { text.removeLast() }
+        let scale: Double
+        switch text.last {
+        case "K": scale = 1024
+        case "M": scale = 1024 * 1024
+        case "G": scale = 1024 * 1024 * 1024
+        default: scale = 1
+        }
+        if scale != 1 { text.removeLast() }
+        guard let value = Double(text), value.isFinite, value > 0, value * scale < 1e18 else { return nil }
+        bytes = Int(value * scale)
+    }
+
+    /// Without `--max-memory`: 80 % of the memory this process can still take, so that a run that would not
+    /// fit stops with a message instead of being killed by the kernel.
+    static func limit(_ given: MemorySize?) -> Int? {
+        given?.bytes ?? SystemMemory.available.map { $0 / 5 * 4 }
+    }
+}

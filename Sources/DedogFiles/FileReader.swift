@@ -1,0 +1,94 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import struct Foundation.Data
+
+/// Reads files that strangers may have made: only regular files (a named pipe would block forever and
+/// `/dev/zero` never ends), and only up to a size limit checked before anything is allocated.
+public enum FileReader {
+    /// The whole file at `path`, if it is a regular file of at most `limit` bytes.
+    public static func read(_ path: String, limit: Int) throws(FileError) -> [UInt8] {
+        let file = try OpenFile(path)
+        defer { file.close() }
+        let size = file.size
+        guard size <= limit else { throw .tooLarge(bytes: size, limit: limit) }
+        return try file.read(upTo: size)
+    }
+
+    /// As `read`, as `Data` (for parsers that take it), without an extra copy.
+    public static func readData(_ path: String, limit: Int) throws(FileError) -> Data {
+        let file = try OpenFile(path)
+        defer { file.close() }
+        let size = file.size
+        guard size <= limit else { throw .tooLarge(bytes: size, limit: limit) }
+        var data = Data(count: size)
+        let filled = try data.withUnsafeMutableBytes { buffer in Result { () throws(FileError) in try file.fill(buffer) } }.get()
+        if filled < size { data.removeSubrange(filled...) }
+        return data
+    }
+
+    /// The first `count` bytes (fewer if the file is shorter) of the regular file at `path`.
+    public static func head(_ path: String, count: Int) throws(FileError) -> [UInt8] {
+        let file = try OpenFile(path)
+        defer { file.close() }
+        return try file.read(upTo: min(count, file.size))
+    }
+}
+
+/// A regular file opened for reading. Opening is non-blocking, so that a named pipe without a writer is
+/// refused instead of waiting.
+private struct OpenFile {
+    let fd: Int32
+    let size: Int
+
+    init(_ path: String) throws(FileError) {
+        fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { throw .from(errno: errno) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let code = errno
+            Glibc.close(fd)
+            throw .from(errno: code)
+        }
+        let kind: String?
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: kind = nil
+        case S_IFDIR: Glibc.close(fd); throw .isFolder
+        case S_IFIFO: kind = "a named pipe"
+        case S_IFCHR, S_IFBLK: kind = "a device"
+        case S_IFSOCK: kind = "a socket"
+        default: kind = "a special file"
+        }
+        if let kind {
+            Glibc.close(fd)
+            throw .notRegularFile(kind: kind)
+        }
+        size = Int(info.st_size)
+    }
+
+    /// Up to `count` bytes from the start; fewer if the file shrank since it was opened.
+    func read(upTo count: Int) throws(FileError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        let filled = try bytes.withUnsafeMutableBytes { buffer in Result { () throws(FileError) in try fill(buffer) } }.get()
+        if filled < count { bytes.removeSubrange(filled...) }
+        return bytes
+    }
+
+    /// Reads from the start into `buffer` until it is full or the file ends; returns the bytes read.
+    func fill(_ buffer: UnsafeMutableRawBufferPointer) throws(FileError) -> Int {
+        var filled = 0
+        while filled < buffer.count {
+            let n = pread(fd, buffer.baseAddress! + filled, buffer.count - filled, off_t(filled))
+            if n > 0 {
+                filled += n
+            } else if n == 0 {
+                break
+            } else if errno != EINTR {
+                throw .from(errno: errno)
+            }
+        }
+        return filled
+    }
+
+    func close() { Glibc.close(fd) }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import DedogFiles
+
+/// How much memory this process can still take: the smaller of the machine's available memory and what its
+/// control group (a container's limit) leaves. Used for the default `--max-memory` of train and evaluate.
+public enum SystemMemory {
+    /// Bytes, or nil when the system does not say.
+    public static var available: Int? {
+        let machine = meminfo("MemAvailable")
+        let group = cgroupRemaining()
+        switch (machine, group) {
+        case let (m?, g?): return min(m, g)
+        case let (m, g): return m ?? g
+        }
+    }
+
+    static func meminfo(_ key: String) -> Int? {
+        guard let bytes = try? FileReader.read("/proc/meminfo", limit: 1 << 20) else { return nil }
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") where line.hasPrefix(key + ":") {
+            let fields = line.split(separator: " ")
+            guard fields.count >= 2, let kb = Int(fields[1]) else { return nil }
+            return kb * 1024
+        }
+        return nil
+    }
+
+    /// The control group's limit minus its usage, if it has a limit (cgroup v2, else v1).
+    static func cgroupRemaining() -> Int? {
+        func number(_ path: String) -> Int? {
+            guard let bytes = try? FileReader.read(path, limit: 4096) else { return nil }
+            return Int(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        guard let bytes = try? FileReader.read("/proc/self/cgroup", limit: 1 << 16) else { return nil }
+        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
+        // "0::/group" (v2) or "4:memory:/group" (v1). In a container the mount may already be the group itself.
+        let candidates: [(folder: String, limit: String, usage: String)] =
+            lines.filter { $0.hasPrefix("0::") }.flatMap { line in
+                ["/sys/fs/cgroup" + line.dropFirst(3), "/sys/fs/cgroup"].map { ($0, "memory.max", "memory.current") }
+            } + lines.filter { $0.contains(":memory:") }.flatMap { line in
+                let group = line.split(separator: ":", maxSplits: 2).last.map(String.init) ?? "/"
+                return ["/sys/fs/cgroup/memory" + group, "/sys/fs/cgroup/memory"]
+                    .map { ($0, "memory.limit_in_bytes", "memory.usage_in_bytes") }
+            }
+        for c in candidates {
+            // "max" (v2) is not a number; v1 says "no limit" with a value near 2^63.
+            guard let limit = number(c.folder + "/" + c.limit) else { continue }
+            guard limit < 1 << 60 else { return nil }
+            return Swift.max(0, limit - (number(c.folder + "/" + c.usage) ?? 0))
+        }
+        return nil
+    }
+}
