@@ -37,6 +37,11 @@ struct Classify: ParsableCommand {
     @Option(help: "Threads for the network.")
     var threads = ProcessInfo.processInfo.activeProcessorCount
 
+    @Option(help: ArgumentHelp("Refuse photos larger than this many megapixels (checked from the header, before "
+                               + "decoding, so that a tiny file declaring a giant picture cannot exhaust memory).",
+                               valueName: "n"))
+    var maxMegapixels = 100
+
     @Option(help: ArgumentHelp("Language of breed names and details: en or cs.", valueName: "lang"))
     var lang: Language = .en
 
@@ -46,12 +51,14 @@ struct Classify: ParsableCommand {
     func validate() throws {
         guard top >= 1 else { throw ValidationError("--top must be at least 1.") }
         guard (1...256).contains(threads) else { throw ValidationError("--threads must be between 1 and 256.") }
+        guard (1...10_000).contains(maxMegapixels) else { throw ValidationError("--max-megapixels must be between 1 and 10000.") }
     }
 
     func run() throws {
         let classifier: Classifier
         do {
             classifier = try Classifier(modelURL: model.map { URL(fileURLWithPath: $0) }, threads: threads)
+            classifier.decoderOptions.maxPixels = maxMegapixels * 1_000_000
         } catch {
             Terminal.error(error.description)
             throw Status.modelUnavailable
@@ -88,7 +95,10 @@ struct Classify: ParsableCommand {
                 }
             }
         }
-        if photos == 0 && failures == 0 { Terminal.warning("no JPEG or PNG images found") }
+        if photos == 0 && failures == 0 {
+            Terminal.error("no JPEG or PNG images found in \(paths.joined(separator: ", "))")
+            throw Status.someInputsFailed
+        }
         if failures > 0 {
             Terminal.error(classified == 0 ? "no input could be classified"
                            : "\(failures) of \(classified + failures) inputs could not be classified; \(classified) "

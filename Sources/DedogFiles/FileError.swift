@@ -10,6 +10,8 @@ public enum FileError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A named pipe, device or socket: reading it could block forever or never end.
     case notRegularFile(kind: String)
     case permissionDenied
+    /// ELOOP: a symbolic link that leads back to itself.
+    case linkLoop
     /// Bigger than the reader's limit; nothing was read.
     case tooLarge(bytes: Int, limit: Int)
     /// The folder a file was to be written in does not exist.
@@ -28,6 +30,7 @@ public enum FileError: Error, Equatable, Sendable, CustomStringConvertible {
         case .isFolder: return "it is a folder"
         case let .notRegularFile(kind): return "it is \(kind), not a regular file"
         case .permissionDenied: return "permission denied"
+        case .linkLoop: return "it is a loop of symbolic links"
         case let .tooLarge(bytes, limit):
             return "it has \(FileError.size(bytes)), over the limit of \(FileError.size(limit))"
         case let .noFolder(path): return "the folder \(path) does not exist"
@@ -44,6 +47,7 @@ public enum FileError: Error, Equatable, Sendable, CustomStringConvertible {
         case ENOENT: return .notFound
         case EISDIR: return .isFolder
         case EACCES, EPERM: return .permissionDenied
+        case ELOOP: return .linkLoop
         case ENOSPC, EDQUOT: return .diskFull
         case EROFS: return .readOnly
         case EFBIG: return .fileSizeLimit

@@ -14,6 +14,45 @@ public enum ImageFormat: String, Sendable {
     }
 }
 
+extension ImageFormat {
+    /// What unsupported bytes look like, for the error message ("a HEIC/HEIF photo"), or nil.
+    static func recognise(_ bytes: [UInt8]) -> String? {
+        func starts(_ text: String, at offset: Int = 0) -> Bool {
+            let sig = Array(text.utf8)
+            return bytes.count >= offset + sig.count && Array(bytes[offset..<(offset + sig.count)]) == sig
+        }
+        if starts("ftyp", at: 4), bytes.count >= 12 {
+            let brand = String(decoding: bytes[8..<12], as: UTF8.self)
+            if ["heic", "heix", "hevc", "heim", "heis", "mif1", "msf1"].contains(brand) { return "a HEIC/HEIF photo" }
+            if brand.hasPrefix("avi") { return "an AVIF image" }
+            return "a video or other ISO media file"
+        }
+        if starts("RIFF"), starts("WEBP", at: 8) { return "a WebP image" }
+        if starts("GIF87a") || starts("GIF89a") { return "a GIF image" }
+        if starts("BM"), bytes.count >= 26 { return "a BMP image" }
+        if starts("II*\u{0}") || starts("MM\u{0}*") { return "a TIFF (or camera raw) image" }
+        if starts("%PDF") { return "a PDF document" }
+        if starts("PK\u{3}\u{4}") { return "a ZIP archive" }
+        if starts("\u{7F}ELF") { return "a program" }
+        if starts("\u{0}\u{0}\u{0}\u{C}jP  ") { return "a JPEG 2000 image" }
+        let sample = Array(bytes.prefix(512))
+        if !sample.contains(where: { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }),
+           String(validating: sample, as: UTF8.self) != nil {
+            return "text"
+        }
+        return nil
+    }
+
+    /// Why bytes that `recognise` describes (or not) cannot be read, in the user's words.
+    static func whyUnsupported(_ looksLike: String?) -> String {
+        guard let looksLike else { return "not a JPEG or PNG image (checked by content, not by extension)" }
+        if looksLike.hasSuffix("image") || looksLike.hasSuffix("photo") {
+            return "this is \(looksLike), which dedog does not read; convert it to JPEG or PNG first"
+        }
+        return "not a JPEG or PNG image; it looks like \(looksLike)"
+    }
+}
+
 /// Decodes JPEG and PNG files or bytes into upright 8-bit RGB images.
 ///
 /// ```swift
@@ -79,7 +118,7 @@ public struct ImageDecoder: Sendable {
         case .png?:
             return try PNGDecoder(options: options, name: name).decode(bytes)
         case nil:
-            throw .unsupportedFormat(file: name)
+            throw .unsupportedFormat(file: name, looksLike: ImageFormat.recognise(bytes))
         }
     }
 }

@@ -7,8 +7,8 @@ public enum ImageError: Error, Equatable, Sendable, CustomStringConvertible {
     case unreadable(file: String, reason: String)
     /// The file has no bytes at all.
     case empty(file: String)
-    /// The bytes are neither JPEG nor PNG.
-    case unsupportedFormat(file: String)
+    /// The bytes are neither JPEG nor PNG; `looksLike` names what they seem to be, if known ("a HEIC/HEIF photo").
+    case unsupportedFormat(file: String, looksLike: String?)
     /// The header declares more pixels than the configured limit; nothing was allocated.
     case tooLarge(file: String, width: Int, height: Int, limit: Int)
     /// The data ends before the image does.
@@ -22,11 +22,11 @@ public enum ImageError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(file): cannot read the file (\(reason))."
         case let .empty(file):
             return "\(file): the file is empty (0 bytes); it holds no image."
-        case let .unsupportedFormat(file):
-            return "\(file): not a JPEG or PNG image (checked by content, not by extension)."
+        case let .unsupportedFormat(file, looksLike):
+            return "\(file): \(ImageFormat.whyUnsupported(looksLike))."
         case let .tooLarge(file, width, height, limit):
             return "\(file): image is \(width)×\(height) = \(width * height) pixels, over the limit of \(limit); "
-                + "shrink it first or raise the pixel limit."
+                + "shrink it first or raise the limit (dedog classify --max-megapixels)."
         case let .truncated(file, detail):
             return "\(file): the image data is truncated (\(detail)); the file is incomplete — copy it again."
         case let .corrupt(file, detail):

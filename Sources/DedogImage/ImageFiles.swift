@@ -21,7 +21,7 @@ public enum ImageFiles {
             let url = URL(fileURLWithPath: path)
             var isFolder: ObjCBool = false
             guard fm.fileExists(atPath: path, isDirectory: &isFolder) else {
-                visit(.skipped(path, reason: "no such file or folder"))
+                visit(.skipped(path, reason: whyMissing(path)))
                 continue
             }
             if !isFolder.boolValue {
@@ -54,17 +54,26 @@ public enum ImageFiles {
         }
     }
 
+    /// Why a path that `fileExists` denies is not there: a link loop and a dangling link say so.
+    static func whyMissing(_ path: String) -> String {
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return "no such file or folder" }
+        return stat(path, &info) != 0 && errno == ELOOP ? FileError.linkLoop.description
+            : "no such file (it is a symbolic link to a missing file)"
+    }
+
     private final class Unlisted: @unchecked Sendable { var urls: [URL] = [] }
 
     /// Whether the file at `path` starts like a JPEG or PNG.
     static func classify(_ path: String) -> Found {
         let head: [UInt8]
         do {
-            head = try FileReader.head(path, count: 8)
+            head = try FileReader.head(path, count: 64)
         } catch {
             return .skipped(path, reason: error.description)
         }
         if head.isEmpty { return .skipped(path, reason: "empty file") }
-        return ImageFormat.detect(head) != nil ? .image(path) : .skipped(path, reason: "not a JPEG or PNG image")
+        if ImageFormat.detect(head) != nil { return .image(path) }
+        return .skipped(path, reason: ImageFormat.whyUnsupported(ImageFormat.recognise(head)))
     }
 }

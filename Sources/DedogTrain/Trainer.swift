@@ -1,4 +1,5 @@
 import Foundation
+import DedogFiles
 import DedogNN
 
 /// What `dedog train` does, as values.
@@ -86,7 +87,8 @@ public enum Trainer {
             throw .output(path: config.output.path, reason: "the folder \(folder) does not exist")
         }
         guard access(folder, W_OK) == 0 else {
-            throw .output(path: config.output.path, reason: "the folder \(folder) is not writable")
+            let reason = errno == EROFS ? FileError.readOnly.description : "the folder \(folder) is not writable"
+            throw .output(path: config.output.path, reason: reason)
         }
         let dataset = try Dataset(root: config.dataset)
         let pool = try config.split.map { url throws(TrainError) in try dataset.samples(listedIn: url) } ?? dataset.samples

@@ -4,28 +4,62 @@ import DedogTestSupport
 
 /// Runs the built `dedog` binary and checks exact output and exit codes.
 struct CLI {
-    struct Result { let status: Int32; let stdout: String; let stderr: String }
+    struct Result {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+        /// Killed by a signal (a crash), rather than exiting.
+        var signalled = false
+        /// Still running after the timeout, then killed: a hang.
+        var timedOut = false
+    }
 
     static let binary: URL = {
         let here = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         return here.appendingPathComponent("dedog")
     }()
 
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+    /// Runs `dedog arguments…`, behind `launcher` if given (e.g. `setpriv …`), killing it after `timeout` seconds.
+    static func run(_ arguments: [String], environment: [String: String] = [:], launcher: [String] = [],
+                    timeout: Double = 300) throws -> Result {
         let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
+        if launcher.isEmpty {
+            process.executableURL = binary
+            process.arguments = arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: launcher[0])
+            process.arguments = launcher.dropFirst() + [binary.path] + arguments
+        }
         process.currentDirectoryURL = SharedData.packageRoot
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = Pipe(), err = Pipe()
+        // Output goes to files, not pipes: with many children exiting at once, pipe reads get EINTR, which
+        // Foundation's readDataToEndOfFile does not survive.
+        let capture = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-cli-\(UUID().uuidString)")
+        let outFile = capture.appendingPathExtension("out"), errFile = capture.appendingPathExtension("err")
+        FileManager.default.createFile(atPath: outFile.path, contents: nil)
+        FileManager.default.createFile(atPath: errFile.path, contents: nil)
+        defer {
+            try? FileManager.default.removeItem(at: outFile)
+            try? FileManager.default.removeItem(at: errFile)
+        }
+        let out = try FileHandle(forWritingTo: outFile), err = try FileHandle(forWritingTo: errFile)
+        defer {
+            try? out.close()
+            try? err.close()
+        }
         process.standardOutput = out
         process.standardError = err
         try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        let watchdog = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+        let started = Date()
         process.waitUntilExit()
+        watchdog.cancel()
+        let stdout = try Data(contentsOf: outFile), stderr = try Data(contentsOf: errFile)
         return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                      stderr: String(decoding: stderr, as: UTF8.self))
+                      stderr: String(decoding: stderr, as: UTF8.self),
+                      signalled: process.terminationReason == .uncaughtSignal,
+                      timedOut: Date().timeIntervalSince(started) >= timeout)
     }
 }
 

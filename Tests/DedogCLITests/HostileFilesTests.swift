@@ -31,17 +31,6 @@ import DedogTestSupport
         #expect(r.stderr.contains("dedog: error: no/such/photo.jpg: no such file or folder"))
         #expect(r.stdout.hasPrefix("datasets/samples/beagle.jpg: Beagle ("))
     }
-
-    @Test(.enabled(if: geteuid() != 0, "running as root: permissions cannot make a file unreadable"))
-    func unreadablePhotoIsReported() throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-locked-\(getpid()).jpg")
-        try FileManager.default.copyItem(at: SharedData.packageRoot.appendingPathComponent("datasets/samples/beagle.jpg"), to: file)
-        defer { try? FileManager.default.removeItem(at: file) }
-        try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: file.path)
-        let r = try CLI.run(["classify", file.path])
-        #expect(r.status == 1)
-        #expect(r.stderr.contains("permission denied"))
-    }
 }
 
 /// Broken model files and unwritable outputs give a clear message and a documented exit status.

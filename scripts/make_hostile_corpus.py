@@ -1,0 +1,260 @@
+"""Writes the hostile-input corpus: files a stranger could hand to dedog, each with what dedog must do with it.
+
+Every entry in manifest.json names an input, its kind (photo, model, catalogue, dataset), why it is there, the
+typed error the library must throw ("api": the error case, or "ok"), the CLI's exit status and a fragment of the
+message. Tests/DedogCLITests/HostileCorpusTests.swift runs each through the public API and the `dedog` binary.
+
+Inputs that cannot live in git are described instead of stored and are made by the test in a temporary folder:
+  "make": named pipes, folders, link loops, dangling links, unreadable files, sparse multi-gigabyte files;
+  "recipe": a small edit of the bundled 19 MB model (a NaN weight, a wrong dtype, …) — storing a copy per
+            case would add hundreds of MB;
+  "dataset": small ImageFolder trees with hostile entries.
+Pure standard library, deterministic: running it again rewrites the same bytes.
+"""
+import json, random, struct, sys, zlib
+from pathlib import Path
+
+root = Path(__file__).resolve().parent.parent
+out = root / "Tests" / "HostileCorpus"
+fixtures = root / "Tests" / "DedogImageTests" / "Fixtures"
+for sub in ("photos", "models", "catalogues"):
+    (out / sub).mkdir(parents=True, exist_ok=True)
+    for old in (out / sub).iterdir():
+        old.unlink()
+entries = []
+
+
+def add(kind, name, why, api, exit, message, data=None, **extra):
+    """`data` is written to kind/name; otherwise the entry is made at test time (extra says how)."""
+    folder = {"photo": "photos", "model": "models", "catalogue": "catalogues", "dataset": "datasets"}[kind]
+    if data is not None:
+        (out / folder / name).write_bytes(data)
+    entry = {"kind": kind, "file": f"{folder}/{name}", "why": why, "api": api if isinstance(api, list) else [api],
+             "exit": exit, "message": message}
+    entry.update(extra)
+    entries.append(entry)
+
+
+# ---------------------------------------------------------------- photos
+jpeg = (fixtures / "jpeg-800x600.jpg").read_bytes()
+small_jpeg = (fixtures / "jpeg-baseline.jpg").read_bytes()
+png = (fixtures / "png-rgb8.png").read_bytes()
+
+
+def chunk(kind, data):
+    body = kind + data
+    return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF)
+
+
+def png_file(width, height, depth, colour, idat=b""):
+    data = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, depth, colour, 0, 0, 0))
+    if idat:
+        data += chunk(b"IDAT", idat)
+    return data + chunk(b"IEND", b"")
+
+
+add("photo", "zero-byte.jpg", "zero-byte file", "empty", 1, "empty", b"")
+for cut in (2, 3, 4, 20, 160, 600, 2000, len(jpeg) // 2, len(jpeg) - 2):
+    add("photo", f"jpeg-cut-at-{cut}.jpg", f"JPEG truncated after {cut} of {len(jpeg)} bytes",
+        ["truncated", "corrupt", "unsupportedFormat"], 1, "", jpeg[:cut])
+for cut in (8, 12, 30, 40, 100, len(png) - 30):
+    add("photo", f"png-cut-at-{cut}.png", f"PNG truncated after {cut} of {len(png)} bytes",
+        ["truncated", "corrupt"], 1, "", png[:cut])
+
+add("photo", "png-without-iend.png", "PNG without its final IEND chunk: the picture itself is whole", "ok", 0, "",
+    png[:-12])
+add("photo", "png-without-iend-checksum.png", "PNG cut inside the final IEND chunk: the picture itself is whole",
+    "ok", 0, "", png[:-4])
+
+# Wrong extensions: found and decoded by content.
+add("photo", "png-named.jpg", "a PNG named .jpg", "ok", 0, "", png)
+add("photo", "jpeg-named.png", "a JPEG named .png", "ok", 0, "", small_jpeg)
+add("photo", "jpeg-named.txt", "a JPEG named .txt", "ok", 0, "", small_jpeg)
+add("photo", "text-named.jpg", "text named .jpg", "unsupportedFormat", 1, "it looks like text",
+    b"This is not a photo of a dog.\n")
+
+
+# Decompression bombs: huge declared sizes, refused from the header before any allocation.
+def with_sof_size(data, width, height):
+    b = bytearray(data)
+    i = 2
+    while i < len(b):
+        marker, length = b[i + 1], struct.unpack(">H", b[i + 2:i + 4])[0]
+        if marker in (0xC0, 0xC1, 0xC2):
+            b[i + 5:i + 9] = struct.pack(">HH", height, width)
+            return bytes(b)
+        i += 2 + length
+    raise SystemExit("no SOF marker")
+
+
+add("photo", "jpeg-bomb-65500x65500.jpg", "JPEG header declares 65500×65500 (4.3 gigapixels)", "tooLarge", 1,
+    "over the limit", with_sof_size(small_jpeg, 65500, 65500))
+add("photo", "jpeg-zero-width.jpg", "JPEG header declares a width of 0", ["corrupt", "truncated"], 1, "",
+    with_sof_size(small_jpeg, 0, 9))
+add("photo", "png-bomb-header-100000x100000.png", "PNG header declares 10^10 pixels, with 18 bytes of data",
+    "tooLarge", 1, "over the limit", png_file(100_000, 100_000, 8, 2, zlib.compress(bytes(10))))
+rows = 20000
+bomb = zlib.compress(b"".join(b"\x00" + bytes(20000 // 8) for _ in range(rows)), 9)
+add("photo", "png-zlib-bomb-20000x20000.png",
+    f"a real {len(bomb) // 1024} kB PNG that inflates to 400 megapixels", "tooLarge", 1, "over the limit",
+    png_file(20000, 20000, 1, 0, bomb))
+add("photo", "png-zero-size.png", "PNG header declares 0×0", "corrupt", 1, "", png_file(0, 0, 8, 2))
+add("photo", "png-width-2pow31.png", "PNG width of 2^31 (beyond the format's limit)", ["corrupt", "tooLarge"], 1,
+    "", png_file(2 ** 31, 1, 8, 2))
+add("photo", "png-bad-crc.png", "PNG with a damaged chunk checksum", "corrupt", 1, "damaged",
+    (fixtures / "bad-crc.png").read_bytes())
+
+
+# Absurd EXIF: the picture is fine, the orientation tag is not; dedog decodes it and ignores the tag.
+def with_exif(tiff):
+    app1 = b"Exif\x00\x00" + tiff
+    return small_jpeg[:2] + b"\xFF\xE1" + struct.pack(">H", len(app1) + 2) + app1 + small_jpeg[2:]
+
+
+def ifd(entries, next_offset=0, count=None):
+    body = struct.pack("<H", len(entries) if count is None else count)
+    for tag, kind, n, value in entries:
+        body += struct.pack("<HHII", tag, kind, n, value)
+    return body + struct.pack("<I", next_offset)
+
+
+exif_cases = {
+    "orientation-9": b"II*\x00" + struct.pack("<I", 8) + ifd([(0x0112, 3, 1, 9)]),
+    "orientation-65535": b"II*\x00" + struct.pack("<I", 8) + ifd([(0x0112, 3, 1, 0xFFFF)]),
+    "orientation-as-long-array": b"II*\x00" + struct.pack("<I", 8) + ifd([(0x0112, 4, 0x40000000, 0xFFFFFF00)]),
+    "ifd-offset-past-end": b"II*\x00" + struct.pack("<I", 0xFFFFFFF0),
+    "ifd-entry-count-65535": b"II*\x00" + struct.pack("<I", 8) + ifd([(0x0112, 3, 1, 6)], count=0xFFFF),
+    "ifd-loops-to-itself": b"II*\x00" + struct.pack("<I", 8) + ifd([(0x0100, 3, 1, 1)], next_offset=8),
+    "bad-byte-order": b"XY*\x00" + struct.pack("<I", 8) + ifd([(0x0112, 3, 1, 6)]),
+    "truncated-tiff-header": b"II",
+}
+for name, tiff in exif_cases.items():
+    add("photo", f"exif-{name}.jpg", f"EXIF: {name.replace('-', ' ')}", "ok", 0, "", with_exif(tiff))
+
+# Not images at all, recognised and named in the message.
+rng = random.Random(20261122)
+not_images = {
+    "photo.heic": (b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + bytes(64), "HEIC"),
+    "photo.webp": (b"RIFF\x24\x00\x00\x00WEBPVP8 " + bytes(64), "WebP"),
+    "animation.gif": (b"GIF89a\x01\x00\x01\x00\x00\x00\x00;", "GIF"),
+    "scan.tif": (b"II*\x00\x08\x00\x00\x00" + bytes(32), "TIFF"),
+    "picture.bmp": (b"BM" + bytes(60), "BMP"),
+    "document.pdf": (b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<<>>\nendobj\n", "PDF"),
+    "archive.jpg": (b"PK\x03\x04" + bytes(40), "ZIP"),
+    "program.jpg": (b"\x7fELF\x02\x01\x01\x00" + bytes(56), "program"),
+    "page.png": (b"<!doctype html><title>dog</title>\n", "text"),
+    "noise.jpg": (bytes(rng.randrange(256) for _ in range(1024)), "not a JPEG or PNG"),
+    "almost-jpeg.jpg": (b"\xFF\xD8" + bytes(30), "not a JPEG or PNG"),
+}
+for name, (data, message) in not_images.items():
+    add("photo", name, f"not an image: {message}", "unsupportedFormat", 1, message, data)
+
+# Made by the test: the file system's own traps.
+add("photo", "named-pipe.jpg", "a named pipe (reading it would block forever)", "unreadable", 1, "named pipe",
+    make="fifo")
+add("photo", "folder.jpg", "a folder named like a photo (the CLI searches it, finds nothing)", "unreadable", 1,
+    "folder", make="folder", cliMessage="no JPEG or PNG images found")
+add("photo", "link-loop.jpg", "a symbolic link to itself", "unreadable", 1, "loop of symbolic links",
+    make="self-link")
+add("photo", "dangling.jpg", "a symbolic link to nothing", "unreadable", 1, "no such file", make="dangling")
+add("photo", "locked.jpg", "a photo without read permission", "unreadable", 1, "permission denied",
+    make="unreadable")
+add("photo", "huge-sparse.jpg", "a 600 MB file that starts like a JPEG", "unreadable", 1, "over the limit",
+    make="sparse", size=600 << 20, head=small_jpeg[:64].hex())
+add("photo", "dev-zero", "an endless device", "unreadable", 1, "not a regular file", make="system", path="/dev/zero")
+
+# ---------------------------------------------------------------- model files
+def safetensors(header, data=b"", length=None):
+    text = header if isinstance(header, bytes) else json.dumps(header).encode()
+    return struct.pack("<Q", len(text) if length is None else length) + text + data
+
+
+tensor = {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}
+add("model", "zero-byte.safetensors", "zero-byte model file", "malformedHeader", 2, "not a valid safetensors", b"")
+add("model", "seven-bytes.safetensors", "shorter than the length field", "malformedHeader", 2, "too short",
+    b"\x07" * 7)
+add("model", "header-length-2pow63.safetensors", "header length 2^63", "malformedHeader", 2, "absurd",
+    safetensors({}, length=2 ** 63))
+add("model", "header-length-past-end.safetensors", "header longer than the file", "malformedHeader", 2,
+    "does not fit", safetensors({"a": tensor}, length=4096))
+add("model", "header-not-json.safetensors", "header is not JSON", "malformedHeader", 2, "not JSON",
+    safetensors(b"{this is not json}   "))
+add("model", "header-not-utf8.safetensors", "header is not UTF-8", "malformedHeader", 2, "not JSON",
+    safetensors(b"{\"\xff\xfe\": 1}"))
+add("model", "header-array.safetensors", "header is a JSON array", "malformedHeader", 2, "not a JSON object",
+    safetensors([1, 2, 3]))
+add("model", "offsets-past-end.safetensors", "tensor data beyond the end of the file", "malformedHeader", 2, "",
+    safetensors({"a": {"dtype": "F32", "shape": [250], "data_offsets": [0, 1000]}}, bytes(8)))
+add("model", "offsets-overlap.safetensors", "two tensors share bytes", "malformedHeader", 2, "",
+    safetensors({"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]},
+                 "b": {"dtype": "F32", "shape": [2], "data_offsets": [4, 12]}}, bytes(12)))
+add("model", "offsets-reversed.safetensors", "end offset before start offset", "malformedHeader", 2, "",
+    safetensors({"a": {"dtype": "F32", "shape": [2], "data_offsets": [8, 0]}}, bytes(8)))
+add("model", "shape-disagrees-with-bytes.safetensors", "shape says 3 floats, offsets say 2", "malformedHeader", 2,
+    "", safetensors({"a": {"dtype": "F32", "shape": [3], "data_offsets": [0, 8]}}, bytes(8)))
+add("model", "shape-negative.safetensors", "negative dimension", "malformedHeader", 2, "",
+    safetensors({"a": {"dtype": "F32", "shape": [-2], "data_offsets": [0, 8]}}, bytes(8)))
+add("model", "shape-overflow.safetensors", "dimensions whose product overflows 64 bits", "malformedHeader", 2, "",
+    safetensors({"a": {"dtype": "F32", "shape": [2 ** 62, 2 ** 62, 16], "data_offsets": [0, 8]}}, bytes(8)))
+add("model", "dtype-unknown.safetensors", "dtype X99", "wrongDType", 2, "X99",
+    safetensors({"a": {"dtype": "X99", "shape": [2], "data_offsets": [0, 8]}}, bytes(8)))
+add("model", "metadata-not-strings.safetensors", "__metadata__ maps to numbers", "malformedHeader", 2, "",
+    safetensors({"__metadata__": {"dedog.model": 1}}))
+add("model", "no-description.safetensors", "a valid safetensors file that is not a dedog model",
+    "invalidMetadata", 2, "model description", safetensors({"a": tensor}, bytes(8)))
+add("model", "named-pipe.safetensors", "a named pipe", "unreadable", 2, "named pipe", make="fifo")
+add("model", "folder.safetensors", "a folder", "unreadable", 2, "folder", make="folder")
+add("model", "huge-sparse.safetensors", "a 2 GB file", "unreadable", 2, "over the limit", make="sparse",
+    size=2 << 30, head="")
+add("model", "dev-zero", "an endless device", "unreadable", 2, "not a regular file", make="system", path="/dev/zero")
+
+# Edits of the bundled model, made by the test (see HostileCorpus.swift for what each key does).
+base = "models/efficientnet-lite0-imagenet.safetensors"
+recipes = [
+    ("nan-weight", "a NaN in the head's weights", {"tensor": "_conv_head.weight", "value": "nan"},
+     "nonFiniteValues", "_conv_head.weight"),
+    ("inf-bias", "an infinity in the classifier's bias", {"tensor": "_fc.bias", "value": "inf"},
+     "nonFiniteValues", "_fc.bias"),
+    ("wrong-dtype", "a tensor stored as I32", {"tensor": "_conv_stem.weight", "dtype": "I32"},
+     "wrongDType", "I32"),
+    ("wrong-shape", "a 5×5 kernel stored flat", {"tensor": "_blocks.3._depthwise_conv.weight",
+                                                  "shape": [144, 1, 25]}, "wrongShape", "_blocks.3"),
+    ("missing-tensor", "a BN variance left out", {"tensor": "_blocks.7._bn1.running_var", "drop": True},
+     "missingTensor", "_blocks.7._bn1.running_var"),
+    ("label-count-mismatch", "999 labels for a 1000-way head", {"metadata": "drop-last-imagenet-label"},
+     "labelCountMismatch", "999"),
+    ("future-version", "format version 99", {"metadata": "format-version-99"}, "unsupportedVersion", "99"),
+    ("other-architecture", "architecture resnet50", {"metadata": "architecture-resnet50"},
+     "unsupportedArchitecture", "resnet50"),
+]
+for name, why, recipe, error, message in recipes:
+    add("model", f"{name}.safetensors", why, error, 2, message, recipe=dict(recipe, base=base))
+
+# ---------------------------------------------------------------- catalogues
+add("catalogue", "zero-byte.json", "zero-byte catalogue", "notJSON", 1, "not valid JSON", b"")
+add("catalogue", "not-json.json", "not JSON", "notJSON", 1, "not valid JSON", b"breeds: [beagle]\n")
+add("catalogue", "not-utf8.json", "bytes that are not UTF-8", "notJSON", 1, "not valid JSON", b'{"\xff": 1}')
+add("catalogue", "array.json", "a JSON array instead of an object", ["invalid", "notJSON"], 1, "", b"[1, 2, 3]")
+add("catalogue", "deep-nesting.json", "arrays nested 100,000 deep", "notJSON", 1, "not valid JSON",
+    b"[" * 100000 + b"]" * 100000)
+add("catalogue", "breed-missing-key.json", "a breed without its key", "invalid", 1, "missing",
+    json.dumps({"formatVersion": 1, "sources": [], "breeds": [{"names": {"en": "Dog"}}]}).encode())
+add("catalogue", "wrong-type.json", "formatVersion is a string", "invalid", 1, "expected",
+    json.dumps({"formatVersion": "one", "sources": [], "breeds": []}).encode())
+add("catalogue", "named-pipe.json", "a named pipe", "unreadable", 1, "named pipe", make="fifo")
+add("catalogue", "huge-sparse.json", "a 100 MB file", "unreadable", 1, "over the limit", make="sparse",
+    size=100 << 20, head="")
+
+# ---------------------------------------------------------------- datasets (ImageFolder trees, made by the test)
+add("dataset", "empty", "an empty folder", "datasetTooSmall", 1, "found 0 class folder(s)", dataset="empty")
+add("dataset", "one-class", "a single class", "datasetTooSmall", 1, "found 1 class folder(s)",
+    dataset="one-class")
+add("dataset", "no-images", "class folders holding only text, pipes, loops and locked files", "datasetTooSmall",
+    1, "found 0 class folder(s)", dataset="no-images")
+add("dataset", "not-a-folder", "a file where the dataset folder should be", "datasetUnreadable", 1,
+    "no such folder", dataset="file")
+add("dataset", "traps-beside-photos", "two good classes with a pipe, a link loop, a self-link, an empty and a "
+    "locked file, and a folder named .jpg", "ok", 0, "", dataset="traps")
+
+(out / "manifest.json").write_text(json.dumps({"entries": entries}, indent=1, ensure_ascii=False) + "\n")
+print(f"{len(entries)} entries, {sum(1 for e in entries if (out / e['file']).is_file())} stored files")
