@@ -23,7 +23,7 @@ public enum TrainError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .cache(path, reason):
             return "\(path): feature cache problem (\(reason)); delete the folder or pass --cache elsewhere."
         case let .memoryLimit(task, needed, limit):
-            return "\(task) needs about \(Self.megabytes(needed)) of memory, over the limit of \(Self.megabytes(limit)); "
+            return "\(task) needs about \((needed + (1 << 20) - 1) >> 20) MB of memory, over the limit of \(limit >> 20) MB; "
                 + "use fewer images (--split) or views (--augment none), or raise --max-memory."
         case let .model(message):
             return message
@@ -33,6 +33,4 @@ public enum TrainError: Error, Equatable, Sendable, CustomStringConvertible {
             return "the model does not fit this dataset: \(detail)."
         }
     }
-
-    static func megabytes(_ bytes: Int) -> String { "\((bytes + (1 << 20) - 1) >> 20) MB" }
 }

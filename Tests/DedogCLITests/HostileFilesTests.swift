@@ -80,3 +80,29 @@ import DedogTestSupport
                 + "(the folder /nonexistent/folder does not exist); the previous file, if any, is untouched.\n")
     }
 }
+
+/// Limits are errors with a message, never an OOM kill.
+@Suite struct ResourceLimitTests {
+    @Test func trainingOverTheMemoryLimitIsRefusedBeforeAnyWork() throws {
+        let data = try SyntheticDataset(name: "max-memory")
+        defer { data.remove() }
+        let output = data.root.appendingPathComponent("model.safetensors")
+        let r = try CLI.run(["train", data.root.path, "--output", output.path, "--no-cache", "--max-memory", "150M"])
+        #expect(r.status == 1)
+        #expect(r.stderr == "dedog: error: training on 25 images needs about 201 MB of memory, over the limit of 150 MB; "
+                + "use fewer images (--split) or views (--augment none), or raise --max-memory.\n")
+        #expect(!FileManager.default.fileExists(atPath: output.path))
+    }
+
+    @Test func memorySizesAreParsedOrRefused() throws {
+        let data = try SyntheticDataset(name: "max-memory-parse")
+        defer { data.remove() }
+        for bad in ["12parsecs", "-1G", "0", ""] {
+            let r = try CLI.run(["train", data.root.path, "--max-memory", bad])
+            #expect(r.status == 64, "\(bad): \(r.stderr)")
+        }
+        let r = try CLI.run(["evaluate", "models/dedog-breeds.safetensors", data.root.path, "--no-cache", "--max-memory", "0.1G"])
+        #expect(r.status == 1)
+        #expect(r.stderr.hasPrefix("dedog: error: evaluating 25 images needs about 201 MB of memory, over the limit of 102 MB"))
+    }
+}

@@ -36,6 +36,23 @@ import DedogTrain
         #expect(network.imagenetHead != nil)  // kept for the no-dog verdict
     }
 
+    @Test func aRunOverTheMemoryLimitIsRefusedBeforeAnyWork() throws {
+        let data = try SyntheticDataset(name: "memory-limit")
+        defer { data.remove() }
+        var config = configuration(data, output: "model.safetensors")
+        config.memoryLimit = 150 << 20
+        config.baseModel = data.root.appendingPathComponent("no-such-model.safetensors")  // not reached
+        // 19 training images × 2 views and 6 validation images × 2 views of 1280 floats, plus the working set.
+        let needed = (19 * 2 + 6 * 2) * 1280 * 4 + Trainer.workingMemory
+        #expect(throws: TrainError.memoryLimit(task: "training on 25 images", needed: needed, limit: 150 << 20)) {
+            try Trainer.run(config)
+        }
+        #expect(!FileManager.default.fileExists(atPath: config.output.path))
+        #expect(TrainError.memoryLimit(task: "training on 25 images", needed: needed, limit: 150 << 20).description
+                == "training on 25 images needs about 201 MB of memory, over the limit of 150 MB; "
+                + "use fewer images (--split) or views (--augment none), or raise --max-memory.")
+    }
+
     @Test func sameSeedGivesTheSameHead() throws {
         let data = try SyntheticDataset(name: "seed")
         defer { data.remove() }
