@@ -35,7 +35,7 @@ let package = Package(
         // The breed catalogue (English + Czech), built by scripts/build-catalogue, and its search.
         .target(name: "DedogCatalogue", dependencies: ["DedogFiles"], resources: [.copy("Resources/breeds.json")]),
         // The facade: image in, ranked breeds out; training and evaluation entry points.
-        .target(name: "Dedog", dependencies: ["DedogImage", "DedogNN", "DedogTrain", "DedogCatalogue"]),
+        .target(name: "Dedog", dependencies: ["DedogFiles", "DedogImage", "DedogNN", "DedogTrain", "DedogCatalogue"]),
         // The command-line tool: parses, prints, sets exit codes.
         .executableTarget(name: "DedogCLI", dependencies: [
             "Dedog",

@@ -74,7 +74,8 @@ struct Classify: ParsableCommand {
         var failures = 0, photos = 0, classified = 0
         ImageFiles.find(paths) { found in
             switch found {
-            case let .skipped(path, reason):
+            case .skipped(let path, var reason):
+                if CommandLine.invalidUTF8Arguments.contains(path) { reason = FileError.nameNotUTF8.description }
                 // A file named on the command line that cannot be used is a failure; one inside a folder is not.
                 if paths.contains(path) {
                     failures += 1

@@ -10,6 +10,8 @@ public enum FileError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A named pipe, device or socket: reading it could block forever or never end.
     case notRegularFile(kind: String)
     case permissionDenied
+    /// A name that is not valid UTF-8: Swift strings cannot hold it, so the file cannot be named to the system.
+    case nameNotUTF8
     /// ELOOP: a symbolic link that leads back to itself.
     case linkLoop
     /// Bigger than the reader's limit; nothing was read.
@@ -31,6 +33,7 @@ public enum FileError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .notRegularFile(kind): return "it is \(kind), not a regular file"
         case .permissionDenied: return "permission denied"
         case .linkLoop: return "it is a loop of symbolic links"
+        case .nameNotUTF8: return "its name is not valid UTF-8, so dedog cannot open it; rename it"
         case let .tooLarge(bytes, limit):
             return "it has \(FileError.size(bytes)), over the limit of \(FileError.size(limit))"
         case let .noFolder(path): return "the folder \(path) does not exist"

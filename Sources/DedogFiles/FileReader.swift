@@ -50,16 +50,11 @@ private struct OpenFile {
             Glibc.close(fd)
             throw .from(errno: code)
         }
-        let kind: String?
-        switch info.st_mode & S_IFMT {
-        case S_IFREG: kind = nil
-        case S_IFDIR: Glibc.close(fd); throw .isFolder
-        case S_IFIFO: kind = "a named pipe"
-        case S_IFCHR, S_IFBLK: kind = "a device"
-        case S_IFSOCK: kind = "a socket"
-        default: kind = "a special file"
+        if info.st_mode & S_IFMT == S_IFDIR {
+            Glibc.close(fd)
+            throw .isFolder
         }
-        if let kind {
+        if let kind = OpenKind.describe(info.st_mode) {
             Glibc.close(fd)
             throw .notRegularFile(kind: kind)
         }

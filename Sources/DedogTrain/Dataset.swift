@@ -1,4 +1,5 @@
 import Foundation
+import DedogFiles
 import DedogImage
 
 /// An ImageFolder tree: one sub-folder per class, images inside found by content (recursively).
@@ -68,11 +69,14 @@ public struct Dataset: Sendable {
 
     /// The samples listed in a split file (`<class>/<file><TAB><class>` per line), in the file's order.
     public func samples(listedIn file: URL) throws(TrainError) -> [Sample] {
-        let text: String
+        let bytes: [UInt8]
         do {
-            text = try String(contentsOf: file, encoding: .utf8)
+            bytes = try FileReader.read(file.path, limit: 256 << 20)
         } catch {
-            throw .splitFile(path: file.path, line: 0, detail: "cannot read the file")
+            throw .splitFile(path: file.path, line: 0, detail: "\(error)")
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw .splitFile(path: file.path, line: 0, detail: "the file is not UTF-8 text")
         }
         let byPath = Dictionary(samples.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
         var out: [Sample] = []

@@ -18,6 +18,8 @@ public enum TrainError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(path): cannot read the dataset (\(reason)). Give a folder with one sub-folder of images per class."
         case let .datasetTooSmall(path, detail):
             return "\(path): \(detail). Give a folder with one sub-folder of images per class, at least two classes."
+        case let .splitFile(path, 0, detail):
+            return "\(path): cannot use the split file: \(detail)."
         case let .splitFile(path, line, detail):
             return "\(path):\(line): \(detail). Each line must be `<class>/<file><TAB><class>`."
         case let .cache(path, reason):

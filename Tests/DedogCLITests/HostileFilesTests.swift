@@ -33,6 +33,37 @@ import DedogTestSupport
     }
 }
 
+/// Linux file names are bytes; Swift strings hold only UTF-8. Such files are reported, never silently lost.
+@Suite struct FileNameTests {
+    @Test func namesThatAreNotUTF8AreReported() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-names-\(getpid())")
+        try? FileManager.default.removeItem(at: dir)
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let photo = try Data(contentsOf: SharedData.packageRoot.appendingPathComponent("datasets/samples/beagle.jpg"))
+        try photo.write(to: dir.appendingPathComponent("good.jpg"))
+        // "café.jpg" in Latin-1: the é is the single byte 0xE9.
+        let latin1 = Array(dir.path.utf8) + Array("/caf".utf8) + [0xE9] + Array(".jpg".utf8) + [0]
+        let fd = latin1.withUnsafeBufferPointer { p in
+            p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: latin1.count) { open($0, O_CREAT | O_WRONLY, 0o644) }
+        }
+        try #require(fd >= 0)
+        _ = photo.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+
+        let walked = try CLI.run(["classify", "-k", "1", dir.path])
+        #expect(walked.status == 0)
+        #expect(walked.stdout.hasPrefix("\(dir.path)/good.jpg: Beagle"))
+        #expect(walked.stderr == "dedog: warning: skipping \(dir.path)/caf\u{FFFD}.jpg: its name is not valid UTF-8, "
+                + "so dedog cannot open it; rename it\n")
+
+        let script = "exec \"$@\" \"$(printf '%s/caf\\xe9.jpg' \"$DIR\")\""
+        let named = try CLI.run(["classify"], environment: ["DIR": dir.path], launcher: ["/bin/bash", "-c", script, "bash"])
+        #expect(named.status == 1)
+        #expect(named.stderr.hasPrefix("dedog: error: \(dir.path)/caf\u{FFFD}.jpg: its name is not valid UTF-8"), "\(named.stderr)")
+    }
+}
+
 /// Broken model files and unwritable outputs give a clear message and a documented exit status.
 @Suite struct HostileModelTests {
     @Test func brokenModelFilesExitWithTwo() throws {
@@ -69,6 +100,15 @@ import DedogTestSupport
         #expect(r.status == 1, "the corrupt PNG of the synthetic set is reported: \(r.stderr)")
         #expect(r.stdout.contains("Trained on 18 images of 3 classes, validated on 6."), "\(r.stdout)")
         #expect(fm.fileExists(atPath: output.path))
+    }
+
+    @Test func splitFilesThatAreNotFilesAreRefused() throws {
+        let data = try SyntheticDataset(name: "split-device")
+        defer { data.remove() }
+        let r = try CLI.run(["train", data.root.path, "--split", "/dev/zero", "--no-cache", "--output", "/tmp/unused.safetensors"],
+                            timeout: 60)
+        #expect(r.status == 1)
+        #expect(r.stderr == "dedog: error: /dev/zero: cannot use the split file: it is a device, not a regular file.\n")
     }
 
     @Test func trainingRefusesAnUnwritableOutputBeforeWorking() throws {

@@ -1,0 +1,91 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Lists the regular files under a folder, safely: links to folders are not followed (no loops), links to files
+/// are (each file once, however many links reach it), hidden entries are skipped, and every entry that cannot be
+/// used is reported with the reason instead of vanishing — including names that are not valid UTF-8, which
+/// Swift strings cannot hold.
+public enum FolderWalk {
+    public struct Listing: Sendable {
+        /// Paths of regular files, `folder` + "/" + the path below it, sorted.
+        public var files: [String] = []
+        /// Entries that are not usable files, with the reason, in the order met.
+        public var problems: [(path: String, reason: String)] = []
+    }
+
+    public static func list(_ folder: String) -> Listing {
+        var listing = Listing()
+        var seen = Set<FileID>()
+        var pending = [folder.count > 1 && folder.hasSuffix("/") ? String(folder.dropLast()) : folder]
+        while let dir = pending.popLast() {
+            guard let handle = opendir(dir) else {
+                listing.problems.append((dir, "cannot list the folder (\(FileError.from(errno: errno)))"))
+                continue
+            }
+            defer { closedir(handle) }
+            while let entry = readdir(handle) {
+                let bytes = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix(while: { $0 != 0 })) }
+                if bytes.first == UInt8(ascii: ".") { continue }  // ".", "..", and hidden entries such as .DS_Store
+                guard let name = String(validating: bytes, as: UTF8.self) else {
+                    listing.problems.append(("\(dir)/\(String(decoding: bytes, as: UTF8.self))",
+                                             FileError.nameNotUTF8.description))
+                    continue
+                }
+                let path = dir + "/" + name
+                var info = stat()
+                guard lstat(path, &info) == 0 else {
+                    listing.problems.append((path, FileError.from(errno: errno).description))
+                    continue
+                }
+                if info.st_mode & S_IFMT == S_IFLNK {
+                    guard stat(path, &info) == 0 else {
+                        listing.problems.append((path, whyMissing(path)))
+                        continue
+                    }
+                    if info.st_mode & S_IFMT == S_IFDIR { continue }  // links to folders are not followed
+                }
+                switch info.st_mode & S_IFMT {
+                case S_IFDIR:
+                    pending.append(path)
+                case S_IFREG:
+                    if seen.insert(FileID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))).inserted {
+                        listing.files.append(path)
+                    }
+                default:
+                    listing.problems.append((path, OpenKind.describe(info.st_mode).map { FileError.notRegularFile(kind: $0).description }
+                                                    ?? "not a regular file"))
+                }
+            }
+        }
+        listing.files.sort()
+        return listing
+    }
+
+    /// Why `path` cannot be found: a link loop and a dangling link say so.
+    public static func whyMissing(_ path: String) -> String {
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return "no such file or folder" }
+        return stat(path, &info) != 0 && errno == ELOOP ? FileError.linkLoop.description
+            : "no such file (it is a symbolic link to a missing file)"
+    }
+
+    private struct FileID: Hashable {
+        let device: UInt64
+        let inode: UInt64
+    }
+}
+
+/// The words for a file's type in messages; nil for a regular file.
+enum OpenKind {
+    static func describe(_ mode: mode_t) -> String? {
+        switch mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFDIR: return "a folder"
+        case S_IFIFO: return "a named pipe"
+        case S_IFCHR, S_IFBLK: return "a device"
+        case S_IFSOCK: return "a socket"
+        default: return "a special file"
+        }
+    }
+}
