@@ -8,10 +8,14 @@ import DedogNN
 /// same photos skips the network, and a different backbone never reads stale features.
 ///
 /// Each entry is written to a temporary file and renamed into place, so a killed run leaves either a whole entry
-/// or none; an entry of the wrong size or with non-finite values is treated as absent and rewritten.
+/// or none. Each ends with a checksum of its key, view and values: an entry of the wrong size, with a wrong
+/// checksum (a damaged disk, a stray write) or with non-finite values is treated as absent and rewritten.
 public struct FeatureCache: Sendable {
     public let folder: URL
     public let width: Int
+    /// Bumped when the entry layout changes; older entries then live in another folder and are never read.
+    public static let formatVersion = 2
+    private static let checksumBytes = 32
 
     /// The default location: `$XDG_CACHE_HOME/dedog/features`, else `~/.cache/dedog/features`.
     public static var defaultRoot: URL {
@@ -23,7 +27,7 @@ public struct FeatureCache: Sendable {
     }
 
     public init(root: URL, backboneFingerprint: String, width: Int) throws(TrainError) {
-        folder = root.appendingPathComponent(backboneFingerprint)
+        folder = root.appendingPathComponent("\(backboneFingerprint)-v\(Self.formatVersion)")
         self.width = width
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -38,10 +42,11 @@ public struct FeatureCache: Sendable {
 
     /// The cached features, or nil when absent or damaged.
     public func load(_ key: String, view: FeatureView) -> [Float]? {
-        guard let data = try? FileReader.readData(url(key, view: view).path, limit: width * 4), data.count == width * 4 else {
-            return nil
-        }
-        let values = data.withUnsafeBytes { raw in
+        let size = width * 4 + Self.checksumBytes
+        guard let bytes = try? FileReader.read(url(key, view: view).path, limit: size), bytes.count == size,
+              bytes.suffix(Self.checksumBytes).elementsEqual(checksum(key, view, bytes.prefix(width * 4)).utf8)
+        else { return nil }
+        let values = bytes.withUnsafeBytes { raw in
             (0..<width).map { Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self))) }
         }
         return values.allSatisfy(\.isFinite) ? values : nil
@@ -50,18 +55,27 @@ public struct FeatureCache: Sendable {
     public func store(_ values: [Float], key: String, view: FeatureView) throws(TrainError) {
         precondition(values.count == width)
         let target = url(key, view: view)
-        var data = Data(capacity: width * 4)
-        for v in values { withUnsafeBytes(of: v.bitPattern.littleEndian) { data.append(contentsOf: $0) } }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(width * 4 + Self.checksumBytes)
+        for v in values { withUnsafeBytes(of: v.bitPattern.littleEndian) { bytes.append(contentsOf: $0) } }
+        bytes += checksum(key, view, bytes).utf8
         do {
             try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
         } catch {
             throw .cache(path: target.deletingLastPathComponent().path, reason: "cannot create the folder")
         }
         do {
-            try AtomicFile.write(data, to: target.path, durable: false)
+            try AtomicFile.write(bytes, to: target.path, durable: false)
         } catch {
             throw .cache(path: target.path, reason: error.description)
         }
+    }
+
+    private func checksum<C: Collection>(_ key: String, _ view: FeatureView, _ values: C) -> String where C.Element == UInt8 {
+        var hash = ContentHash()
+        hash.update("\(key)-\(view.rawValue)")
+        hash.update(values)
+        return hash.hex
     }
 }
 
