@@ -9,8 +9,8 @@ struct DedogCommand: ParsableCommand {
         discussion: """
             Runs an EfficientNet-Lite0 network locally: no network access, no uploads.
 
-            Exit status: 0 success; 1 some inputs could not be processed (the rest were); \
-            2 the model could not be loaded; 64 invalid command-line usage.
+            Exit status: 0 success; 1 some inputs could not be processed (the rest were), or none was \
+            found; 2 the model could not be loaded; 64 invalid command-line usage.
             """,
         version: "0.1.0",
         subcommands: [Classify.self, Train.self, Evaluate.self, Breeds.self]
