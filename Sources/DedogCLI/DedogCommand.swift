@@ -10,7 +10,8 @@ struct DedogCommand: ParsableCommand {
             Runs an EfficientNet-Lite0 network locally: no network access, no uploads.
 
             Exit status: 0 success; 1 some inputs could not be processed (the rest were), or none was \
-            found; 2 the model could not be loaded; 64 invalid command-line usage.
+            found; 2 the model could not be loaded; 3 the results could not be written (standard output \
+            failed); 64 invalid command-line usage.
             """,
         version: "0.1.0",
         subcommands: [Classify.self, Train.self, Evaluate.self, Breeds.self]
@@ -27,4 +28,5 @@ struct DedogCommand: ParsableCommand {
 enum Status {
     static let someInputsFailed = ExitCode(1)
     static let modelUnavailable = ExitCode(2)
+    static let outputFailed = ExitCode(3)
 }

@@ -45,7 +45,7 @@ public enum FileError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The error for a failed system call's `errno`.
-    static func from(errno code: Int32) -> FileError {
+    public static func from(errno code: Int32) -> FileError {
         switch code {
         case ENOENT: return .notFound
         case EISDIR: return .isFolder

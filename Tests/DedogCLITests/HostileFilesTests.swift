@@ -64,6 +64,36 @@ import DedogTestSupport
     }
 }
 
+/// Output that cannot be written, and file names that try to talk to the terminal.
+@Suite struct OutputTests {
+    @Test func resultsToAFullDiskExitWithThree() throws {
+        for arguments in [["breeds", "list"], ["classify", "datasets/samples/beagle.jpg"]] {
+            let r = try CLI.run(arguments, launcher: ["/bin/bash", "-c", "exec \"$@\" > /dev/full", "bash"])
+            #expect(!r.signalled)
+            #expect(r.status == 3, "\(arguments): \(r.stderr)")
+            #expect(r.stderr == "dedog: error: cannot write the results to standard output "
+                    + "(the disk is full; free some space).\n")
+        }
+    }
+
+    @Test func controlCharactersInFileNamesAreShownEscaped() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-escapes-\(getpid())")
+        try? FileManager.default.removeItem(at: dir)
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // A name that would retitle the terminal window, and one that would turn the error text red.
+        try FileManager.default.copyItem(at: SharedData.packageRoot.appendingPathComponent("datasets/samples/beagle.jpg"),
+                                         to: dir.appendingPathComponent("evil\u{1B}]0;pwned\u{7}.jpg"))
+        let r = try CLI.run(["classify", "-k", "1", dir.path, dir.appendingPathComponent("gone\u{1B}[31m.jpg").path])
+        #expect(r.stdout.hasPrefix("\(dir.path)/evil\\u{1B}]0;pwned\\u{7}.jpg: Beagle"), "\(r.stdout)")
+        #expect(r.stderr.hasPrefix("dedog: error: \(dir.path)/gone\\u{1B}[31m.jpg: no such file or folder"), "\(r.stderr)")
+        #expect(!r.stdout.contains("\u{1B}") && !r.stderr.contains("\u{1B}"))
+        // JSON escapes them its own way and stays valid.
+        let json = try CLI.run(["classify", "--json", "-k", "1", dir.path])
+        #expect(json.stdout.contains(#"evil\u001b]0;pwned\u0007.jpg"#), "\(json.stdout)")
+    }
+}
+
 /// Broken model files and unwritable outputs give a clear message and a documented exit status.
 @Suite struct HostileModelTests {
     @Test func brokenModelFilesExitWithTwo() throws {
