@@ -46,6 +46,7 @@ let package = Package(
         .executableTarget(name: "DedogBench", dependencies: ["Dedog"]),
 
         .target(name: "DedogTestSupport", path: "Tests/DedogTestSupport"),
+        .testTarget(name: "DedogFilesTests", dependencies: ["DedogFiles"]),
         .testTarget(name: "DedogImageTests", dependencies: ["DedogImage", "DedogTestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "DedogNNTests", dependencies: ["DedogNN", "DedogImage", "DedogTestSupport"]),

@@ -16,7 +16,7 @@ public enum FolderWalk {
 
     public static func list(_ folder: String) -> Listing {
         var listing = Listing()
-        var seen = Set<FileID>()
+        var found: [(path: String, id: FileID)] = []
         var pending = [folder.count > 1 && folder.hasSuffix("/") ? String(folder.dropLast()) : folder]
         while let dir = pending.popLast() {
             guard let handle = opendir(dir) else {
@@ -49,16 +49,16 @@ public enum FolderWalk {
                 case S_IFDIR:
                     pending.append(path)
                 case S_IFREG:
-                    if seen.insert(FileID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))).inserted {
-                        listing.files.append(path)
-                    }
+                    found.append((path, FileID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))))
                 default:
                     listing.problems.append((path, OpenKind.describe(info.st_mode).map { FileError.notRegularFile(kind: $0).description }
                                                     ?? "not a regular file"))
                 }
             }
         }
-        listing.files.sort()
+        // In sorted order, the first path to reach a file is the one listed: the same answer on every run.
+        var seen = Set<FileID>()
+        listing.files = found.sorted { $0.path < $1.path }.filter { seen.insert($0.id).inserted }.map(\.path)
         return listing
     }
 
