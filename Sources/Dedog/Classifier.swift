@@ -58,7 +58,7 @@ public final class Classifier {
     public func classify(_ image: RGBImage, top: Int = 3) -> Classification {
         let p = model.preprocessing
         let mirror = model.averagesMirror ?? false
-        let input = p.tensor(image) + (mirror ? p.tensor(image.mirrored()) : [])
+        let input = p.tensor(image) + (mirror ? p.tensor(image, mirrored: true) : [])
         // The input is built from our own preprocessing, so its size is right by construction.
         let features = try! session.features(input, batch: mirror ? 2 : 1, height: p.cropSize, width: p.cropSize)
         return decide(features: features, top: top)

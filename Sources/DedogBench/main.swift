@@ -126,7 +126,7 @@ case "activations":
     for path in list where !path.isEmpty {
         let image = try! decoder.decode(contentsOf: URL(fileURLWithPath: path))
         var captured: [Float] = []
-        _ = try! session.features(preprocessing.tensor(mirror ? image.mirrored() : image), batch: 1) { name, values in
+        _ = try! session.features(preprocessing.tensor(image, mirrored: mirror), batch: 1) { name, values in
             if name == stage { captured = values }
         }
         out.write(captured.withUnsafeBufferPointer { Data(buffer: $0) })

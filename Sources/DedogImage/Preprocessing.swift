@@ -39,21 +39,25 @@ public struct Preprocessing: Codable, Sendable, Equatable {
         return (max(1, resizeShorterSide * width / height), resizeShorterSide)
     }
 
-    /// The resized, centre-cropped 8-bit image (`cropSize`×`cropSize`).
-    public func cropped(_ image: RGBImage) -> RGBImage {
+    /// The resized, centre-cropped 8-bit image (`cropSize`×`cropSize`); `mirrored`: of the image mirrored left
+    /// to right, made without mirroring the full-size image (which for a large PNG would copy hundreds of MB):
+    /// the window is taken where the mirror image's would fall, and only the small crop is mirrored.
+    public func cropped(_ image: RGBImage, mirrored: Bool = false) -> RGBImage {
         precondition(problem == nil, "invalid preprocessing: \(problem!)")
         precondition(image.width > 0 && image.height > 0, "cannot preprocess an empty image")
         let size = resizedSize(width: image.width, height: image.height)
         // Python's round(), half to even, as in torchvision/Pillow centre crops.
-        let left = Int((Double(size.width - cropSize) / 2).rounded(.toNearestOrEven))
+        var left = Int((Double(size.width - cropSize) / 2).rounded(.toNearestOrEven))
         let top = Int((Double(size.height - cropSize) / 2).rounded(.toNearestOrEven))
-        return Resampler.resizedRegion(image, width: size.width, height: size.height,
-                                       left: left, top: top, regionWidth: cropSize, regionHeight: cropSize)
+        if mirrored { left = size.width - cropSize - left }
+        let crop = Resampler.resizedRegion(image, width: size.width, height: size.height,
+                                           left: left, top: top, regionWidth: cropSize, regionHeight: cropSize)
+        return mirrored ? crop.mirrored() : crop
     }
 
     /// Writes the normalised CHW tensor of `image` (`3 × cropSize × cropSize` floats) into `output`.
-    public func write(_ image: RGBImage, into output: UnsafeMutableBufferPointer<Float>) {
-        let crop = cropped(image)
+    public func write(_ image: RGBImage, mirrored: Bool = false, into output: UnsafeMutableBufferPointer<Float>) {
+        let crop = cropped(image, mirrored: mirrored)
         let plane = cropSize * cropSize
         precondition(output.count >= 3 * plane, "output holds \(output.count) floats, needs \(3 * plane)")
         crop.pixels.withUnsafeBufferPointer { px in
@@ -66,10 +70,10 @@ public struct Preprocessing: Codable, Sendable, Equatable {
         }
     }
 
-    /// The normalised CHW tensor of `image`.
-    public func tensor(_ image: RGBImage) -> [Float] {
+    /// The normalised CHW tensor of `image`, or of its mirror image.
+    public func tensor(_ image: RGBImage, mirrored: Bool = false) -> [Float] {
         [Float](unsafeUninitializedCapacity: 3 * cropSize * cropSize) { buffer, count in
-            write(image, into: buffer)
+            write(image, mirrored: mirrored, into: buffer)
             count = 3 * cropSize * cropSize
         }
     }

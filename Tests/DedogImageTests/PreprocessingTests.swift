@@ -24,6 +24,20 @@ import DedogImage
         }
     }
 
+    /// The mirrored view is made from the crop, not from a mirrored copy of the whole photo; it must be exactly
+    /// the crop of the mirror image (the resampler's weights are symmetric), so cached features stay valid.
+    @Test(arguments: [(640, 480), (333, 517), (1001, 250), (256, 256), (301, 300), (4000, 3000)])
+    func mirroredCropEqualsCropOfTheMirrorImage(_ size: (Int, Int)) {
+        let (w, h) = size
+        var pixels = [UInt8](repeating: 0, count: w * h * 3)
+        var state: UInt32 = UInt32(w * 7919 + h)
+        for i in pixels.indices { state = state &* 1664525 &+ 1013904223; pixels[i] = UInt8(state >> 24) }
+        let image = RGBImage(width: w, height: h, pixels: pixels)
+        let p = Preprocessing()
+        #expect(p.cropped(image, mirrored: true) == p.cropped(image.mirrored()))
+        #expect(p.tensor(image, mirrored: true) == p.tensor(image.mirrored()))
+    }
+
     @Test func downscalingAveragesInsteadOfAliasing() {
         // A one-pixel checkerboard shrunk 4× must come out flat grey, not a moiré of black and white.
         var pixels = [UInt8](repeating: 0, count: 64 * 64 * 3)
