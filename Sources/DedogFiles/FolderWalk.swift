@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// Lists the regular files under a folder, safely: links to folders are not followed (no loops), links to files
-/// are (each file once, however many links reach it), hidden entries are skipped, and every entry that cannot be
+/// are, unless the file is listed already (by its own entry or another link), hidden entries are skipped, and every entry that cannot be
 /// used is reported with the reason instead of vanishing — including names that are not valid UTF-8, which
 /// Swift strings cannot hold.
 public enum FolderWalk {
@@ -16,7 +16,8 @@ public enum FolderWalk {
 
     public static func list(_ folder: String) -> Listing {
         var listing = Listing()
-        var found: [(path: String, id: FileID)] = []
+        var direct = Set<FileID>()
+        var linked: [(path: String, id: FileID)] = []
         var pending = [folder.count > 1 && folder.hasSuffix("/") ? String(folder.dropLast()) : folder]
         while let dir = pending.popLast() {
             guard let handle = opendir(dir) else {
@@ -38,7 +39,8 @@ public enum FolderWalk {
                     listing.problems.append((path, FileError.from(errno: errno).description))
                     continue
                 }
-                if info.st_mode & S_IFMT == S_IFLNK {
+                let isLink = info.st_mode & S_IFMT == S_IFLNK
+                if isLink {
                     guard stat(path, &info) == 0 else {
                         listing.problems.append((path, whyMissing(path)))
                         continue
@@ -49,16 +51,18 @@ public enum FolderWalk {
                 case S_IFDIR:
                     pending.append(path)
                 case S_IFREG:
-                    found.append((path, FileID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))))
+                    let id = FileID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+                    if isLink { linked.append((path, id)) } else { listing.files.append(path); direct.insert(id) }
                 default:
                     listing.problems.append((path, OpenKind.describe(info.st_mode).map { FileError.notRegularFile(kind: $0).description }
                                                     ?? "not a regular file"))
                 }
             }
         }
-        // In sorted order, the first path to reach a file is the one listed: the same answer on every run.
-        var seen = Set<FileID>()
-        listing.files = found.sorted { $0.path < $1.path }.filter { seen.insert($0.id).inserted }.map(\.path)
+        // Files reached only through links: the first link in sorted order is listed (the same answer on every run).
+        var seen = direct
+        listing.files += linked.sorted { $0.path < $1.path }.filter { seen.insert($0.id).inserted }.map(\.path)
+        listing.files.sort()
         return listing
     }
 

@@ -83,14 +83,19 @@ struct Scratch {
         try s.write("a/1.jpg")
         try s.write(".hidden/3.jpg")
         try s.write("a/.DS_Store")
-        try s.link("a/again.jpg", to: "1.jpg")          // the same file twice: listed once
+        try s.link("a/again.jpg", to: "1.jpg")          // a link to a listed file: not listed again
+        try FileManager.default.createDirectory(atPath: s.path + "/c", withIntermediateDirectories: true)
+        try s.link("c/first.jpg", to: "../b/2.jpg")        // likewise
+        try s.link("c/one.jpg", to: "../.hidden/3.jpg")    // a file reached only by links: listed once, by the first
+        try s.link("c/two.jpg", to: "../.hidden/3.jpg")
+        try FileManager.default.linkItem(atPath: s.path + "/a/1.jpg", toPath: s.path + "/a/hard.jpg")  // a second name
         try s.link("a/up", to: "..")                    // a loop through a folder link: not followed
         try s.link("b/self.jpg", to: "self.jpg")        // a loop of links: reported
         try s.link("b/gone.jpg", to: "nothing.jpg")     // dangling: reported
         #expect(mkfifo(s.path + "/b/pipe.jpg", 0o644) == 0)
 
         let listing = FolderWalk.list(s.path + "/")
-        #expect(listing.files == [s.path + "/a/1.jpg", s.path + "/b/2.jpg"])
+        #expect(listing.files == [s.path + "/a/1.jpg", s.path + "/a/hard.jpg", s.path + "/b/2.jpg", s.path + "/c/one.jpg"])
         let problems = Dictionary(uniqueKeysWithValues: listing.problems.map { ($0.path, $0.reason) })
         #expect(problems == [
             s.path + "/b/self.jpg": "it is a loop of symbolic links",
