@@ -24,28 +24,39 @@ public enum SystemMemory {
         return nil
     }
 
-    /// The control group's limit minus its usage, if it has a limit (cgroup v2, else v1).
-    static func cgroupRemaining() -> Int? {
-        func number(_ path: String) -> Int? {
-            guard let bytes = try? FileReader.read(path, limit: 4096) else { return nil }
-            return Int(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    /// The control group's limit minus its working set, if it has a limit (cgroup v2, else v1). The working set
+    /// leaves out inactive file cache, which the kernel reclaims before it kills anyone (as `kubectl top` counts):
+    /// after reading a large dataset, the group's usage is mostly such cache.
+    public static func cgroupRemaining(membership: String = "/proc/self/cgroup", mount: String = "/sys/fs/cgroup") -> Int? {
+        func text(_ path: String) -> String? {
+            (try? FileReader.read(path, limit: 1 << 16)).map { String(decoding: $0, as: UTF8.self) }
         }
-        guard let bytes = try? FileReader.read("/proc/self/cgroup", limit: 1 << 16) else { return nil }
-        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
+        func number(_ path: String) -> Int? {
+            text(path).flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        }
+        func stat(_ folder: String, _ key: String) -> Int? {
+            text(folder + "/memory.stat")?.split(separator: "\n").first { $0.hasPrefix(key + " ") }
+                .flatMap { Int($0.split(separator: " ").last ?? "") }
+        }
+        guard let groups = text(membership) else { return nil }
+        let lines = groups.split(separator: "\n")
         // "0::/group" (v2) or "4:memory:/group" (v1). In a container the mount may already be the group itself.
-        let candidates: [(folder: String, limit: String, usage: String)] =
+        let candidates: [(folder: String, limit: String, usage: String, inactiveFile: String)] =
             lines.filter { $0.hasPrefix("0::") }.flatMap { line in
-                ["/sys/fs/cgroup" + line.dropFirst(3), "/sys/fs/cgroup"].map { ($0, "memory.max", "memory.current") }
+                [mount + line.dropFirst(3), mount]
+                    .map { ($0, "memory.max", "memory.current", "inactive_file") }
             } + lines.filter { $0.contains(":memory:") }.flatMap { line in
                 let group = line.split(separator: ":", maxSplits: 2).last.map(String.init) ?? "/"
-                return ["/sys/fs/cgroup/memory" + group, "/sys/fs/cgroup/memory"]
-                    .map { ($0, "memory.limit_in_bytes", "memory.usage_in_bytes") }
+                return [mount + "/memory" + group, mount + "/memory"]
+                    .map { ($0, "memory.limit_in_bytes", "memory.usage_in_bytes", "total_inactive_file") }
             }
         for c in candidates {
             // "max" (v2) is not a number; v1 says "no limit" with a value near 2^63.
             guard let limit = number(c.folder + "/" + c.limit) else { continue }
             guard limit < 1 << 60 else { return nil }
-            return Swift.max(0, limit - (number(c.folder + "/" + c.usage) ?? 0))
+            let usage = number(c.folder + "/" + c.usage) ?? 0
+            let workingSet = max(0, usage - (stat(c.folder, c.inactiveFile) ?? 0))
+            return max(0, limit - workingSet)
         }
         return nil
     }

@@ -129,3 +129,39 @@ import DedogTrain
         #expect(abs(t - 3) < 0.4, "temperature \(t)")
     }
 }
+
+@Suite struct SystemMemoryTests {
+    /// A fake /proc/self/cgroup and cgroup mount in a temporary folder.
+    func tree(_ files: [String: String]) throws -> URL {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-cgroup-\(UUID().uuidString)")
+        for (path, text) in files {
+            let url = root.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: url)
+        }
+        return root
+    }
+
+    @Test func cgroupV2LimitLessTheWorkingSet() throws {
+        let root = try tree(["self": "0::/app\n", "fs/app/memory.max": "1073741824\n",
+                             "fs/app/memory.current": "900000000\n",
+                             "fs/app/memory.stat": "anon 100000000\nfile 800000000\ninactive_file 700000000\n"])
+        defer { try? FileManager.default.removeItem(at: root) }
+        let remaining = SystemMemory.cgroupRemaining(membership: root.appendingPathComponent("self").path,
+                                                     mount: root.appendingPathComponent("fs").path)
+        #expect(remaining == 1_073_741_824 - (900_000_000 - 700_000_000), "reclaimable file cache is not counted as used")
+    }
+
+    @Test func cgroupV1AndNoLimit() throws {
+        let root = try tree(["self": "4:memory:/docker/abc\n1:cpu:/\n",
+                             "fs/memory/docker/abc/memory.limit_in_bytes": "2147483648",
+                             "fs/memory/docker/abc/memory.usage_in_bytes": "1000000000",
+                             "fs/memory/docker/abc/memory.stat": "cache 5\ntotal_inactive_file 400000000\n",
+                             "unlimited/memory/memory.limit_in_bytes": "9223372036854771712"])
+        defer { try? FileManager.default.removeItem(at: root) }
+        let membership = root.appendingPathComponent("self").path
+        #expect(SystemMemory.cgroupRemaining(membership: membership, mount: root.appendingPathComponent("fs").path)
+                == 2_147_483_648 - 600_000_000)
+        #expect(SystemMemory.cgroupRemaining(membership: membership, mount: root.appendingPathComponent("unlimited").path) == nil)
+    }
+}
