@@ -106,7 +106,8 @@ public enum Trainer {
             throw .datasetTooSmall(path: dataset.root.path, detail: "class \(dataset.classes[first]) has no training image")
         }
         let trainViews = config.augmentation.views
-        let needed = memoryNeeded(train: train.count, views: trainViews.count, validation: validation.count)
+        let needed = memoryNeeded(train: train.count, views: trainViews.count, validation: validation.count,
+                                  classes: dataset.classes.count)
         if let limit = config.memoryLimit, needed > limit {
             throw .memoryLimit(task: "training on \(train.count + validation.count) images", needed: needed, limit: limit)
         }
@@ -206,10 +207,12 @@ public enum Trainer {
     }
 
     /// Estimated peak memory of a training run: the features of every view of every image, held for the head's
-    /// epochs, plus the network, its batch buffers and decoding (`workingMemory`).
-    public static func memoryNeeded(train: Int, views: Int, validation: Int) -> Int {
+    /// epochs; the head with its gradient and two Adam moments (which matter only with very many classes); plus
+    /// the network, its batch buffers and decoding (`workingMemory`).
+    public static func memoryNeeded(train: Int, views: Int, validation: Int, classes: Int) -> Int {
         FeatureExtractor.memoryNeeded(samples: train, views: views)
-            + FeatureExtractor.memoryNeeded(samples: validation, views: 2) + workingMemory
+            + FeatureExtractor.memoryNeeded(samples: validation, views: 2)
+            + 4 * classes * (EfficientNetLite.featureCount + 1) * MemoryLayout<Float>.size + workingMemory
     }
 
     /// What training needs besides the features (measured: about 120 MB; decoding a very large PNG needs more).

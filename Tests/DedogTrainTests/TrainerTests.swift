@@ -42,8 +42,9 @@ import DedogTrain
         var config = configuration(data, output: "model.safetensors")
         config.memoryLimit = 150 << 20
         config.baseModel = data.root.appendingPathComponent("no-such-model.safetensors")  // not reached
-        // 19 training images × 2 views and 6 validation images × 2 views of 1280 floats, plus the working set.
-        let needed = (19 * 2 + 6 * 2) * 1280 * 4 + Trainer.workingMemory
+        // 19 training images × 2 views and 6 validation images × 2 views of 1280 floats, 3 classes' head
+        // (weights, gradient, two Adam moments), plus the working set.
+        let needed = (19 * 2 + 6 * 2) * 1280 * 4 + 4 * 3 * 1281 * 4 + Trainer.workingMemory
         #expect(throws: TrainError.memoryLimit(task: "training on 25 images", needed: needed, limit: 150 << 20)) {
             try Trainer.run(config)
         }
