@@ -2,15 +2,15 @@
 import Glibc
 #endif
 
-/// Lists the regular files under a folder, safely: links to folders are not followed (no loops), links to files
-/// are, unless the file is listed already (by its own entry or another link), hidden entries are skipped, and every entry that cannot be
-/// used is reported with the reason instead of vanishing — including names that are not valid UTF-8, which
-/// Swift strings cannot hold.
+/// Lists the regular files under a folder, safely: links to folders are not followed (no loops); links to files
+/// are, unless the file is listed already (by its own entry or another link); hidden entries are skipped; and
+/// every entry that cannot be used is reported with the reason instead of vanishing — including names that are
+/// not valid UTF-8, which Swift strings cannot hold.
 public enum FolderWalk {
     public struct Listing: Sendable {
         /// Paths of regular files, `folder` + "/" + the path below it, sorted.
         public var files: [String] = []
-        /// Entries that are not usable files, with the reason, in the order met.
+        /// Entries that are not usable files, with the reason, sorted by path.
         public var problems: [(path: String, reason: String)] = []
     }
 
@@ -29,11 +29,11 @@ public enum FolderWalk {
                 let bytes = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix(while: { $0 != 0 })) }
                 if bytes.first == UInt8(ascii: ".") { continue }  // ".", "..", and hidden entries such as .DS_Store
                 guard let name = String(validating: bytes, as: UTF8.self) else {
-                    listing.problems.append(("\(dir)/\(String(decoding: bytes, as: UTF8.self))",
+                    listing.problems.append((join(dir, String(decoding: bytes, as: UTF8.self)),
                                              FileError.nameNotUTF8.description))
                     continue
                 }
-                let path = dir + "/" + name
+                let path = join(dir, name)
                 var info = stat()
                 guard lstat(path, &info) == 0 else {
                     listing.problems.append((path, FileError.from(errno: errno).description))
@@ -54,8 +54,8 @@ public enum FolderWalk {
                     let id = FileID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
                     if isLink { linked.append((path, id)) } else { listing.files.append(path); direct.insert(id) }
                 default:
-                    listing.problems.append((path, OpenKind.describe(info.st_mode).map { FileError.notRegularFile(kind: $0).description }
-                                                    ?? "not a regular file"))
+                    let kind = OpenKind.describe(info.st_mode) ?? "a special file"
+                    listing.problems.append((path, FileError.notRegularFile(kind: kind).description))
                 }
             }
         }
@@ -63,7 +63,12 @@ public enum FolderWalk {
         var seen = direct
         listing.files += linked.sorted { $0.path < $1.path }.filter { seen.insert($0.id).inserted }.map(\.path)
         listing.files.sort()
+        listing.problems.sort { $0.path < $1.path }
         return listing
+    }
+
+    private static func join(_ folder: String, _ name: String) -> String {
+        folder.hasSuffix("/") ? folder + name : folder + "/" + name
     }
 
     /// Why `path` cannot be found: a link loop and a dangling link say so.
