@@ -28,18 +28,8 @@ struct Evaluate: ParsableCommand {
     @Flag(help: "Print the report as one JSON object.")
     var json = false
 
-    @Option(help: ArgumentHelp("Feature cache folder (default: ~/.cache/dedog/features).", valueName: "folder"))
-    var cache: String?
 
-    @Flag(help: "Do not read or write the feature cache.")
-    var noCache = false
-
-    @Option(help: "Threads for feature extraction.")
-    var threads = ProcessInfo.processInfo.activeProcessorCount
-
-    @Option(help: ArgumentHelp("Refuse to start if the run would need more memory than this, e.g. 2G or 500M "
-                               + "(default: 80 % of the memory available).", valueName: "size"))
-    var maxMemory: MemorySize?
+    @OptionGroup var features: FeatureOptions
 
     func run() throws {
         let bar = ProgressBar("features")
@@ -47,8 +37,8 @@ struct Evaluate: ParsableCommand {
         do throws(TrainError) {
             report = try Evaluator.run(model: URL(fileURLWithPath: model), dataset: URL(fileURLWithPath: dataset),
                                        split: split.map { URL(fileURLWithPath: $0) },
-                                       cacheRoot: noCache ? nil : (cache.map { URL(fileURLWithPath: $0) } ?? FeatureCache.defaultRoot),
-                                       threads: threads, memoryLimit: MemorySize.limit(maxMemory)) { event in
+                                       cacheRoot: features.cacheRoot, threads: features.threads,
+                                       memoryLimit: features.memoryLimit) { event in
                 if case let .extracting(_, done, total) = event { bar.update(done, of: total) }
             }
         } catch {

@@ -21,10 +21,4 @@ struct MemorySize: ExpressibleByArgument, Equatable {
         guard let value = Double(text), value.isFinite, value > 0, value * scale < 1e18 else { return nil }
         bytes = Int(value * scale)
     }
-
-    /// Without `--max-memory`: 80 % of the memory this process can still take, so that a run that would not
-    /// fit stops with a message instead of being killed by the kernel.
-    static func limit(_ given: MemorySize?) -> Int? {
-        given?.bytes ?? SystemMemory.available.map { $0 / 5 * 4 }
-    }
 }

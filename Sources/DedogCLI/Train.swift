@@ -45,12 +45,6 @@ struct Train: ParsableCommand {
     @Option(help: ArgumentHelp("Base model with the pretrained backbone (default: the bundled one).", valueName: "file"))
     var baseModel: String?
 
-    @Option(help: ArgumentHelp("Feature cache folder (default: ~/.cache/dedog/features).", valueName: "folder"))
-    var cache: String?
-
-    @Flag(help: "Do not read or write the feature cache.")
-    var noCache = false
-
     @Option(help: "Maximum passes over the training features.")
     var epochs = 60
 
@@ -66,12 +60,8 @@ struct Train: ParsableCommand {
     @Option(help: "Random seed (same seed, same model).")
     var seed: UInt64 = 1
 
-    @Option(help: "Threads for feature extraction.")
-    var threads = ProcessInfo.processInfo.activeProcessorCount
+    @OptionGroup var features: FeatureOptions
 
-    @Option(help: ArgumentHelp("Refuse to start if the run would need more memory than this, e.g. 2G or 500M "
-                               + "(default: 80 % of the memory available).", valueName: "size"))
-    var maxMemory: MemorySize?
 
     func validate() throws {
         guard (0.0..<1.0).contains(valFraction) else { throw ValidationError("--val-fraction must be in [0, 1).") }
@@ -79,7 +69,6 @@ struct Train: ParsableCommand {
         guard learningRate > 0, weightDecay >= 0, (0..<1).contains(labelSmoothing) else {
             throw ValidationError("--learning-rate must be positive, --weight-decay ≥ 0, --label-smoothing in [0, 1).")
         }
-        guard (1...256).contains(threads) else { throw ValidationError("--threads must be between 1 and 256.") }
     }
 
     func run() throws {
@@ -100,9 +89,9 @@ struct Train: ParsableCommand {
         config.validationSplit = validationSplit.map { URL(fileURLWithPath: $0) }
         config.validationFraction = valFraction
         config.augmentation = augment
-        config.cacheRoot = noCache ? nil : (cache.map { URL(fileURLWithPath: $0) } ?? FeatureCache.defaultRoot)
-        config.threads = threads
-        config.memoryLimit = MemorySize.limit(maxMemory)
+        config.cacheRoot = features.cacheRoot
+        config.threads = features.threads
+        config.memoryLimit = features.memoryLimit
         config.options.epochs = epochs
         config.options.learningRate = learningRate
         config.options.weightDecay = weightDecay
