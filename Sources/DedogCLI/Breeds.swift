@@ -58,6 +58,11 @@ struct Breeds: ParsableCommand {
         }
     }
 
+    /// No breed name is near this long; a longer text is a mistake (a pasted file?), not a query to spell-check.
+    static func checkLength(_ text: String) throws {
+        guard text.count <= 100 else { throw ValidationError("the search text is \(text.count) characters long; breed names are under 100.") }
+    }
+
     struct Search: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Find breeds by English or Czech name, ignoring case and diacritics; tolerates typos.")
@@ -66,6 +71,8 @@ struct Breeds: ParsableCommand {
         var text: String
 
         @OptionGroup var options: CatalogueOptions
+
+        func validate() throws { try Breeds.checkLength(text) }
 
         func run() throws {
             let catalogue = try options.load()
@@ -98,6 +105,8 @@ struct Breeds: ParsableCommand {
         var name: String
 
         @OptionGroup var options: CatalogueOptions
+
+        func validate() throws { try Breeds.checkLength(name) }
 
         func run() throws {
             let catalogue = try options.load()

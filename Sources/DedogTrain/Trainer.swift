@@ -90,6 +90,9 @@ public enum Trainer {
             let reason = errno == EROFS ? FileError.readOnly.description : "the folder \(folder) is not writable"
             throw .output(path: config.output.path, reason: reason)
         }
+        if FileManager.default.fileExists(atPath: config.output.path, isDirectory: &isFolder), isFolder.boolValue {
+            throw .output(path: config.output.path, reason: "it is a folder; give a file name such as mydogs.safetensors")
+        }
         let dataset = try Dataset(root: config.dataset)
         let pool = try config.split.map { url throws(TrainError) in try dataset.samples(listedIn: url) } ?? dataset.samples
         var train: [Dataset.Sample], validation: [Dataset.Sample]

@@ -97,4 +97,10 @@ import DedogTestSupport
         #expect(r.status == 1)
         #expect(r.stderr == "dedog: error: \(file.path): invalid catalogue at breeds[0].id: expected a string.\n")
     }
+
+    @Test func overlongSearchTextIsAUsageError() throws {
+        let r = try CLI.run(["breeds", "search", String(repeating: "a", count: 5000)])
+        #expect(r.status == 64)
+        #expect(r.stderr.hasPrefix("Error: the search text is 5000 characters long; breed names are under 100."))
+    }
 }

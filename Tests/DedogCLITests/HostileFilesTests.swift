@@ -148,6 +148,10 @@ import DedogTestSupport
         #expect(r.status == 1)
         #expect(r.stderr == "dedog: error: /nonexistent/folder/model.safetensors: cannot write the model file "
                 + "(the folder /nonexistent/folder does not exist); the previous file, if any, is untouched.\n")
+        let folder = try CLI.run(["train", data.root.path, "--output", data.root.path, "--no-cache"])
+        #expect(folder.status == 1)
+        #expect(folder.stderr == "dedog: error: \(data.root.path): cannot write the model file (it is a folder; give a file "
+                + "name such as mydogs.safetensors); the previous file, if any, is untouched.\n")
     }
 }
 
