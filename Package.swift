@@ -24,12 +24,15 @@ let package = Package(
         .systemLibrary(name: "CLAPACKE", pkgConfig: "lapacke",
                        providers: [.apt(["liblapacke-dev"])]),
 
+        // The engine's compute kernels in C: portable, AVX2 and AVX-512 builds of each, chosen at run time.
+        .target(name: "DedogKernels"),
+
         // Files from strangers: bounded reads of regular files only; atomic writes with plain-words errors.
         .target(name: "DedogFiles"),
         // Pixels: decoding, orientation, resizing, cropping, normalisation.
         .target(name: "DedogImage", dependencies: ["DedogFiles", "CTurboJPEG", "CPNG"]),
-        // The inference engine: tensors, kernels, layers, EfficientNet-Lite0, safetensors.
-        .target(name: "DedogNN", dependencies: ["DedogFiles", "DedogImage", "CCBLAS"]),
+        // The inference engine: layers, execution plans, EfficientNet-Lite, safetensors model files.
+        .target(name: "DedogNN", dependencies: ["DedogFiles", "DedogImage", "DedogKernels"]),
         // Transfer learning: dataset scan, feature cache, head training, calibration, metrics.
         .target(name: "DedogTrain", dependencies: ["DedogFiles", "DedogImage", "DedogNN", "CCBLAS"]),
         // The breed catalogue (English + Czech), built by scripts/build-catalogue, and its search.

@@ -30,9 +30,9 @@ func model() -> EfficientNetLite {
 }
 
 /// Random but fixed input in the range of real ones.
-func input(batch: Int) -> [Float] {
+func input(batch: Int, size: Int) -> [Float] {
     var state: UInt64 = 42
-    return (0..<(batch * 3 * 224 * 224)).map { _ in
+    return (0..<(batch * 3 * size * size)).map { _ in
         state = state &* 6364136223846793005 &+ 1442695040888963407
         return Float(Int32(truncatingIfNeeded: state >> 33)) / Float(Int32.max)
     }
@@ -46,50 +46,65 @@ case "latency":
     let runs = option("--runs", 200), warmup = option("--warmup", 20)
     let network = model()
     let session = network.makeSession(threads: threads)
-    let x = input(batch: batch)
+    let size = network.backbone.resolution
+    let x = input(batch: batch, size: size)
     var times: [Double] = []
     for i in 0..<(warmup + runs) {
         let t0 = now()
-        let f = try! session.features(x, batch: batch)
+        let f = try! session.features(x, batch: batch, height: size, width: size)
         _ = network.imagenetHead!(f, batch: batch)
         if i >= warmup { times.append(now() - t0) }
     }
+    print("kernels \(session.kernels)")
     print("median_ms \(median(times) * 1000)")
     print("images_per_s \(Double(batch) / median(times))")
 
 case "layers":
-    // layers --threads T --batch B --runs R: median ms of each convolution at its real shape (LayerShape table).
+    // layers --threads T --batch B --runs R [--size S] [--kernels SET,SET]: each step of the real network's
+    // execution plan, timed inside whole forward passes: median ms, GFLOP/s and share of the pass, per kernel set,
+    // with each set's FMA ceiling on one core.
     let threads = option("--threads", 1), batch = option("--batch", 1), runs = option("--runs", 50)
-    var total = 0.0
-    for layer in LayerShape.lite0() {
-        let n = batch, cin = layer.inChannels, cout = layer.outChannels, k = layer.kernel
-        let w = [Float](repeating: 0.01, count: cout * (layer.kind == .depthwise ? 1 : cin) * k * k)
-        let b = [Float](repeating: 0, count: cout)
-        let x = [Float](repeating: 0.5, count: n * cin * layer.height * layer.width)
-        var times: [Double] = []
-        let run: () -> Void
-        switch layer.kind {
-        case .stem:
-            let stem = StemConvolution(inChannels: cin, outChannels: cout, kernel: k, stride: layer.stride, weight: w, bias: b)
-            run = { _ = stem(x, batch: n, height: layer.height, width: layer.width, threads: threads) }
-        case .depthwise:
-            let depthwise = DepthwiseConvolution(channels: cin, kernel: k, stride: layer.stride, weight: w, bias: b)
-            run = { _ = depthwise(x, batch: n, height: layer.height, width: layer.width, threads: threads) }
-        default:
-            let pointwise = PointwiseConvolution(inChannels: cin, outChannels: cout, weight: w, bias: b,
-                                                 clampsToSix: layer.kind != .project)
-            run = { _ = pointwise(x, pixels: n * layer.height * layer.width, threads: threads) }
-        }
-        for i in 0..<(runs + 5) {
-            let t0 = now()
-            run()
-            if i >= 5 { times.append(now() - t0) }
-        }
-        total += median(times)
-        print(String(format: "%-10@ %-9@ %2d %4d->%4d @%3d  %8.3f ms", layer.name as NSString,
-                     layer.kind.rawValue as NSString, k, cin, cout, layer.height, median(times) * 1000))
+    let network = model()
+    let size = option("--size", network.backbone.resolution)
+    let args = CommandLine.arguments
+    let sets = args.firstIndex(of: "--kernels").map { args[$0 + 1].split(separator: ",").compactMap { KernelSet(rawValue: String($0)) } }
+        ?? KernelSet.supported.reversed()
+    var columns: [(KernelSet, [StepTiming], Double)] = []
+    for set in sets {
+        let timings = network.makeSession(threads: threads, kernels: set).profile(batch: batch, height: size, width: size, runs: runs)
+        columns.append((set, timings, set.measuredPeakMultiplyAdds() * 2e-9))
     }
-    print(String(format: "total %.3f ms", total * 1000))
+    print("\(network.backbone) \(size)x\(size), batch \(batch), \(threads) thread(s), median of \(runs) passes")
+    print("FMA peak per core (GFLOP/s): " + columns.map { "\($0.0) \(String(format: "%.1f", $0.2))" }.joined(separator: ", "))
+    var header = "step      kind       k/s  cin->cout  @in  "
+    for (set, _, _) in columns { header += String(format: "| %-8@   ms  GF/s share ", set.rawValue as NSString) }
+    print(header)
+    for (i, step) in columns[0].1.enumerated() {
+        let layer = step.layer
+        var line = String(format: "%-9@ %-9@ %@  %@ %4d  ", step.name as NSString, (layer?.kind.rawValue ?? "pool") as NSString,
+                          (layer.map { "\($0.kernel)/\($0.stride)" } ?? "   ") as NSString,
+                          (layer.map { String(format: "%4d->%4d", $0.inChannels, $0.outChannels) } ?? "          ") as NSString,
+                          layer?.height ?? 0)
+        for (_, timings, _) in columns {
+            let total = timings.reduce(0) { $0 + $1.seconds }, t = timings[i].seconds
+            let flops = Double(2 * batch * (timings[i].layer?.multiplyAccumulates ?? 0))
+            line += String(format: "| %13.3f %5.1f %4.1f%% ", t * 1000, t > 0 ? flops / t * 1e-9 : 0, t / total * 100)
+        }
+        print(line)
+    }
+    var totals = "total" + String(repeating: " ", count: 34)
+    for (_, timings, _) in columns {
+        let total = timings.reduce(0) { $0 + $1.seconds }
+        let flops = Double(2 * batch * timings.reduce(0) { $0 + ($1.layer?.multiplyAccumulates ?? 0) })
+        totals += String(format: "| %13.3f %5.1f       ", total * 1000, flops / total * 1e-9)
+    }
+    print(totals)
+    // Share of time by layer kind, for the first (fastest) set.
+    var byKind: [String: Double] = [:]
+    for t in columns[0].1 { byKind[t.layer?.kind.rawValue ?? "pool", default: 0] += t.seconds }
+    let all = byKind.values.reduce(0, +)
+    print("by kind (\(columns[0].0)): " + byKind.sorted { $0.value > $1.value }
+        .map { String(format: "%@ %.1f%%", $0.key as NSString, $0.value / all * 100) }.joined(separator: ", "))
 
 case "decode":
     // decode FILE... --runs R: median ms from file to the 224×224 network input (decode + resize + crop + normalise).

@@ -1,26 +1,5 @@
 import Foundation
 
-/// One row of the EfficientNet block table: a stage of `repeats` MBConv blocks.
-public struct BlockArguments: Sendable, Equatable {
-    public var kernel: Int
-    public var stride: Int
-    public var expandRatio: Int
-    public var inChannels: Int
-    public var outChannels: Int
-    public var repeats: Int
-
-    /// EfficientNet-Lite0: like B0 without squeeze-excitation and swish, stem and head kept at 32 and 1280.
-    public static let lite0: [BlockArguments] = [
-        .init(kernel: 3, stride: 1, expandRatio: 1, inChannels: 32, outChannels: 16, repeats: 1),
-        .init(kernel: 3, stride: 2, expandRatio: 6, inChannels: 16, outChannels: 24, repeats: 2),
-        .init(kernel: 5, stride: 2, expandRatio: 6, inChannels: 24, outChannels: 40, repeats: 2),
-        .init(kernel: 3, stride: 2, expandRatio: 6, inChannels: 40, outChannels: 80, repeats: 3),
-        .init(kernel: 5, stride: 1, expandRatio: 6, inChannels: 80, outChannels: 112, repeats: 3),
-        .init(kernel: 5, stride: 2, expandRatio: 6, inChannels: 112, outChannels: 192, repeats: 4),
-        .init(kernel: 3, stride: 1, expandRatio: 6, inChannels: 192, outChannels: 320, repeats: 1),
-    ]
-}
-
 /// An inverted-residual block: 1×1 expand (ReLU6) → k×k depthwise (ReLU6) → 1×1 project (linear) (+ input).
 struct MBConvBlock: Sendable {
     let expand: PointwiseConvolution?
@@ -29,7 +8,8 @@ struct MBConvBlock: Sendable {
     var hasResidual: Bool { depthwise.stride == 1 && (expand?.inChannels ?? depthwise.channels) == project.outChannels }
 }
 
-/// EfficientNet-Lite0 with BatchNorm folded into the convolutions, built from `BlockArguments.lite0`.
+/// An EfficientNet-Lite backbone with BatchNorm folded into the convolutions, built from the block table of the
+/// variant the model file's `architecture` names (`Backbone`).
 ///
 /// ```swift
 /// let network = try EfficientNetLite(contentsOf: URL(fileURLWithPath: "models/efficientnet-lite0-imagenet.safetensors"))
@@ -38,10 +18,11 @@ struct MBConvBlock: Sendable {
 /// let logits = network.imagenetHead!(features, batch: 1)  // [1 × 1000]
 /// ```
 public final class EfficientNetLite: Sendable {
-    public static let stemChannels = 32
-    public static let featureCount = 1280
+    public static let stemChannels = Backbone.stemChannels
+    public static let featureCount = Backbone.featureCount
 
     public let model: ModelDescription
+    public let backbone: Backbone
     public let imagenetHead: Linear?
     public let breedHead: Linear?
     let stem: StemConvolution
@@ -56,6 +37,9 @@ public final class EfficientNetLite: Sendable {
     /// its exact shape and dtype, and nothing else may be.
     public init(tensors: SafeTensors) throws(ModelError) {
         let model = try ModelDescription(from: tensors)
+        guard let backbone = Backbone.named(model.architecture) else {
+            throw .unsupportedArchitecture(file: tensors.file, name: model.architecture)
+        }
         var loader = StrictLoader(tensors: tensors, epsilon: model.batchNormEpsilon)
 
         let stemWeight = try loader.folded(conv: "_conv_stem.weight", bn: "_bn0",
@@ -63,31 +47,27 @@ public final class EfficientNetLite: Sendable {
         stem = StemConvolution(inChannels: 3, outChannels: Self.stemChannels, kernel: 3, stride: 2,
                                weight: stemWeight.weight, bias: stemWeight.bias)
         var blocks: [MBConvBlock] = []
-        for stage in BlockArguments.lite0 {
-            for r in 0..<stage.repeats {
-                let i = blocks.count
-                let cin = r == 0 ? stage.inChannels : stage.outChannels
-                let mid = cin * stage.expandRatio
-                let p = "_blocks.\(i)."
-                var expand: PointwiseConvolution? = nil
-                if stage.expandRatio != 1 {
-                    let f = try loader.folded(conv: p + "_expand_conv.weight", bn: p + "_bn0", shape: [mid, cin, 1, 1])
-                    expand = PointwiseConvolution(inChannels: cin, outChannels: mid, weight: f.weight, bias: f.bias,
-                                                  clampsToSix: true)
-                }
-                let k = stage.kernel
-                let d = try loader.folded(conv: p + "_depthwise_conv.weight", bn: p + "_bn1", shape: [mid, 1, k, k])
-                let depthwise = DepthwiseConvolution(channels: mid, kernel: k, stride: r == 0 ? stage.stride : 1,
-                                                     weight: d.weight, bias: d.bias)
-                let pr = try loader.folded(conv: p + "_project_conv.weight", bn: p + "_bn2",
-                                           shape: [stage.outChannels, mid, 1, 1])
-                let project = PointwiseConvolution(inChannels: mid, outChannels: stage.outChannels,
-                                                   weight: pr.weight, bias: pr.bias, clampsToSix: false)
-                blocks.append(MBConvBlock(expand: expand, depthwise: depthwise, project: project))
+        for (i, stage, cin, stride) in backbone.blocks {
+            let mid = cin * stage.expandRatio
+            let p = "_blocks.\(i)."
+            var expand: PointwiseConvolution? = nil
+            if stage.expandRatio != 1 {
+                let f = try loader.folded(conv: p + "_expand_conv.weight", bn: p + "_bn0", shape: [mid, cin, 1, 1])
+                expand = PointwiseConvolution(inChannels: cin, outChannels: mid, weight: f.weight, bias: f.bias,
+                                              clampsToSix: true)
             }
+            let k = stage.kernel
+            let d = try loader.folded(conv: p + "_depthwise_conv.weight", bn: p + "_bn1", shape: [mid, 1, k, k])
+            let depthwise = DepthwiseConvolution(channels: mid, kernel: k, stride: stride,
+                                                 weight: d.weight, bias: d.bias)
+            let pr = try loader.folded(conv: p + "_project_conv.weight", bn: p + "_bn2",
+                                       shape: [stage.outChannels, mid, 1, 1])
+            let project = PointwiseConvolution(inChannels: mid, outChannels: stage.outChannels,
+                                               weight: pr.weight, bias: pr.bias, clampsToSix: false)
+            blocks.append(MBConvBlock(expand: expand, depthwise: depthwise, project: project))
         }
         self.blocks = blocks
-        let last = BlockArguments.lite0.last!.outChannels
+        let last = backbone.stages.last!.outChannels
         let h = try loader.folded(conv: "_conv_head.weight", bn: "_bn1", shape: [Self.featureCount, last, 1, 1])
         head = PointwiseConvolution(inChannels: last, outChannels: Self.featureCount, weight: h.weight, bias: h.bias,
                                     clampsToSix: true)
@@ -95,14 +75,16 @@ public final class EfficientNetLite: Sendable {
         breedHead = try model.breedHead.map { d throws(ModelError) in try loader.linear(d, role: "breed") }
         try loader.finish()
         self.model = model
+        self.backbone = backbone
     }
 
-    /// A session owns the scratch memory of forward passes; use one per thread.
-    public func makeSession(threads: Int = 1) -> InferenceSession {
-        InferenceSession(network: self, threads: threads)
+    /// A session owns the execution plans and scratch memory of forward passes; use one per thread.
+    /// `kernels` defaults to the best this CPU runs, or what `DEDOG_KERNELS` asks for.
+    public func makeSession(threads: Int = 1, kernels: KernelSet = .automatic) -> InferenceSession {
+        InferenceSession(network: self, threads: threads, kernels: kernels)
     }
 
-    /// Number of MBConv blocks (16 for Lite0).
+    /// Number of MBConv blocks (16 for Lite0, 21 for Lite1 and Lite2).
     public var blockCount: Int { blocks.count }
 }
 

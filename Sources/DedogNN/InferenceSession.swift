@@ -1,20 +1,30 @@
-/// Runs the backbone on batches of preprocessed images, reusing its scratch memory between calls.
+import Dispatch
+
+/// Runs the backbone on batches of preprocessed images, reusing its execution plans and scratch memory between
+/// calls.
 ///
 /// Activations are kept channels-last over the whole batch (NHWC), so that every 1×1 convolution is a single
 /// GEMM over batch × height × width rows and the depthwise and stem kernels run along contiguous channels.
-/// Not thread-safe: make one session per thread; `threads` is how many threads each call uses inside.
+/// Not thread-safe: make one session per thread; `threads` is how many threads each call uses inside, and
+/// `kernels` which build of the kernels they run.
 public final class InferenceSession {
     public let network: EfficientNetLite
     public let threads: Int
+    public let kernels: KernelSet
     private let parallel: Parallel
-    /// Scratch for the three activation roles (block input/output, expanded, depthwise output).
+    /// Plans by input size and batch; few sizes occur (the model's, and a smaller last batch).
+    private var plans: [PlanKey: ExecutionPlan] = [:]
     private var buffers: [UnsafeMutableBufferPointer<Float>] = []
 
-    init(network: EfficientNetLite, threads: Int) {
+    private struct PlanKey: Hashable { let height, width, batch: Int }
+
+    init(network: EfficientNetLite, threads: Int, kernels: KernelSet) {
         self.network = network
         self.threads = max(1, threads)
-        parallel = self.threads > 1 ? Parallel(pool: WorkerPool(parts: self.threads)) : Parallel(threads: 1)
-        BLASThreads.useSingleThreadedBLAS()
+        self.kernels = kernels.isSupported ? kernels : .portable
+        parallel = self.threads > 1
+            ? Parallel(pool: WorkerPool(parts: self.threads), kernels: self.kernels)
+            : Parallel(threads: 1, kernels: self.kernels)
     }
 
     deinit {
@@ -31,63 +41,99 @@ public final class InferenceSession {
         guard batch > 0, height >= 8, width >= 8, input.count == batch * 3 * height * width else {
             throw .badInput(detail: "\(input.count) floats are not \(batch) images of 3×\(height)×\(width)")
         }
-        let net = network
-        // Plan sizes: the largest activation at each of the three buffer roles.
-        var h = height, w = width
-        let (sh, sw) = net.stem.outputSize(height: h, width: w)
-        var sizeA = net.stem.outChannels * sh * sw, sizeB = 0, sizeC = 0
-        h = sh; w = sw
-        for block in net.blocks {
-            let cin = block.expand?.inChannels ?? block.depthwise.channels
-            let (oh, ow) = block.depthwise.outputSize(height: h, width: w)
-            sizeA = max(sizeA, cin * h * w, block.project.outChannels * oh * ow)
-            sizeB = max(sizeB, block.depthwise.channels * h * w, block.project.outChannels * oh * ow)
-            sizeC = max(sizeC, block.depthwise.channels * oh * ow)
-            h = oh; w = ow
-        }
-        sizeB = max(sizeB, net.head.outChannels * h * w)
-        // The block input and output buffers swap roles after every block, so both take the larger size.
-        let pingPong = max(sizeA, sizeB)
-        let sizes = [pingPong, pingPong, sizeC].map { $0 * batch }
-        if buffers.isEmpty || zip(buffers, sizes).contains(where: { $0.count < $1 }) {
-            for b in buffers { b.deallocate() }
-            buffers = sizes.map { UnsafeMutableBufferPointer<Float>.allocate(capacity: $0) }
-        }
-
+        let plan = self.plan(height: height, width: width, batch: batch)
         var features = [Float](repeating: 0, count: batch * EfficientNetLite.featureCount)
-        let parallel = self.parallel
         input.withUnsafeBufferPointer { inp in
-            var a = buffers[0].baseAddress!, b = buffers[1].baseAddress!
-            let c = buffers[2].baseAddress!
-            func emit(_ name: String, _ p: UnsafeMutablePointer<Float>, channels: Int, plane: Int) {
-                guard let tap else { return }
-                tap(name, Layout.nchw(fromNHWC: p, batch: batch, channels: channels, plane: plane))
-            }
-            var h = sh, w = sw
-            net.stem.run(inp.baseAddress!, a, batch: batch, height: height, width: width, parallel: parallel)
-            emit("stem", a, channels: net.stem.outChannels, plane: h * w)
-            for (i, block) in net.blocks.enumerated() {
-                let (oh, ow) = block.depthwise.outputSize(height: h, width: w)
-                var dwInput = UnsafePointer(a)
-                if let expand = block.expand {
-                    expand.run(a, b, pixels: batch * h * w, parallel: parallel)
-                    dwInput = UnsafePointer(b)
-                }
-                block.depthwise.run(dwInput, c, batch: batch, height: h, width: w, parallel: parallel)
-                block.project.run(c, b, pixels: batch * oh * ow, residual: block.hasResidual ? UnsafePointer(a) : nil,
-                                  parallel: parallel)
-                swap(&a, &b)
-                h = oh; w = ow
-                emit(String(format: "block_%02d", i), a, channels: block.project.outChannels, plane: h * w)
-            }
-            net.head.run(a, b, pixels: batch * h * w, parallel: parallel)
-            emit("head", b, channels: net.head.outChannels, plane: h * w)
             features.withUnsafeMutableBufferPointer { f in
-                GlobalAveragePool.run(b, f.baseAddress!, channels: net.head.outChannels, batch: batch, planeSize: h * w)
+                run(plan, input: inp.baseAddress!, features: f.baseAddress!, tap: tap)
             }
         }
         return features
     }
+
+    private func plan(height: Int, width: Int, batch: Int) -> ExecutionPlan {
+        let key = PlanKey(height: height, width: width, batch: batch)
+        if let plan = plans[key] { return plan }
+        let plan = ExecutionPlan(network: network, height: height, width: width, batch: batch)
+        if plans.count >= 8 { plans.removeAll() }
+        plans[key] = plan
+        if buffers.isEmpty || zip(buffers, plan.bufferSizes).contains(where: { $0.count < $1 }) {
+            let sizes = buffers.isEmpty ? plan.bufferSizes : zip(buffers, plan.bufferSizes).map { max($0.count, $1) }
+            for b in buffers { b.deallocate() }
+            buffers = sizes.map { UnsafeMutableBufferPointer<Float>.allocate(capacity: max(1, $0)) }
+        }
+        return plan
+    }
+
+    /// Times every step of a forward pass on random input: the median over `runs` passes (after `warmup`),
+    /// with each step's shape, for `DedogBench layers`.
+    public func profile(batch: Int, height: Int, width: Int, runs: Int, warmup: Int = 3) -> [StepTiming] {
+        let plan = self.plan(height: height, width: width, batch: batch)
+        var state: UInt64 = 42
+        let input = (0..<(batch * 3 * height * width)).map { _ in
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Float(Int32(truncatingIfNeeded: state >> 33)) / Float(Int32.max)
+        }
+        var features = [Float](repeating: 0, count: batch * EfficientNetLite.featureCount)
+        var samples = [[Double]](repeating: [], count: plan.steps.count)
+        input.withUnsafeBufferPointer { inp in
+            features.withUnsafeMutableBufferPointer { f in
+                for r in 0..<(warmup + runs) {
+                    var last = DispatchTime.now().uptimeNanoseconds
+                    run(plan, input: inp.baseAddress!, features: f.baseAddress!, tap: nil) { i in
+                        let t = DispatchTime.now().uptimeNanoseconds
+                        if r >= warmup { samples[i].append(Double(t - last) * 1e-9) }
+                        last = t
+                    }
+                }
+            }
+        }
+        return zip(plan.steps, samples).map { step, times in
+            let sorted = times.sorted()
+            return StepTiming(name: step.name, layer: step.layer, seconds: sorted.isEmpty ? 0 : sorted[sorted.count / 2])
+        }
+    }
+
+    private func run(_ plan: ExecutionPlan, input: UnsafePointer<Float>, features: UnsafeMutablePointer<Float>,
+                     tap: ((String, [Float]) -> Void)?, stepDone: ((Int) -> Void)? = nil) {
+        func place(_ p: ExecutionPlan.Place) -> UnsafeMutablePointer<Float> {
+            switch p {
+            case .input: UnsafeMutablePointer(mutating: input)
+            case let .buffer(i): buffers[i].baseAddress!
+            case .features: features
+            }
+        }
+        let batch = plan.batch
+        for (index, step) in plan.steps.enumerated() {
+            let x = place(step.input), y = place(step.output)
+            switch step.operation {
+            case let .stem(stem):
+                stem.run(x, y, batch: batch, height: step.height, width: step.width, parallel: parallel)
+            case let .pointwise(conv):
+                conv.run(x, y, pixels: batch * step.height * step.width,
+                         residual: step.residual.map { UnsafePointer(place($0)) }, parallel: parallel)
+            case let .depthwise(conv):
+                conv.run(x, y, batch: batch, height: step.height, width: step.width, parallel: parallel)
+            case .pool:
+                GlobalAveragePool.run(x, y, channels: step.outChannels, batch: batch, planeSize: step.height * step.width)
+            }
+            if let tap, step.isTap {
+                tap(step.name, Layout.nchw(fromNHWC: y, batch: batch, channels: step.outChannels,
+                                      plane: step.outHeight * step.outWidth))
+            }
+            stepDone?(index)
+        }
+    }
+}
+
+/// How long one step of a forward pass took (`InferenceSession.profile`).
+public struct StepTiming: Sendable {
+    /// The step's place in the network: `stem`, `block_03`, `head`, `pool`.
+    public let name: String
+    /// The layer's shape, or nil for pooling.
+    public let layer: LayerShape?
+    /// Median seconds for the whole batch.
+    public let seconds: Double
 }
 
 /// Conversions between the layout callers use (NCHW: each channel a plane) and the engine's (NHWC: channels last).

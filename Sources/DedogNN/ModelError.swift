@@ -17,6 +17,9 @@ public enum ModelError: Error, Equatable, Sendable, CustomStringConvertible {
     case labelCountMismatch(file: String, head: String, labels: Int, outputs: Int)
     /// Input of the wrong size was given to the network.
     case badInput(detail: String)
+    /// `DEDOG_KERNELS` names no kernel set, or one this CPU cannot run.
+    case unknownKernelSet(name: String, supported: [String])
+    case unsupportedKernelSet(name: String, supported: [String])
 
     public var description: String {
         let fix = "Use a model file written by `dedog train` or scripts/convert-weights."
@@ -30,7 +33,7 @@ public enum ModelError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .unsupportedVersion(file, version, supported):
             return "\(file): model format version \(version) is newer than this dedog understands (\(supported)); update dedog."
         case let .unsupportedArchitecture(file, name):
-            return "\(file): architecture \"\(name)\" is not supported (only efficientnet-lite0)."
+            return "\(file): architecture \"\(name)\" is not supported (only \(Backbone.all.map(\.architecture).joined(separator: ", ")))."
         case let .missingTensor(file, name):
             return "\(file): tensor \"\(name)\" is missing. \(fix)"
         case let .unexpectedTensor(file, name):
@@ -45,6 +48,10 @@ public enum ModelError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(file): the \(head) head has \(labels) labels but \(outputs) outputs. \(fix)"
         case let .badInput(detail):
             return "invalid network input: \(detail)"
+        case let .unknownKernelSet(name, supported):
+            return "DEDOG_KERNELS=\(name) names no kernel set; use one of \(supported.joined(separator: ", ")) or unset it."
+        case let .unsupportedKernelSet(name, supported):
+            return "DEDOG_KERNELS=\(name): this CPU cannot run those kernels; use one of \(supported.joined(separator: ", ")) or unset it."
         }
     }
 }

@@ -107,7 +107,7 @@ public struct ModelDescription: Codable, Sendable, Equatable {
         guard formatVersion <= Self.currentVersion, formatVersion >= 1 else {
             throw .unsupportedVersion(file: file, version: formatVersion, supported: Self.currentVersion)
         }
-        guard architecture == "efficientnet-lite0" else { throw .unsupportedArchitecture(file: file, name: architecture) }
+        guard Backbone.named(architecture) != nil else { throw .unsupportedArchitecture(file: file, name: architecture) }
         if let problem = preprocessing.problem { throw .invalidMetadata(file: file, detail: "preprocessing: \(problem)") }
         guard batchNormEpsilon.isFinite, batchNormEpsilon > 0 else {
             throw .invalidMetadata(file: file, detail: "batchNormEpsilon must be positive")

@@ -230,8 +230,9 @@ public enum Trainer {
         var matched = 0
         for (c, name) in classes.enumerated() {
             guard let row = labels.firstIndex(where: { $0.key == name }) else { continue }
-            for k in 0..<width { start.weight[c * width + k] = head.weight[row * width + k] }
-            start.bias[c] = head.bias[row]
+            let (weight, bias) = head.row(row)
+            for k in 0..<width { start.weight[c * width + k] = weight[k] }
+            start.bias[c] = bias
             matched += 1
         }
         return matched > 0 ? start : nil

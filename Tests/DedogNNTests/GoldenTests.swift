@@ -23,24 +23,27 @@ enum BundledModel {
         zip(a, b).map { abs($0 - $1) }.max()!
     }
 
-    @Test func everyStageMatchesPyTorch() throws {
+    @Test(arguments: KernelSet.supported)
+    func everyStageMatchesPyTorch(_ kernels: KernelSet) throws {
         let input = try SharedData.referenceTensor("input.f32")
         var stages: [(String, [Float])] = []
-        let features = try BundledModel.network.makeSession().features(input, batch: 1) { stages.append(($0, $1)) }
+        let session = BundledModel.network.makeSession(kernels: kernels)
+        let features = try session.features(input, batch: 1) { stages.append(($0, $1)) }
         #expect(stages.count == 18)
         for (name, ours) in stages + [("features", features)] {
             let reference = try SharedData.referenceTensor(name + ".f32")
             try #require(ours.count == reference.count, "\(name): \(ours.count) vs \(reference.count) values")
             let diff = Self.maxDifference(ours, reference)
-            #expect(diff <= Self.tolerance(reference), "\(name): max abs difference \(diff)")
+            #expect(diff <= Self.tolerance(reference), "\(name) (\(kernels)): max abs difference \(diff)")
         }
     }
 
-    @Test func logitsAndTopFiveMatchPyTorch() throws {
+    @Test(arguments: KernelSet.supported)
+    func logitsAndTopFiveMatchPyTorch(_ kernels: KernelSet) throws {
         let input = try SharedData.referenceTensor("input.f32")
         let network = BundledModel.network
-        let features = try network.makeSession(threads: 2).features(input, batch: 1)
-        let logits = network.imagenetHead!(features, batch: 1)
+        let features = try network.makeSession(threads: 2, kernels: kernels).features(input, batch: 1)
+        let logits = network.imagenetHead!(features, batch: 1, kernels: kernels)
         let reference = try SharedData.referenceTensor("logits.f32")
         let diff = Self.maxDifference(logits, reference)
         #expect(diff <= Self.tolerance(reference), "logits: max abs difference \(diff)")

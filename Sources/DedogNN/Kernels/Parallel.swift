@@ -9,20 +9,23 @@ struct SharedPointer<T>: @unchecked Sendable {
     init(_ base: UnsafeMutablePointer<T>) { self.base = base }
 }
 
-/// How a kernel spreads its work: `parts` slices run at once, on a session's worker pool when it has one
-/// (threads stay awake between layers), else on Dispatch's.
+/// How a layer runs: which build of the kernels, and `parts` slices at once, on a session's worker pool when it
+/// has one (threads stay awake between layers), else on Dispatch's.
 struct Parallel: Sendable {
     let parts: Int
     let pool: WorkerPool?
+    let kernels: KernelSet
 
-    init(threads: Int) {
+    init(threads: Int, kernels: KernelSet) {
         parts = max(1, threads)
         pool = nil
+        self.kernels = kernels
     }
 
-    init(pool: WorkerPool) {
+    init(pool: WorkerPool, kernels: KernelSet) {
         parts = pool.parts
         self.pool = pool
+        self.kernels = kernels
     }
 
     /// Runs `body(part)` for every part in 0..<parts and returns when all are done.

@@ -1,4 +1,4 @@
-import CCBLAS
+import DedogKernels
 
 /// Global average pooling of the channels-last activation: [n][hw][c] → features [n][c].
 public enum GlobalAveragePool {
@@ -25,29 +25,29 @@ public enum GlobalAveragePool {
     }
 }
 
-/// A fully-connected layer: out[n × outputs] = x[n × inputs] · Wᵀ + bias.
+/// A fully-connected layer: out[n × outputs] = x[n × inputs] · Wᵀ + bias, on the pointwise kernel (a batch of
+/// feature rows is a 1×1 convolution over `n` pixels).
 public struct Linear: Sendable {
-    public let inputs: Int
-    public let outputs: Int
-    public let weight: [Float]  // [outputs × inputs]
-    public let bias: [Float]
+    let layer: PointwiseConvolution
+    public var inputs: Int { layer.inChannels }
+    public var outputs: Int { layer.outChannels }
 
+    /// `weight` is [outputs × inputs], `bias` [outputs].
     public init(inputs: Int, outputs: Int, weight: [Float], bias: [Float]) {
-        precondition(weight.count == inputs * outputs && bias.count == outputs)
-        self.inputs = inputs
-        self.outputs = outputs
-        self.weight = weight
-        self.bias = bias
+        layer = PointwiseConvolution(inChannels: inputs, outChannels: outputs, weight: weight, bias: bias,
+                                     clampsToSix: false)
+    }
+
+    /// Output `o`'s row of the weight matrix and its bias (e.g. to start a new head from a known class).
+    public func row(_ o: Int) -> (weight: [Float], bias: Float) {
+        precondition(o >= 0 && o < outputs, "Linear: output \(o) of \(outputs)")
+        return layer.row(o)
     }
 
     /// Applies the layer to `batch` rows of `x`.
-    public func callAsFunction(_ x: [Float], batch: Int) -> [Float] {
+    public func callAsFunction(_ x: [Float], batch: Int, kernels: KernelSet = .automatic) -> [Float] {
         precondition(x.count == batch * inputs, "Linear: \(x.count) values are not \(batch) rows of \(inputs)")
-        var out = [Float](repeating: 0, count: batch * outputs)
-        for n in 0..<batch { for o in 0..<outputs { out[n * outputs + o] = bias[o] } }
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(batch), Int32(outputs), Int32(inputs),
-                    1, x, Int32(inputs), weight, Int32(inputs), 1, &out, Int32(outputs))
-        return out
+        return layer(x, pixels: batch, kernels: kernels)
     }
 
     /// The outputs for several views of one image (`x` holds `views` rows), averaged: one row of `outputs`.

@@ -1,16 +1,18 @@
-/// The first convolution (3×3, stride 2, 3 → 32 channels, TF-SAME), computed directly: each output pixel
-/// gathers its 27 inputs from the NCHW network input and accumulates 32 outputs in registers. Writes the
-/// channels-last (NHWC) activation the rest of the network uses. Threads split the output rows.
+import DedogKernels
+
+/// The first convolution (3×3, stride 2, 3 → 32 channels, TF-SAME) as a GEMM over gathered patches: each
+/// output row's 3·3·3-value receptive fields are gathered from the planar (NCHW) network input, then the
+/// pointwise kernel multiplies them by the packed weights with ReLU6 in its store. Writes the channels-last
+/// (NHWC) activation the rest of the network uses. Threads split the output rows.
 public struct StemConvolution: Sendable {
     public let inChannels: Int
     public let outChannels: Int
     public let kernel: Int
     public let stride: Int
-    public let weight: [Float]  // [outChannels × inChannels × k × k] as in the checkpoint, BN folded in
-    public let bias: [Float]
-    /// [inChannels · k · k × outChannels], as the kernel reads them.
-    let tapWeights: [Float]
+    /// The weights as a pointwise layer over patches of inChannels · kernel · kernel values.
+    let gemm: PointwiseConvolution
 
+    /// `weight` is [outChannels × inChannels × k × k] as in the checkpoint, BN folded in.
     public init(inChannels: Int, outChannels: Int, kernel: Int, stride: Int, weight: [Float], bias: [Float]) {
         precondition(weight.count == outChannels * inChannels * kernel * kernel && bias.count == outChannels,
                      "stem: \(weight.count) weights, \(bias.count) biases")
@@ -18,17 +20,17 @@ public struct StemConvolution: Sendable {
         self.outChannels = outChannels
         self.kernel = kernel
         self.stride = stride
-        self.weight = weight
-        self.bias = bias
-        tapWeights = KernelSupport.tapMajor(weight, rows: outChannels, taps: inChannels * kernel * kernel)
+        gemm = PointwiseConvolution(inChannels: inChannels * kernel * kernel, outChannels: outChannels,
+                                    weight: weight, bias: bias, clampsToSix: true)
     }
 
     /// Safe entry point: `input` is NCHW, [batch × inChannels × height × width]; the result is NHWC.
-    public func callAsFunction(_ input: [Float], batch: Int, height: Int, width: Int, threads: Int = 1) -> [Float] {
+    public func callAsFunction(_ input: [Float], batch: Int, height: Int, width: Int, threads: Int = 1,
+                               kernels: KernelSet = .automatic) -> [Float] {
         let (oh, ow) = outputSize(height: height, width: width)
         return KernelSupport.call(input, expecting: batch * inChannels * height * width, kernel: "stem",
                                   outputCount: outChannels * batch * oh * ow) {
-            run($0, $1, batch: batch, height: height, width: width, parallel: Parallel(threads: threads))
+            run($0, $1, batch: batch, height: height, width: width, parallel: Parallel(threads: threads, kernels: kernels))
         }
     }
 
@@ -40,62 +42,26 @@ public struct StemConvolution: Sendable {
              batch: Int, height: Int, width: Int, parallel: Parallel) {
         let (oh, padTop) = ReferenceKernels.samePadding(input: height, kernel: kernel, stride: stride)
         let (ow, padLeft) = ReferenceKernels.samePadding(input: width, kernel: kernel, stride: stride)
-        let k = kernel, s = stride, cin = inChannels, cout = outChannels
+        let taps = inChannels * kernel * kernel, cin = inChannels, cout = outChannels, k = kernel, s = stride
         let src = SharedPointer(UnsafeMutablePointer(mutating: input)), dst = SharedPointer(output)
-        tapWeights.withUnsafeBufferPointer { w in
-            bias.withUnsafeBufferPointer { b in
-                let wp = SharedPointer(UnsafeMutablePointer(mutating: w.baseAddress!))
-                let bp = SharedPointer(UnsafeMutablePointer(mutating: b.baseAddress!))
-                parallel { part in
-                    var patch = [Float](repeating: 0, count: cin * k * k)
-                    patch.withUnsafeMutableBufferPointer { patchBuffer in
-                        let patch = patchBuffer.baseAddress!
-                        for row in slice(batch * oh, part: part, of: parallel.parts) {
-                            let n = row / oh, oy = row % oh
-                            for ox in 0..<ow {
-                                // Gather the receptive field, zeros outside the image.
-                                for c in 0..<cin {
-                                    let plane = src.base + (n * cin + c) * height * width
-                                    for ky in 0..<k {
-                                        let iy = oy * s - padTop + ky
-                                        for kx in 0..<k {
-                                            let ix = ox * s - padLeft + kx
-                                            patch[(c * k + ky) * k + kx] = (iy >= 0 && iy < height && ix >= 0 && ix < width)
-                                                ? plane[iy * width + ix] : 0
-                                        }
-                                    }
-                                }
-                                Self.dot(patch, taps: cin * k * k, wp.base, bp.base, cout,
-                                         dst.base + (row * ow + ox) * cout)
-                            }
-                        }
-                    }
+        let isa = parallel.kernels.isa
+        gemm.packed.withUnsafeBufferPointer { w in
+            let wp = SharedPointer(UnsafeMutablePointer(mutating: w.baseAddress!))
+            parallel { part in
+                let patches = UnsafeMutablePointer<Float>.allocate(capacity: ow * taps)
+                defer { patches.deallocate() }
+                for row in slice(batch * oh, part: part, of: parallel.parts) {
+                    let image = row / oh
+                    dedog_stem_patches(src.base + image * cin * height * width, Int32(cin), Int32(height), Int32(width),
+                                       Int32(k), Int32(s), Int32(padTop), Int32(padLeft), Int32(row % oh), Int32(ow),
+                                       patches)
+                    var args = dedog_pointwise_args(
+                        in: patches, in_stride: taps, packed: wp.base, inputs: Int32(taps), outputs: Int32(cout),
+                        rows: Int32(ow), first_panel: 0, end_panel: Int32(gemm.panelCount),
+                        out: dst.base + row * ow * cout, residual: nil, out_stride: cout, epilogue: DEDOG_RELU6)
+                    dedog_pointwise(isa, &args)
                 }
             }
-        }
-    }
-
-    /// out[cout] = ReLU6(bias + Σ_t patch[t] · w[t][·]).
-    @inline(__always)
-    static func dot(_ patch: UnsafePointer<Float>, taps: Int, _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>,
-                    _ cout: Int, _ out: UnsafeMutablePointer<Float>) {
-        var ch = 0
-        while ch + 16 <= cout {
-            var a0 = load8(bias + ch), a1 = load8(bias + ch + 8)
-            for t in 0..<taps {
-                let v = Float8(repeating: patch[t]), wp = w + t * cout + ch
-                a0 += v * load8(wp)
-                a1 += v * load8(wp + 8)
-            }
-            store8(relu6(a0), out + ch)
-            store8(relu6(a1), out + ch + 8)
-            ch += 16
-        }
-        while ch < cout {
-            var a = bias[ch]
-            for t in 0..<taps { a += patch[t] * w[t * cout + ch] }
-            out[ch] = relu6(a)
-            ch += 1
         }
     }
 }

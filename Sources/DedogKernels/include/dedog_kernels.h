@@ -1,0 +1,87 @@
+// dedog's compute kernels: the pointwise (1×1) convolution as a GEMM on packed weights, the depthwise
+// convolution and the stem's patch gathering, each in a portable version and, on x86-64, AVX2+FMA and AVX-512
+// versions chosen at run time. The boundary is plain pointers and sizes: callers (DedogNN) split the work
+// between threads and own every buffer; nothing here allocates, keeps state or reads the environment.
+#ifndef DEDOG_KERNELS_H
+#define DEDOG_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// The instruction sets a kernel can be built for, best last.
+typedef enum {
+    DEDOG_ISA_PORTABLE = 0,  // plain C: any CPU, any architecture
+    DEDOG_ISA_AVX2 = 1,      // x86-64 with AVX2 and FMA (Haswell, Zen 1 and later)
+    DEDOG_ISA_AVX512 = 2,    // x86-64 with AVX-512 F, BW, DQ, VL (Skylake-SP, Ice Lake, Zen 4 and later)
+} dedog_isa;
+
+/// Whether this CPU (and this build) can run kernels for `isa`.
+int dedog_isa_supported(dedog_isa isa);
+
+/// Output columns per packed weight panel, for every instruction set.
+#define DEDOG_PANEL 16
+
+/// Floats needed to pack a pointwise layer of `outputs` × `inputs` weights: per panel of 16 outputs, 16 biases
+/// then `inputs` rows of 16 weights (zero-padded past `outputs`).
+size_t dedog_pointwise_packed_count(int inputs, int outputs);
+
+/// Packs `weight` ([outputs × inputs], row-major, as in the checkpoint) and `bias` ([outputs]) into `packed`.
+void dedog_pointwise_pack(const float *weight, const float *bias, int inputs, int outputs, float *packed);
+
+/// What the pointwise kernel does after the sum: nothing, clamp to [0, 6], or add the residual tensor.
+typedef enum { DEDOG_LINEAR = 0, DEDOG_RELU6 = 1, DEDOG_ADD_RESIDUAL = 2 } dedog_epilogue;
+
+/// out[r][c] = epilogue(bias[c] + Σ_k in[r][k] · W[c][k]) for rows 0..<rows and output columns of the panels
+/// first_panel..<end_panel (columns past `outputs` are not written).
+/// `in` rows are `in_stride` floats apart; `out` and `residual` rows `out_stride` apart.
+typedef struct {
+    const float *in;
+    size_t in_stride;
+    const float *packed;
+    int inputs, outputs;
+    int rows;
+    int first_panel, end_panel;
+    float *out;
+    const float *residual;
+    size_t out_stride;
+    dedog_epilogue epilogue;
+} dedog_pointwise_args;
+
+void dedog_pointwise(dedog_isa isa, const dedog_pointwise_args *args);
+
+/// One k×k depthwise convolution with TF-SAME padding, bias and ReLU6, channels-last: output rows
+/// first_row..<end_row (of one image) and channels first_channel..<end_channel.
+/// `weight` is tap-major, [k·k × channels]; `in` is [height × width × channels], `out` [out_height × out_width × channels].
+typedef struct {
+    const float *in;
+    int height, width, channels;
+    int kernel, stride, pad_top, pad_left;
+    int out_height, out_width;
+    const float *weight, *bias;
+    float *out;
+    int first_row, end_row;
+    int first_channel, end_channel;
+} dedog_depthwise_args;
+
+void dedog_depthwise(dedog_isa isa, const dedog_depthwise_args *args);
+
+/// The stem's im2col: for output row `row` of one image, the k·k·channels inputs of each of its `out_width`
+/// pixels (zero outside the image), from the planar (NCHW) network input. Rows of `patches` are
+/// channels·k·k floats, ordered channel, ky, kx as the checkpoint's weights are.
+void dedog_stem_patches(const float *in, int channels, int height, int width, int kernel, int stride,
+                        int pad_top, int pad_left, int row, int out_width, float *patches);
+
+/// Multiply-adds per second that `isa`'s fused multiply-add reaches on one core with every operand in
+/// registers, over `iterations` rounds of 12 independent vector FMAs: the ceiling the benchmarks measure
+/// kernels against.
+double dedog_fma_peak(dedog_isa isa, long iterations);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

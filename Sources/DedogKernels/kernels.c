@@ -1,0 +1,150 @@
+// Instantiates kernels_impl.h once per instruction set and dispatches between the builds. The AVX2 and
+// AVX-512 builds carry per-function target attributes, so the file compiles for baseline x86-64 and the
+// binary runs on any x86-64 CPU; on other architectures only the portable build exists.
+#include "dedog_kernels.h"
+
+#include <string.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+// Portable: 4-wide vectors, which any target lowers to its own SIMD or to scalars.
+#define KTARGET
+#define KFN(name) portable_##name
+#define KFUSED 0
+#define VW 4
+#define MR 4
+#define NP 1
+#define PX1 4
+#define PX2 2
+#include "kernels_impl.h"
+#undef KTARGET
+#undef KFN
+#undef VW
+#undef MR
+#undef NP
+#undef PX1
+#undef PX2
+#undef KFUSED
+
+#if defined(__x86_64__)
+// AVX2 + FMA: 16 ymm registers hold a 6 × 16 tile (12 accumulators, 2 weight vectors, 1 broadcast).
+#define KTARGET __attribute__((target("avx2,fma")))
+#define KFN(name) avx2_##name
+#define KFUSED 1
+#define VW 8
+#define MR 6
+#define NP 1
+#define PX1 4
+#define PX2 4
+#include "kernels_impl.h"
+#undef KTARGET
+#undef KFN
+#undef VW
+#undef MR
+#undef NP
+#undef PX1
+#undef PX2
+#undef KFUSED
+
+// AVX-512: 32 zmm registers hold an 8 × 32 tile (16 accumulators, 2 weight vectors, broadcasts).
+#define KTARGET __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")))
+#define KFN(name) avx512_##name
+#define KFUSED 1
+#define KMASK
+#define KMASK_STORE(p, v, n) _mm512_mask_storeu_ps(p, (__mmask16)((1u << (n)) - 1), (__m512)(v))
+#define KMASK_LOAD(p, n) ((V)_mm512_maskz_loadu_ps((__mmask16)((1u << (n)) - 1), p))
+#define VW 16
+#define MR 8
+#define NP 2
+#define PX1 8
+#define PX2 4
+#include "kernels_impl.h"
+#undef KTARGET
+#undef KFN
+#undef VW
+#undef MR
+#undef NP
+#undef PX1
+#undef PX2
+#undef KFUSED
+#undef KMASK
+#undef KMASK_STORE
+#undef KMASK_LOAD
+#endif
+
+int dedog_isa_supported(dedog_isa isa) {
+    switch (isa) {
+    case DEDOG_ISA_PORTABLE:
+        return 1;
+#if defined(__x86_64__)
+    case DEDOG_ISA_AVX2:
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    case DEDOG_ISA_AVX512:
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+               __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+               __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#endif
+    default:
+        return 0;
+    }
+}
+
+// Callers choose the instruction set once, after dedog_isa_supported; an unsupported one falls back to the
+// portable kernels rather than executing instructions the CPU lacks.
+void dedog_pointwise(dedog_isa isa, const dedog_pointwise_args *args) {
+#if defined(__x86_64__)
+    if (isa == DEDOG_ISA_AVX512 && dedog_isa_supported(isa)) { avx512_pointwise(args); return; }
+    if (isa == DEDOG_ISA_AVX2 && dedog_isa_supported(isa)) { avx2_pointwise(args); return; }
+#endif
+    (void)isa;
+    portable_pointwise(args);
+}
+
+void dedog_depthwise(dedog_isa isa, const dedog_depthwise_args *args) {
+#if defined(__x86_64__)
+    if (isa == DEDOG_ISA_AVX512 && dedog_isa_supported(isa)) { avx512_depthwise(args); return; }
+    if (isa == DEDOG_ISA_AVX2 && dedog_isa_supported(isa)) { avx2_depthwise(args); return; }
+#endif
+    (void)isa;
+    portable_depthwise(args);
+}
+
+size_t dedog_pointwise_packed_count(int inputs, int outputs) {
+    size_t panels = ((size_t)outputs + DEDOG_PANEL - 1) / DEDOG_PANEL;
+    return panels * DEDOG_PANEL * ((size_t)inputs + 1);
+}
+
+void dedog_pointwise_pack(const float *weight, const float *bias, int inputs, int outputs, float *packed) {
+    size_t panels = ((size_t)outputs + DEDOG_PANEL - 1) / DEDOG_PANEL;
+    memset(packed, 0, dedog_pointwise_packed_count(inputs, outputs) * sizeof(float));
+    for (size_t p = 0; p < panels; p++) {
+        float *panel = packed + p * DEDOG_PANEL * ((size_t)inputs + 1);
+        for (int j = 0; j < DEDOG_PANEL; j++) {
+            size_t o = p * DEDOG_PANEL + (size_t)j;
+            if (o >= (size_t)outputs) break;
+            panel[j] = bias[o];
+            for (int k = 0; k < inputs; k++) panel[DEDOG_PANEL + (size_t)k * DEDOG_PANEL + (size_t)j] = weight[o * (size_t)inputs + (size_t)k];
+        }
+    }
+}
+
+void dedog_stem_patches(const float *in, int channels, int height, int width, int kernel, int stride,
+                        int pad_top, int pad_left, int row, int out_width, float *patches) {
+    const size_t taps = (size_t)channels * kernel * kernel;
+    for (int ox = 0; ox < out_width; ox++) {
+        float *patch = patches + (size_t)ox * taps;
+        for (int c = 0; c < channels; c++) {
+            const float *plane = in + (size_t)c * height * width;
+            for (int ky = 0; ky < kernel; ky++) {
+                int iy = row * stride - pad_top + ky;
+                for (int kx = 0; kx < kernel; kx++) {
+                    int ix = ox * stride - pad_left + kx;
+                    *patch++ = (iy >= 0 && iy < height && ix >= 0 && ix < width) ? plane[(size_t)iy * width + ix] : 0.0f;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,92 @@
+/// Every step of one forward pass for a (network, input size, batch): which layer runs, from which buffer into
+/// which, at what size, and how large each buffer must be. Built once and then run as often as wanted, so
+/// that sizing the buffers and running the layers cannot disagree.
+struct ExecutionPlan {
+    enum Operation {
+        case stem(StemConvolution)
+        case pointwise(PointwiseConvolution)
+        case depthwise(DepthwiseConvolution)
+        /// Global average pooling into the features.
+        case pool
+    }
+
+    /// Where a step reads or writes: the network input, one of the plan's buffers, or the features.
+    enum Place: Equatable {
+        case input
+        case buffer(Int)
+        case features
+    }
+
+    struct Step {
+        let operation: Operation
+        let input: Place
+        let output: Place
+        /// The tensor added to the output (the block input, for residual blocks).
+        let residual: Place?
+        /// Spatial size of the input, and channels and spatial size of the output.
+        let height, width: Int
+        let outChannels, outHeight, outWidth: Int
+        /// The layer's place in the network: `stem`, `block_00`…, `head`, `pool`.
+        let name: String
+        /// Whether the step completes an activation that golden tests compare (stem, block outputs, head).
+        let isTap: Bool
+
+        /// The step's convolution as a row of the layer table (nil for pooling).
+        var layer: LayerShape? {
+            let shape: (LayerShape.Kind, Int, Int, Int)  // kind, input channels, kernel, stride
+            switch operation {
+            case let .stem(c): shape = (.stem, c.inChannels, c.kernel, c.stride)
+            case let .pointwise(c): shape = (name == "head" ? .head : residual != nil || !c.clampsToSix ? .project : .expand, c.inChannels, 1, 1)
+            case let .depthwise(c): shape = (.depthwise, c.channels, c.kernel, c.stride)
+            case .pool: return nil
+            }
+            return LayerShape(name: name, kind: shape.0, inChannels: shape.1, outChannels: outChannels,
+                              kernel: shape.2, stride: shape.3, height: height, width: width, hasResidual: residual != nil)
+        }
+    }
+
+    let batch, height, width: Int
+    private(set) var steps: [Step] = []
+    /// Floats per buffer, for the whole batch.
+    private(set) var bufferSizes: [Int] = [0, 0, 0]
+
+    init(network: EfficientNetLite, height: Int, width: Int, batch: Int) {
+        self.batch = batch
+        self.height = height
+        self.width = width
+        // Block inputs and outputs alternate between buffers 0 and 1; the depthwise output goes to 2.
+        var current = 0, h = height, w = width
+        let (sh, sw) = network.stem.outputSize(height: h, width: w)
+        append(.stem(network.stem), "stem", from: .input, to: .buffer(current), h, w, network.stem.outChannels, sh, sw,
+               tap: true)
+        h = sh; w = sw
+        for (i, block) in network.blocks.enumerated() {
+            let name = "block_" + (i < 10 ? "0" : "") + String(i)
+            let other = 1 - current
+            var depthwiseInput = Place.buffer(current)
+            if let expand = block.expand {
+                append(.pointwise(expand), name, from: .buffer(current), to: .buffer(other), h, w, expand.outChannels, h, w)
+                depthwiseInput = .buffer(other)
+            }
+            let (oh, ow) = block.depthwise.outputSize(height: h, width: w)
+            append(.depthwise(block.depthwise), name, from: depthwiseInput, to: .buffer(2), h, w, block.depthwise.channels,
+                   oh, ow)
+            append(.pointwise(block.project), name, from: .buffer(2), to: .buffer(other), oh, ow,
+                   block.project.outChannels, oh, ow, residual: block.hasResidual ? .buffer(current) : nil, tap: true)
+            current = other
+            h = oh; w = ow
+        }
+        let head = network.head
+        append(.pointwise(head), "head", from: .buffer(current), to: .buffer(1 - current), h, w, head.outChannels, h, w,
+               tap: true)
+        append(.pool, "pool", from: .buffer(1 - current), to: .features, h, w, head.outChannels, 1, 1)
+    }
+
+    private mutating func append(_ operation: Operation, _ name: String, from input: Place, to output: Place,
+                                 _ h: Int, _ w: Int, _ channels: Int, _ oh: Int, _ ow: Int,
+                                 residual: Place? = nil, tap: Bool = false) {
+        if case let .buffer(i) = output { bufferSizes[i] = max(bufferSizes[i], batch * channels * oh * ow) }
+        steps.append(Step(operation: operation, input: input, output: output, residual: residual, height: h, width: w,
+                          outChannels: channels, outHeight: oh, outWidth: ow, name: name, isTap: tap))
+    }
+}
