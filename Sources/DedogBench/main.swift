@@ -60,10 +60,10 @@ case "latency":
     print("images_per_s \(Double(batch) / median(times))")
 
 case "layers":
-    // layers --threads T --batch B --runs R [--size S] [--kernels SET,SET]: each step of the real network's
+    // layers --threads T --runs R [--size S] [--kernels SET,SET]: each step of the real network's
     // execution plan, timed inside whole forward passes: median ms, GFLOP/s and share of the pass, per kernel set,
     // with each set's FMA ceiling on one core.
-    let threads = option("--threads", 1), batch = option("--batch", 1), runs = option("--runs", 50)
+    let threads = option("--threads", 1), batch = 1, runs = option("--runs", 50)
     let network = model()
     let size = option("--size", network.backbone.resolution)
     let args = CommandLine.arguments
@@ -71,10 +71,10 @@ case "layers":
         ?? KernelSet.supported.reversed()
     var columns: [(KernelSet, [StepTiming], Double)] = []
     for set in sets {
-        let timings = network.makeSession(threads: threads, kernels: set).profile(batch: batch, height: size, width: size, runs: runs)
+        let timings = network.makeSession(threads: threads, kernels: set).profile(height: size, width: size, runs: runs)
         columns.append((set, timings, set.measuredPeakMultiplyAdds() * 2e-9))
     }
-    print("\(network.backbone) \(size)x\(size), batch \(batch), \(threads) thread(s), median of \(runs) passes")
+    print("\(network.backbone) \(size)x\(size), one image, \(threads) thread(s), median of \(runs) passes")
     print("FMA peak per core (GFLOP/s): " + columns.map { "\($0.0) \(String(format: "%.1f", $0.2))" }.joined(separator: ", "))
     var header = "step      kind       k/s  cin->cout  @in  "
     for (set, _, _) in columns { header += String(format: "| %-8@   ms  GF/s share ", set.rawValue as NSString) }

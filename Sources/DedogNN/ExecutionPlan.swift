@@ -1,8 +1,8 @@
 /// Every step of one forward pass for a (network, input size, batch): which layer runs, from which buffer into
 /// which, at what size, and how large each buffer must be. Built once and then run as often as wanted, so
 /// that sizing the buffers and running the layers cannot disagree.
-struct ExecutionPlan {
-    enum Operation {
+struct ExecutionPlan: Sendable {
+    enum Operation: Sendable {
         case stem(StemConvolution)
         case pointwise(PointwiseConvolution)
         case depthwise(DepthwiseConvolution)
@@ -11,13 +11,13 @@ struct ExecutionPlan {
     }
 
     /// Where a step reads or writes: the network input, one of the plan's buffers, or the features.
-    enum Place: Equatable {
+    enum Place: Equatable, Sendable {
         case input
         case buffer(Int)
         case features
     }
 
-    struct Step {
+    struct Step: Sendable {
         let operation: Operation
         let input: Place
         let output: Place

@@ -3,88 +3,120 @@ import Dispatch
 /// Runs the backbone on batches of preprocessed images, reusing its execution plans and scratch memory between
 /// calls.
 ///
-/// Activations are kept channels-last over the whole batch (NHWC), so that every 1×1 convolution is a single
-/// GEMM over batch × height × width rows and the depthwise and stem kernels run along contiguous channels.
+/// Each image goes through the network on its own, channels-last (NHWC), so its largest activation (4.8 MB
+/// for Lite0) stays in cache; 32 images at once would not. With several threads and at least as many images,
+/// each thread runs whole images side by side with no synchronisation between layers; a lone image is split
+/// across the threads layer by layer instead.
 /// Not thread-safe: make one session per thread; `threads` is how many threads each call uses inside, and
 /// `kernels` which build of the kernels they run.
 public final class InferenceSession {
     public let network: EfficientNetLite
     public let threads: Int
     public let kernels: KernelSet
-    private let parallel: Parallel
-    /// Plans by input size and batch; few sizes occur (the model's, and a smaller last batch).
-    private var plans: [PlanKey: ExecutionPlan] = [:]
-    private var buffers: [UnsafeMutableBufferPointer<Float>] = []
+    private let pool: WorkerPool?
+    /// Plans by input size; few sizes occur.
+    private var plans: [Size: ExecutionPlan] = [:]
+    /// One set of activation buffers per thread.
+    private var scratch: [Scratch] = []
 
-    private struct PlanKey: Hashable { let height, width, batch: Int }
+    private struct Size: Hashable { let height, width: Int }
+
+    /// A thread's activation buffers: their memory is only ever touched by the thread that owns the set.
+    private struct Scratch: @unchecked Sendable {
+        var buffers: [UnsafeMutableBufferPointer<Float>]
+    }
 
     init(network: EfficientNetLite, threads: Int, kernels: KernelSet) {
         self.network = network
         self.threads = max(1, threads)
         self.kernels = kernels.isSupported ? kernels : .portable
-        parallel = self.threads > 1
-            ? Parallel(pool: WorkerPool(parts: self.threads), kernels: self.kernels)
-            : Parallel(threads: 1, kernels: self.kernels)
+        pool = self.threads > 1 ? WorkerPool(parts: self.threads) : nil
     }
 
     deinit {
-        for b in buffers { b.deallocate() }
+        for set in scratch { for b in set.buffers { b.deallocate() } }
     }
 
     /// The pooled 1280 features of each image, [batch × 1280].
     ///
     /// `input` is NCHW: `batch` images of 3 × height × width floats, already normalised.
-    /// `tap`, when given, receives the stem output, each block output and the head activation in NCHW,
+    /// `tap`, when given, receives each image's stem output, block outputs and head activation in NCHW,
     /// named `stem`, `block_00` … `block_15`, `head` (for tests against golden tensors).
     public func features(_ input: [Float], batch: Int, height: Int = 224, width: Int = 224,
                          tap: ((String, [Float]) -> Void)? = nil) throws(ModelError) -> [Float] {
         guard batch > 0, height >= 8, width >= 8, input.count == batch * 3 * height * width else {
             throw .badInput(detail: "\(input.count) floats are not \(batch) images of 3×\(height)×\(width)")
         }
-        let plan = self.plan(height: height, width: width, batch: batch)
-        var features = [Float](repeating: 0, count: batch * EfficientNetLite.featureCount)
+        let plan = self.plan(height: height, width: width)
+        let imageSize = 3 * height * width, featureCount = EfficientNetLite.featureCount
+        var features = [Float](repeating: 0, count: batch * featureCount)
         input.withUnsafeBufferPointer { inp in
             features.withUnsafeMutableBufferPointer { f in
-                run(plan, input: inp.baseAddress!, features: f.baseAddress!, tap: tap)
+                let x = SharedPointer(UnsafeMutablePointer(mutating: inp.baseAddress!))
+                let y = SharedPointer(f.baseAddress!)
+                var image = 0
+                if let pool, tap == nil {
+                    let scratch = self.scratch, kernels = self.kernels
+                    while batch - image >= threads {
+                        let first = image
+                        pool.run { part in
+                            Self.run(plan, input: x.base + (first + part) * imageSize,
+                                     features: y.base + (first + part) * featureCount, scratch: scratch[part],
+                                     parallel: Parallel(threads: 1, kernels: kernels))
+                        }
+                        image += threads
+                    }
+                }
+                let parallel = pool.map { Parallel(pool: $0, kernels: kernels) } ?? Parallel(threads: 1, kernels: kernels)
+                while image < batch {
+                    Self.run(plan, input: x.base + image * imageSize, features: y.base + image * featureCount,
+                             scratch: scratch[0], parallel: parallel, tap: tap)
+                    image += 1
+                }
             }
         }
         return features
     }
 
-    private func plan(height: Int, width: Int, batch: Int) -> ExecutionPlan {
-        let key = PlanKey(height: height, width: width, batch: batch)
+    private func plan(height: Int, width: Int) -> ExecutionPlan {
+        let key = Size(height: height, width: width)
         if let plan = plans[key] { return plan }
-        let plan = ExecutionPlan(network: network, height: height, width: width, batch: batch)
+        let plan = ExecutionPlan(network: network, height: height, width: width, batch: 1)
         if plans.count >= 8 { plans.removeAll() }
         plans[key] = plan
-        if buffers.isEmpty || zip(buffers, plan.bufferSizes).contains(where: { $0.count < $1 }) {
-            let sizes = buffers.isEmpty ? plan.bufferSizes : zip(buffers, plan.bufferSizes).map { max($0.count, $1) }
-            for b in buffers { b.deallocate() }
-            buffers = sizes.map { UnsafeMutableBufferPointer<Float>.allocate(capacity: max(1, $0)) }
+        let needed = plan.bufferSizes
+        if scratch.isEmpty || zip(scratch[0].buffers, needed).contains(where: { $0.count < $1 }) {
+            let sizes = scratch.isEmpty ? needed : zip(scratch[0].buffers, needed).map { max($0.count, $1) }
+            for set in scratch { for b in set.buffers { b.deallocate() } }
+            scratch = (0..<threads).map { _ in
+                Scratch(buffers: sizes.map { UnsafeMutableBufferPointer<Float>.allocate(capacity: max(1, $0)) })
+            }
         }
         return plan
     }
 
-    /// Times every step of a forward pass on random input: the median over `runs` passes (after `warmup`),
-    /// with each step's shape, for `DedogBench layers`.
-    public func profile(batch: Int, height: Int, width: Int, runs: Int, warmup: Int = 3) -> [StepTiming] {
-        let plan = self.plan(height: height, width: width, batch: batch)
+    /// Times every step of one image's forward pass on random input, with the session's threads: the median
+    /// over `runs` passes (after `warmup`), with each step's shape, for `DedogBench layers`.
+    public func profile(height: Int, width: Int, runs: Int, warmup: Int = 3) -> [StepTiming] {
+        let plan = self.plan(height: height, width: width)
         var state: UInt64 = 42
-        let input = (0..<(batch * 3 * height * width)).map { _ in
+        let input = (0..<(3 * height * width)).map { _ in
             state = state &* 6364136223846793005 &+ 1442695040888963407
             return Float(Int32(truncatingIfNeeded: state >> 33)) / Float(Int32.max)
         }
-        var features = [Float](repeating: 0, count: batch * EfficientNetLite.featureCount)
+        var features = [Float](repeating: 0, count: EfficientNetLite.featureCount)
         var samples = [[Double]](repeating: [], count: plan.steps.count)
+        let parallel = pool.map { Parallel(pool: $0, kernels: kernels) } ?? Parallel(threads: 1, kernels: kernels)
         input.withUnsafeBufferPointer { inp in
             features.withUnsafeMutableBufferPointer { f in
                 for r in 0..<(warmup + runs) {
                     var last = DispatchTime.now().uptimeNanoseconds
-                    run(plan, input: inp.baseAddress!, features: f.baseAddress!, tap: nil) { i in
+                    Self.run(plan, input: inp.baseAddress!, features: f.baseAddress!, scratch: scratch[0],
+                             parallel: parallel, stepDone: { i in
                         let t = DispatchTime.now().uptimeNanoseconds
                         if r >= warmup { samples[i].append(Double(t - last) * 1e-9) }
                         last = t
-                    }
+                    })
                 }
             }
         }
@@ -94,12 +126,13 @@ public final class InferenceSession {
         }
     }
 
-    private func run(_ plan: ExecutionPlan, input: UnsafePointer<Float>, features: UnsafeMutablePointer<Float>,
-                     tap: ((String, [Float]) -> Void)?, stepDone: ((Int) -> Void)? = nil) {
+    private static func run(_ plan: ExecutionPlan, input: UnsafePointer<Float>, features: UnsafeMutablePointer<Float>,
+                            scratch: Scratch, parallel: Parallel, tap: ((String, [Float]) -> Void)? = nil,
+                            stepDone: ((Int) -> Void)? = nil) {
         func place(_ p: ExecutionPlan.Place) -> UnsafeMutablePointer<Float> {
             switch p {
             case .input: UnsafeMutablePointer(mutating: input)
-            case let .buffer(i): buffers[i].baseAddress!
+            case let .buffer(i): scratch.buffers[i].baseAddress!
             case .features: features
             }
         }
@@ -119,7 +152,7 @@ public final class InferenceSession {
             }
             if let tap, step.isTap {
                 tap(step.name, Layout.nchw(fromNHWC: y, batch: batch, channels: step.outChannels,
-                                      plane: step.outHeight * step.outWidth))
+                                           plane: step.outHeight * step.outWidth))
             }
             stepDone?(index)
         }
