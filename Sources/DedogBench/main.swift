@@ -45,7 +45,7 @@ case "latency":
     let threads = option("--threads", 1), batch = option("--batch", 1)
     let runs = option("--runs", 200), warmup = option("--warmup", 20)
     let network = model()
-    let session = network.makeSession(threads: threads)
+    let session = network.makeSession(threads: threads, bandsBlocks: !CommandLine.arguments.contains("--unbanded"))
     let size = network.backbone.resolution
     let x = input(batch: batch, size: size)
     var times: [Double] = []
@@ -60,48 +60,51 @@ case "latency":
     print("images_per_s \(Double(batch) / median(times))")
 
 case "layers":
-    // layers --threads T --runs R [--size S] [--kernels SET,SET]: each step of the real network's
+    // layers --threads T --runs R [--size S] [--kernels SET,SET] [--unbanded]: each step of the real network's
     // execution plan, timed inside whole forward passes: median ms, GFLOP/s and share of the pass, per kernel set,
     // with each set's FMA ceiling on one core.
-    let threads = option("--threads", 1), batch = 1, runs = option("--runs", 50)
+    let threads = option("--threads", 1), runs = option("--runs", 50)
     let network = model()
     let size = option("--size", network.backbone.resolution)
     let args = CommandLine.arguments
     let sets = args.firstIndex(of: "--kernels").map { args[$0 + 1].split(separator: ",").compactMap { KernelSet(rawValue: String($0)) } }
         ?? KernelSet.supported.reversed()
+    let bands = !args.contains("--unbanded")
     var columns: [(KernelSet, [StepTiming], Double)] = []
     for set in sets {
-        let timings = network.makeSession(threads: threads, kernels: set).profile(height: size, width: size, runs: runs)
+        let timings = network.makeSession(threads: threads, kernels: set, bandsBlocks: bands)
+            .profile(height: size, width: size, runs: runs)
         columns.append((set, timings, set.measuredPeakMultiplyAdds() * 2e-9))
     }
-    print("\(network.backbone) \(size)x\(size), one image, \(threads) thread(s), median of \(runs) passes")
+    func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : s + String(repeating: " ", count: n - s.count) }
+    func left(_ s: String, _ n: Int) -> String { s.count >= n ? s : String(repeating: " ", count: n - s.count) + s }
+    print("\(network.backbone) \(size)x\(size), one image, \(threads) thread(s), \(bands ? "banded blocks" : "unbanded"), median of \(runs) passes")
     print("FMA peak per core (GFLOP/s): " + columns.map { "\($0.0) \(String(format: "%.1f", $0.2))" }.joined(separator: ", "))
-    var header = "step      kind       k/s  cin->cout  @in  "
-    for (set, _, _) in columns { header += String(format: "| %-8@   ms  GF/s share ", set.rawValue as NSString) }
+    var header = pad("step", 9) + pad("kind", 10) + pad("shape", 26)
+    for (set, _, _) in columns { header += "| " + pad(set.rawValue, 8) + left("ms", 7) + left("GF/s", 7) + left("share", 7) + " " }
     print(header)
     for (i, step) in columns[0].1.enumerated() {
-        let layer = step.layer
-        var line = String(format: "%-9@ %-9@ %@  %@ %4d  ", step.name as NSString, (layer?.kind.rawValue ?? "pool") as NSString,
-                          (layer.map { "\($0.kernel)/\($0.stride)" } ?? "   ") as NSString,
-                          (layer.map { String(format: "%4d->%4d", $0.inChannels, $0.outChannels) } ?? "          ") as NSString,
-                          layer?.height ?? 0)
+        var line = pad(step.name, 9) + pad(step.kind, 10) + pad(step.shape, 26)
         for (_, timings, _) in columns {
             let total = timings.reduce(0) { $0 + $1.seconds }, t = timings[i].seconds
-            let flops = Double(2 * batch * (timings[i].layer?.multiplyAccumulates ?? 0))
-            line += String(format: "| %13.3f %5.1f %4.1f%% ", t * 1000, t > 0 ? flops / t * 1e-9 : 0, t / total * 100)
+            let flops = Double(2 * timings[i].multiplyAccumulates)
+            line += "| " + pad("", 8) + left(String(format: "%.3f", t * 1000), 7)
+                + left(String(format: "%.1f", t > 0 ? flops / t * 1e-9 : 0), 7)
+                + left(String(format: "%.1f%%", t / total * 100), 7) + " "
         }
         print(line)
     }
-    var totals = "total" + String(repeating: " ", count: 34)
+    var totals = pad("total", 45)
     for (_, timings, _) in columns {
         let total = timings.reduce(0) { $0 + $1.seconds }
-        let flops = Double(2 * batch * timings.reduce(0) { $0 + ($1.layer?.multiplyAccumulates ?? 0) })
-        totals += String(format: "| %13.3f %5.1f       ", total * 1000, flops / total * 1e-9)
+        let flops = Double(2 * timings.reduce(0) { $0 + $1.multiplyAccumulates })
+        totals += "| " + pad("", 8) + left(String(format: "%.3f", total * 1000), 7)
+            + left(String(format: "%.1f", flops / total * 1e-9), 7) + pad("", 8)
     }
     print(totals)
-    // Share of time by layer kind, for the first (fastest) set.
+    // Share of time by kind of step, for the first (fastest) set.
     var byKind: [String: Double] = [:]
-    for t in columns[0].1 { byKind[t.layer?.kind.rawValue ?? "pool", default: 0] += t.seconds }
+    for t in columns[0].1 { byKind[t.kind, default: 0] += t.seconds }
     let all = byKind.values.reduce(0, +)
     print("by kind (\(columns[0].0)): " + byKind.sorted { $0.value > $1.value }
         .map { String(format: "%@ %.1f%%", $0.key as NSString, $0.value / all * 100) }.joined(separator: ", "))

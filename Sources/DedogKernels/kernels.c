@@ -133,17 +133,28 @@ void dedog_pointwise_pack(const float *weight, const float *bias, int inputs, in
 
 void dedog_stem_patches(const float *in, int channels, int height, int width, int kernel, int stride,
                         int pad_top, int pad_left, int row, int out_width, float *patches) {
-    const size_t taps = (size_t)channels * kernel * kernel;
-    for (int ox = 0; ox < out_width; ox++) {
-        float *patch = patches + (size_t)ox * taps;
-        for (int c = 0; c < channels; c++) {
-            const float *plane = in + (size_t)c * height * width;
-            for (int ky = 0; ky < kernel; ky++) {
-                int iy = row * stride - pad_top + ky;
-                for (int kx = 0; kx < kernel; kx++) {
-                    int ix = ox * stride - pad_left + kx;
-                    *patch++ = (iy >= 0 && iy < height && ix >= 0 && ix < width) ? plane[(size_t)iy * width + ix] : 0.0f;
+    const int taps = channels * kernel * kernel;
+    // Tap by tap, so that the loop along the row has no bounds checks but at its two ends.
+    for (int c = 0; c < channels; c++) {
+        const float *plane = in + (size_t)c * height * width;
+        for (int ky = 0; ky < kernel; ky++) {
+            const int iy = row * stride - pad_top + ky;
+            for (int kx = 0; kx < kernel; kx++) {
+                float *out = patches + (c * kernel + ky) * kernel + kx;
+                if (iy < 0 || iy >= height) {
+                    for (int ox = 0; ox < out_width; ox++) out[(size_t)ox * taps] = 0;
+                    continue;
                 }
+                const float *src = plane + (size_t)iy * width;
+                const int shift = kx - pad_left;  // ix = ox * stride + shift
+                int first = shift < 0 ? (-shift + stride - 1) / stride : 0;  // first ox with ix >= 0
+                int end = (width - shift + stride - 1) / stride;             // first ox with ix >= width
+                if (first > out_width) first = out_width;
+                if (end > out_width) end = out_width;
+                if (end < first) end = first;
+                for (int ox = 0; ox < first; ox++) out[(size_t)ox * taps] = 0;
+                for (int ox = first; ox < end; ox++) out[(size_t)ox * taps] = src[ox * stride + shift];
+                for (int ox = end; ox < out_width; ox++) out[(size_t)ox * taps] = 0;
             }
         }
     }

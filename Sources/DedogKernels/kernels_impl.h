@@ -156,7 +156,7 @@ INLINE void KFN(depthwise_pixel)(const dedog_depthwise_args *g, int iy0, int ix0
     for (int v = 0; v < NV; v++) acc[v] = KFN(load)(g->bias + c + v * VW);
     for (int ky = ky0; ky < ky1; ky++)
         for (int kx = kx0; kx < kx1; kx++) {
-            const float *x = g->in + ((size_t)(iy0 + ky) * g->width + (size_t)(ix0 + kx)) * C + c;
+            const float *x = g->in + ((size_t)(iy0 + ky - g->in_first_row) * g->width + (size_t)(ix0 + kx)) * C + c;
             const float *w = g->weight + (size_t)(ky * k + kx) * C + c;
             for (int v = 0; v < NV; v++) acc[v] = KFN(fma)(KFN(load)(x + v * VW), KFN(load)(w + v * VW), acc[v]);
         }
@@ -171,7 +171,7 @@ INLINE void KFN(depthwise_scalar)(const dedog_depthwise_args *g, int iy0, int ix
         float a = g->bias[c];
         for (int ky = ky0; ky < ky1; ky++)
             for (int kx = kx0; kx < kx1; kx++)
-                a += g->in[((size_t)(iy0 + ky) * g->width + (size_t)(ix0 + kx)) * C + c] * g->weight[(size_t)(ky * k + kx) * C + c];
+                a += g->in[((size_t)(iy0 + ky - g->in_first_row) * g->width + (size_t)(ix0 + kx)) * C + c] * g->weight[(size_t)(ky * k + kx) * C + c];
         out[c] = KFN(relu6s)(a);
     }
 }
@@ -188,7 +188,7 @@ INLINE void KFN(depthwise_group)(const dedog_depthwise_args *g, const int K, con
     const V b = KFN(load)(g->bias + c);
     for (int i = 0; i < px; i++) acc[i] = b;
     for (int ky = ky0; ky < ky1; ky++) {
-        const float *row = g->in + (size_t)(iy0 + ky) * W * C + c;
+        const float *row = g->in + (size_t)(iy0 + ky - g->in_first_row) * W * C + c;
         const float *wk = g->weight + (size_t)ky * K * C + c;
         V col[(PX1 > PX2 ? PX1 : PX2) * 2 + 5];
         for (int j = 0; j < (px - 1) * S + K; j++) {
@@ -213,7 +213,7 @@ INLINE void KFN(depthwise_rows)(const dedog_depthwise_args *g, const int K, cons
         const int iy0 = oy * S - g->pad_top;
         const int ky0 = iy0 < 0 ? -iy0 : 0;
         const int ky1 = g->height - iy0 < K ? g->height - iy0 : K;
-        float *out_row = g->out + (size_t)oy * g->out_width * C;
+        float *out_row = g->out + (size_t)(oy - g->out_first_row) * g->out_width * C;
         for (int c = c0; c < vectors_end; c += VW)
             for (int ox = 0; ox < g->out_width; ox += px)
                 KFN(depthwise_group)(g, K, S, px, iy0, ky0, ky1, ox, c, out_row);
@@ -245,7 +245,7 @@ KTARGET void KFN(depthwise)(const dedog_depthwise_args *g) {
                 const int ix0 = ox * s - g->pad_left;
                 const int kx0 = ix0 < 0 ? -ix0 : 0;
                 const int kx1 = g->width - ix0 < k ? g->width - ix0 : k;
-                float *out = g->out + ((size_t)oy * g->out_width + (size_t)ox) * C;
+                float *out = g->out + ((size_t)(oy - g->out_first_row) * g->out_width + (size_t)ox) * C;
                 for (int c = c0; c < tiled; c += DEDOG_PANEL) KFN(depthwise_pixel)(g, iy0, ix0, ky0, ky1, kx0, kx1, c, out);
                 KFN(depthwise_scalar)(g, iy0, ix0, ky0, ky1, kx0, kx1, tiled, c1, out);
             }

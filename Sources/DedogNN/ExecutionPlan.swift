@@ -6,6 +6,8 @@ struct ExecutionPlan: Sendable {
         case stem(StemConvolution)
         case pointwise(PointwiseConvolution)
         case depthwise(DepthwiseConvolution)
+        /// A whole MBConv block, band by band (its scratch in buffer 2).
+        case block(BandedBlock)
         /// Global average pooling into the features.
         case pool
     }
@@ -31,14 +33,48 @@ struct ExecutionPlan: Sendable {
         /// Whether the step completes an activation that golden tests compare (stem, block outputs, head).
         let isTap: Bool
 
-        /// The step's convolution as a row of the layer table (nil for pooling).
+        /// Multiply-accumulates of the step.
+        var multiplyAccumulates: Int {
+            if case let .block(b) = operation {
+                let mid = b.block.depthwise.channels, k = b.block.depthwise.kernel
+                let expand = b.block.expand.map { height * width * $0.inChannels * mid } ?? 0
+                return expand + outHeight * outWidth * mid * (k * k + outChannels)
+            }
+            return layer?.multiplyAccumulates ?? 0
+        }
+
+        /// Kernel/stride, channels and input size, e.g. `3/2 16→96→24 @112×112`.
+        var shape: String {
+            let size = "@\(height)×\(width)"
+            switch operation {
+            case let .block(b):
+                let d = b.block.depthwise
+                let channels = [b.block.expand?.inChannels, d.channels, outChannels].compactMap { $0 }
+                return "\(d.kernel)/\(d.stride) " + channels.map(String.init).joined(separator: "→") + " " + size
+            case .pool: return "\(outChannels) " + size
+            default:
+                guard let l = layer else { return size }
+                return "\(l.kernel)/\(l.stride) \(l.inChannels)→\(l.outChannels) " + size
+            }
+        }
+
+        /// What the step does: a layer kind, `block` (a banded block) or `pool`.
+        var kind: String {
+            switch operation {
+            case .block: "block"
+            case .pool: "pool"
+            default: layer?.kind.rawValue ?? ""
+            }
+        }
+
+        /// The step's convolution as a row of the layer table (nil for banded blocks and pooling).
         var layer: LayerShape? {
             let shape: (LayerShape.Kind, Int, Int, Int)  // kind, input channels, kernel, stride
             switch operation {
             case let .stem(c): shape = (.stem, c.inChannels, c.kernel, c.stride)
             case let .pointwise(c): shape = (name == "head" ? .head : residual != nil || !c.clampsToSix ? .project : .expand, c.inChannels, 1, 1)
             case let .depthwise(c): shape = (.depthwise, c.channels, c.kernel, c.stride)
-            case .pool: return nil
+            case .block, .pool: return nil
             }
             return LayerShape(name: name, kind: shape.0, inChannels: shape.1, outChannels: outChannels,
                               kernel: shape.2, stride: shape.3, height: height, width: width, hasResidual: residual != nil)
@@ -50,7 +86,12 @@ struct ExecutionPlan: Sendable {
     /// Floats per buffer, for the whole batch.
     private(set) var bufferSizes: [Int] = [0, 0, 0]
 
-    init(network: EfficientNetLite, height: Int, width: Int, batch: Int) {
+    /// Blocks whose expanded activation is larger than this many bytes run band by band (`BandedBlock`).
+    static let bandedAbove = 1 << 20
+
+    /// `parts`: how many threads share one image's pass (each banded block needs scratch for each);
+    /// `bandsBlocks`: whether large blocks run band by band.
+    init(network: EfficientNetLite, height: Int, width: Int, batch: Int, parts: Int, bandsBlocks: Bool = true) {
         self.batch = batch
         self.height = height
         self.width = width
@@ -63,6 +104,15 @@ struct ExecutionPlan: Sendable {
         for (i, block) in network.blocks.enumerated() {
             let name = "block_" + (i < 10 ? "0" : "") + String(i)
             let other = 1 - current
+            if bandsBlocks, batch == 1, 4 * block.depthwise.channels * h * w > Self.bandedAbove {
+                let banded = BandedBlock(block: block, height: h, width: w)
+                bufferSizes[2] = max(bufferSizes[2], parts * banded.scratchPerPart)
+                append(.block(banded), name, from: .buffer(current), to: .buffer(other), h, w, block.project.outChannels,
+                       banded.outHeight, banded.outWidth, residual: block.hasResidual ? .buffer(current) : nil, tap: true)
+                current = other
+                h = banded.outHeight; w = banded.outWidth
+                continue
+            }
             var depthwiseInput = Place.buffer(current)
             if let expand = block.expand {
                 append(.pointwise(expand), name, from: .buffer(current), to: .buffer(other), h, w, expand.outChannels, h, w)

@@ -13,6 +13,8 @@ public final class InferenceSession {
     public let network: EfficientNetLite
     public let threads: Int
     public let kernels: KernelSet
+    /// Whether blocks with a large expanded activation run band by band (`BandedBlock`); off only to measure.
+    public let bandsBlocks: Bool
     private let pool: WorkerPool?
     /// Plans by input size; few sizes occur.
     private var plans: [Size: ExecutionPlan] = [:]
@@ -26,8 +28,9 @@ public final class InferenceSession {
         var buffers: [UnsafeMutableBufferPointer<Float>]
     }
 
-    init(network: EfficientNetLite, threads: Int, kernels: KernelSet) {
+    init(network: EfficientNetLite, threads: Int, kernels: KernelSet, bandsBlocks: Bool) {
         self.network = network
+        self.bandsBlocks = bandsBlocks
         self.threads = max(1, threads)
         self.kernels = kernels.isSupported ? kernels : .portable
         pool = self.threads > 1 ? WorkerPool(parts: self.threads) : nil
@@ -81,7 +84,8 @@ public final class InferenceSession {
     private func plan(height: Int, width: Int) -> ExecutionPlan {
         let key = Size(height: height, width: width)
         if let plan = plans[key] { return plan }
-        let plan = ExecutionPlan(network: network, height: height, width: width, batch: 1)
+        let plan = ExecutionPlan(network: network, height: height, width: width, batch: 1, parts: threads,
+                                 bandsBlocks: bandsBlocks)
         if plans.count >= 8 { plans.removeAll() }
         plans[key] = plan
         let needed = plan.bufferSizes
@@ -122,7 +126,8 @@ public final class InferenceSession {
         }
         return zip(plan.steps, samples).map { step, times in
             let sorted = times.sorted()
-            return StepTiming(name: step.name, layer: step.layer, seconds: sorted.isEmpty ? 0 : sorted[sorted.count / 2])
+            return StepTiming(name: step.name, kind: step.kind, shape: step.shape, layer: step.layer, multiplyAccumulates: step.multiplyAccumulates,
+                              seconds: sorted.isEmpty ? 0 : sorted[sorted.count / 2])
         }
     }
 
@@ -147,6 +152,8 @@ public final class InferenceSession {
                          residual: step.residual.map { UnsafePointer(place($0)) }, parallel: parallel)
             case let .depthwise(conv):
                 conv.run(x, y, batch: batch, height: step.height, width: step.width, parallel: parallel)
+            case let .block(banded):
+                banded.run(x, y, scratch: place(.buffer(2)), parallel: parallel)
             case .pool:
                 GlobalAveragePool.run(x, y, channels: step.outChannels, batch: batch, planeSize: step.height * step.width)
             }
@@ -163,8 +170,13 @@ public final class InferenceSession {
 public struct StepTiming: Sendable {
     /// The step's place in the network: `stem`, `block_03`, `head`, `pool`.
     public let name: String
-    /// The layer's shape, or nil for pooling.
+    /// `stem`, `expand`, `depthwise`, `project`, `head`, `block` (a whole block, banded) or `pool`.
+    public let kind: String
+    /// Kernel/stride, channels and input size, e.g. `3/2 16→96→24 @112×112`.
+    public let shape: String
+    /// The layer's shape, or nil for banded blocks and pooling.
     public let layer: LayerShape?
+    public let multiplyAccumulates: Int
     /// Median seconds for the whole batch.
     public let seconds: Double
 }

@@ -23,6 +23,26 @@ import DedogNN
         }
     }
 
+    /// Banded blocks (expand → depthwise → project band by band, each thread its own rows) against every layer
+    /// over the whole image, for every kernel set, on the model's size and on an odd one whose bands and
+    /// thread shares end at other rows. Only summation order may differ: 1e-4 relative, as above.
+    @Test(arguments: KernelSet.supported)
+    func bandedBlocksMatchWholeLayers(_ kernels: KernelSet) throws {
+        let network = BundledModel.network
+        var random = SeededRandom(state: 77)
+        for (h, w) in [(224, 224), (131, 97)] {
+            let image = random.floats(3 * h * w)
+            let whole = try network.makeSession(threads: 1, kernels: kernels, bandsBlocks: false)
+                .features(image, batch: 1, height: h, width: w)
+            for threads in [1, 2] {
+                let banded = try network.makeSession(threads: threads, kernels: kernels)
+                    .features(image, batch: 1, height: h, width: w)
+                let worst = zip(banded, whole).map { abs($0 - $1) }.max()!
+                #expect(worst <= 1e-4 * (1 + whole.map(abs).max()!), "\(h)×\(w), \(kernels), \(threads) threads: \(worst)")
+            }
+        }
+    }
+
     @Test func aSessionCanBeReusedAcrossBatchSizes() throws {
         let session = BundledModel.network.makeSession()
         var random = SeededRandom(state: 5)

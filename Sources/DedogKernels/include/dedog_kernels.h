@@ -55,9 +55,13 @@ void dedog_pointwise(dedog_isa isa, const dedog_pointwise_args *args);
 
 /// One k×k depthwise convolution with TF-SAME padding, bias and ReLU6, channels-last: output rows
 /// first_row..<end_row (of one image) and channels first_channel..<end_channel.
-/// `weight` is tap-major, [k·k × channels]; `in` is [height × width × channels], `out` [out_height × out_width × channels].
+/// `weight` is tap-major, [k·k × channels]. `in` holds input rows from `in_first_row` on and `out` output rows
+/// from `out_first_row` on, each [rows × width × channels] (the whole image when both are 0), so that a band
+/// of an image's output can be computed from a band of its input into a band buffer.
 typedef struct {
     const float *in;
+    int in_first_row;
+    int out_first_row;
     int height, width, channels;
     int kernel, stride, pad_top, pad_left;
     int out_height, out_width;

@@ -57,7 +57,8 @@ public struct DepthwiseConvolution: Sendable {
                     while row < rows.upperBound {
                         let image = row / oh, end = min(rows.upperBound, (image + 1) * oh)
                         var args = dedog_depthwise_args(
-                            in: src.base + image * height * width * c, height: Int32(height), width: Int32(width),
+                            in: src.base + image * height * width * c, in_first_row: 0, out_first_row: 0,
+                            height: Int32(height), width: Int32(width),
                             channels: Int32(c), kernel: Int32(k), stride: Int32(s),
                             pad_top: Int32(padTop), pad_left: Int32(padLeft), out_height: Int32(oh), out_width: Int32(ow),
                             weight: wp.base, bias: bp.base, out: dst.base + image * oh * ow * c,
@@ -67,6 +68,26 @@ public struct DepthwiseConvolution: Sendable {
                         row = end
                     }
                 }
+            }
+        }
+    }
+
+    /// Output rows `rows` of one image on the calling thread, from a band of input rows that starts at
+    /// `firstInputRow` into a band buffer that starts at output row `rows.lowerBound`.
+    func runBand(_ input: UnsafePointer<Float>, firstInputRow: Int, _ output: UnsafeMutablePointer<Float>,
+                 rows: Range<Int>, height: Int, width: Int, kernels: KernelSet) {
+        let (oh, padTop) = ReferenceKernels.samePadding(input: height, kernel: kernel, stride: stride)
+        let (ow, padLeft) = ReferenceKernels.samePadding(input: width, kernel: kernel, stride: stride)
+        tapWeights.withUnsafeBufferPointer { w in
+            bias.withUnsafeBufferPointer { b in
+                var args = dedog_depthwise_args(
+                    in: input, in_first_row: Int32(firstInputRow), out_first_row: Int32(rows.lowerBound),
+                    height: Int32(height), width: Int32(width), channels: Int32(channels), kernel: Int32(kernel),
+                    stride: Int32(stride), pad_top: Int32(padTop), pad_left: Int32(padLeft), out_height: Int32(oh),
+                    out_width: Int32(ow), weight: w.baseAddress!, bias: b.baseAddress!, out: output,
+                    first_row: Int32(rows.lowerBound), end_row: Int32(rows.upperBound),
+                    first_channel: 0, end_channel: Int32(channels))
+                dedog_depthwise(kernels.isa, &args)
             }
         }
     }

@@ -78,4 +78,18 @@ public struct PointwiseConvolution: Sendable {
             }
         }
     }
+
+    /// `rows` rows on the calling thread, every output channel.
+    func runRows(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, rows: Int,
+                 residual: UnsafePointer<Float>?, kernels: KernelSet) {
+        if rows <= 0 { return }
+        let epilogue = clampsToSix ? DEDOG_RELU6 : (residual == nil ? DEDOG_LINEAR : DEDOG_ADD_RESIDUAL)
+        packed.withUnsafeBufferPointer { w in
+            var args = dedog_pointwise_args(
+                in: input, in_stride: inChannels, packed: w.baseAddress!, inputs: Int32(inChannels),
+                outputs: Int32(outChannels), rows: Int32(rows), first_panel: 0, end_panel: Int32(panelCount),
+                out: output, residual: residual, out_stride: outChannels, epilogue: epilogue)
+            dedog_pointwise(kernels.isa, &args)
+        }
+    }
 }
