@@ -19,10 +19,6 @@ let package = Package(
                        providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng16",
                        providers: [.apt(["libpng-dev"])]),
-        .systemLibrary(name: "CCBLAS", pkgConfig: "openblas",
-                       providers: [.apt(["libopenblas-dev"])]),
-        .systemLibrary(name: "CLAPACKE", pkgConfig: "lapacke",
-                       providers: [.apt(["liblapacke-dev"])]),
 
         // The engine's compute kernels in C: portable, AVX2 and AVX-512 builds of each, chosen at run time.
         .target(name: "DedogKernels"),
@@ -34,7 +30,7 @@ let package = Package(
         // The inference engine: layers, execution plans, EfficientNet-Lite, safetensors model files.
         .target(name: "DedogNN", dependencies: ["DedogFiles", "DedogImage", "DedogKernels"]),
         // Transfer learning: dataset scan, feature cache, head training, calibration, metrics.
-        .target(name: "DedogTrain", dependencies: ["DedogFiles", "DedogImage", "DedogNN", "CCBLAS"]),
+        .target(name: "DedogTrain", dependencies: ["DedogFiles", "DedogImage", "DedogNN"]),
         // The breed catalogue (English + Czech), built by scripts/build-catalogue, and its search.
         .target(name: "DedogCatalogue", dependencies: ["DedogFiles"], resources: [.copy("Resources/breeds.json")]),
         // The facade: image in, ranked breeds out; training and evaluation entry points.

@@ -57,11 +57,22 @@ def ort_latency(threads, batch, runs, warmup=20):
     return statistics.median(times) * 1000
 
 
-def dedog_latency(threads, batch, runs, warmup=20):
+def dedog_latency(threads, batch, runs, warmup=20, kernels=None):
+    env = dict(os.environ, DEDOG_KERNELS=kernels) if kernels else None
     out = subprocess.run([str(args.bin / "DedogBench"), "latency", "--threads", str(threads), "--batch", str(batch),
                           "--runs", str(runs), "--warmup", str(warmup), "--model", str(model_file)],
-                         check=True, capture_output=True, text=True).stdout
+                         check=True, capture_output=True, text=True, env=env).stdout
     return float(re.search(r"median_ms (\S+)", out).group(1))
+
+
+def cpu_flags():
+    try:
+        flags = next(l for l in open("/proc/cpuinfo") if l.startswith("flags")).split(":")[1].split()
+    except (OSError, StopIteration):
+        return "unknown"
+    model = next((l.split(":")[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+    wanted = [f for f in flags if f in ("sse4_2", "avx", "avx2", "fma", "f16c") or f.startswith("avx512")]
+    return f"{model}; {os.cpu_count()} CPUs; " + " ".join(wanted)
 
 
 def process_time(cmd, runs=15):
@@ -97,14 +108,28 @@ for label, threads, batch, runs in [("batch 1, 1 thread (ms)", 1, 1, args.runs),
     d = dedog_latency(threads, batch, runs) / batch
     o = ort_latency(threads, batch, runs) / batch
     rows.append((label, d, o))
+# The other kernel builds, forced, against the same ORT figure (ORT picks its own kernels).
+ort_1 = rows[0][2]
+for kernels in ("avx2", "portable"):
+    try:
+        rows.append((f"batch 1, 1 thread, {kernels} forced (ms)", dedog_latency(1, 1, max(20, args.runs // 4), kernels=kernels), ort_1))
+    except subprocess.CalledProcessError:
+        rows.append((f"batch 1, 1 thread, {kernels} forced (ms)", float("nan"), ort_1))
 d_proc, d_peak = process_time([str(args.bin / "dedog"), "classify", "--threads", "2", "--model", str(model_file), str(photo)])
 o_proc, o_peak = process_time([sys.executable, str(ort_script), str(photo)])
 rows.append(("classify one photo, whole process (ms)", d_proc, o_proc))
 rows.append(("peak RSS of that process (MB)", d_peak, o_peak))
 
+layers = subprocess.run([str(args.bin / "DedogBench"), "layers", "--threads", "1", "--runs", str(max(20, args.runs // 4)),
+                         "--model", str(model_file)], check=True, capture_output=True, text=True).stdout
+
 print(f"\nEfficientNet-Lite0, 224x224, median of {args.runs} runs after warm-up; ONNX Runtime {ort.__version__}")
+print(f"CPU: {cpu_flags()}")
 print(f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '-')}  ORT vs PyTorch max |diff| = {diff:.2e}\n")
 print(f"| {'measure':<40} | {'dedog':>9} | {'ORT':>9} | {'dedog/ORT':>9} |")
 print(f"|{'-' * 42}|{'-' * 11}|{'-' * 11}|{'-' * 11}|")
 for label, d, o in rows:
     print(f"| {label:<40} | {d:9.2f} | {o:9.2f} | {d / o:9.2f} |")
+
+print("\nPer step of dedog's execution plan, one image, one thread, each kernel build this CPU runs:\n")
+print(layers)

@@ -109,6 +109,42 @@ case "layers":
     print("by kind (\(columns[0].0)): " + byKind.sorted { $0.value > $1.value }
         .map { String(format: "%@ %.1f%%", $0.key as NSString, $0.value / all * 100) }.joined(separator: ", "))
 
+case "startup":
+    // startup FILE [--model M] [--runs R]: where a one-photo classify spends its time inside the process, as
+    // medians: reading the model file, building the network from it, loading the catalogue, decoding and
+    // preprocessing the photo, the network and heads.
+    let runs = option("--runs", 10)
+    let args = CommandLine.arguments
+    let photo = URL(fileURLWithPath: args[2])
+    let url = args.firstIndex(of: "--model").map { URL(fileURLWithPath: args[$0 + 1]) } ?? (try! ModelLocator.defaultModel())
+    var phases: [String: [Double]] = [:]
+    func timed<T>(_ name: String, _ body: () throws -> T) rethrows -> T {
+        let t0 = now()
+        let result = try body()
+        phases[name, default: []].append(now() - t0)
+        return result
+    }
+    for _ in 0..<runs {
+        let tensors = try! timed("read model file") { try SafeTensors(contentsOf: url) }
+        let network = try! timed("build network") { try EfficientNetLite(tensors: tensors) }
+        _ = try! timed("load catalogue") { try Catalogue.bundled() }
+        let preprocessing = network.model.preprocessing
+        let x = try! timed("decode + preprocess") {
+            try preprocessing.tensor(ImageDecoder(options: .init(minimumShorterSide: preprocessing.resizeShorterSide))
+                .decode(contentsOf: photo))
+        }
+        let session = network.makeSession(threads: option("--threads", 2))
+        timed("network + heads") {
+            let size = preprocessing.cropSize
+            let f = try! session.features(x, batch: 1, height: size, width: size)
+            _ = network.imagenetHead.map { $0(f, batch: 1) }
+            _ = network.breedHead.map { $0(f, batch: 1) }
+        }
+    }
+    for name in ["read model file", "build network", "load catalogue", "decode + preprocess", "network + heads"] {
+        print(String(format: "%-22@ %7.2f ms", name as NSString, median(phases[name]!) * 1000))
+    }
+
 case "decode":
     // decode FILE... --runs R: median ms from file to the 224×224 network input (decode + resize + crop + normalise).
     let runs = option("--runs", 20)

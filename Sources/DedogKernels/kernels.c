@@ -117,18 +117,30 @@ size_t dedog_pointwise_packed_count(int inputs, int outputs) {
     return panels * DEDOG_PANEL * ((size_t)inputs + 1);
 }
 
-void dedog_pointwise_pack(const float *weight, const float *bias, int inputs, int outputs, float *packed) {
-    size_t panels = ((size_t)outputs + DEDOG_PANEL - 1) / DEDOG_PANEL;
-    memset(packed, 0, dedog_pointwise_packed_count(inputs, outputs) * sizeof(float));
+// Only the padding of a partial last panel needs zeros; everything else is written once.
+static void pack(const float *weight, const float *bias, int inputs, int outputs, size_t input_step,
+                 size_t output_step, float *packed) {
+    const size_t panels = ((size_t)outputs + DEDOG_PANEL - 1) / DEDOG_PANEL;
     for (size_t p = 0; p < panels; p++) {
         float *panel = packed + p * DEDOG_PANEL * ((size_t)inputs + 1);
-        for (int j = 0; j < DEDOG_PANEL; j++) {
-            size_t o = p * DEDOG_PANEL + (size_t)j;
-            if (o >= (size_t)outputs) break;
-            panel[j] = bias[o];
-            for (int k = 0; k < inputs; k++) panel[DEDOG_PANEL + (size_t)k * DEDOG_PANEL + (size_t)j] = weight[o * (size_t)inputs + (size_t)k];
+        const size_t first = p * DEDOG_PANEL;
+        const int width = outputs - (int)first < DEDOG_PANEL ? outputs - (int)first : DEDOG_PANEL;
+        if (width < DEDOG_PANEL) memset(panel, 0, DEDOG_PANEL * ((size_t)inputs + 1) * sizeof(float));
+        for (int j = 0; j < width; j++) panel[j] = bias ? bias[first + (size_t)j] : 0.0f;
+        for (int k = 0; k < inputs; k++) {
+            float *row = panel + DEDOG_PANEL * ((size_t)k + 1);
+            const float *w = weight + (size_t)k * input_step + first * output_step;
+            for (int j = 0; j < width; j++) row[j] = w[(size_t)j * output_step];
         }
     }
+}
+
+void dedog_pointwise_pack(const float *weight, const float *bias, int inputs, int outputs, float *packed) {
+    pack(weight, bias, inputs, outputs, 1, (size_t)inputs, packed);
+}
+
+void dedog_pointwise_pack_columns(const float *weight, const float *bias, int inputs, int outputs, float *packed) {
+    pack(weight, bias, inputs, outputs, (size_t)outputs, 1, packed);
 }
 
 void dedog_stem_patches(const float *in, int channels, int height, int width, int kernel, int stride,

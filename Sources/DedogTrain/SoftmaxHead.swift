@@ -1,9 +1,9 @@
-import CCBLAS
+import DedogNN
 import Foundation
 
 /// A linear classifier on backbone features, trained with mini-batch AdamW on the softmax cross-entropy with
 /// label smoothing, with early stopping on the validation loss. Seeded and deterministic: the same data, options
-/// and seed give bit-identical weights (single-threaded BLAS, fixed shuffles).
+/// and seed give bit-identical weights (single-threaded products on the engine's kernels, fixed shuffles).
 public struct SoftmaxHead: Sendable, Equatable {
     public var classes: Int
     public var inputs: Int
@@ -20,13 +20,12 @@ public struct SoftmaxHead: Sendable, Equatable {
 
     /// Logits [n × classes] of `x` [n × inputs].
     public func logits(_ x: UnsafePointer<Float>, count n: Int) -> [Float] {
-        var out = [Float](repeating: 0, count: n * classes)
-        for i in 0..<n { for c in 0..<classes { out[i * classes + c] = bias[c] } }
         weight.withUnsafeBufferPointer { w in
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(n), Int32(classes), Int32(inputs),
-                        1, x, Int32(inputs), w.baseAddress, Int32(inputs), 1, &out, Int32(classes))
+            bias.withUnsafeBufferPointer { b in
+                MatrixProduct.timesTransposed(x, rows: n, w.baseAddress!, bias: b.baseAddress!, outputs: classes,
+                                              inner: inputs)
+            }
         }
-        return out
     }
 
     public func logits(_ x: [Float]) -> [Float] {
@@ -95,18 +94,15 @@ public enum HeadTrainer {
                 correct += hits
                 correct5 += hits5
                 // dW = dLogitsᵀ · X / b ; db = Σ dLogits / b.
-                var gradient = [Float](repeating: 0, count: head.weight.count + classes)
                 let scale = 1 / Float(b)
                 for i in dLogits.indices { dLogits[i] *= scale }
-                dLogits.withUnsafeBufferPointer { d in
+                var gradient = dLogits.withUnsafeBufferPointer { d in
                     batchX.withUnsafeBufferPointer { bx in
-                        gradient.withUnsafeMutableBufferPointer { g in
-                            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, Int32(classes), Int32(inputs), Int32(b),
-                                        1, d.baseAddress, Int32(classes), bx.baseAddress, Int32(inputs),
-                                        0, g.baseAddress, Int32(inputs))
-                        }
+                        MatrixProduct.transposedTimes(d.baseAddress!, columns: classes, bx.baseAddress!, outputs: inputs,
+                                                      inner: b)
                     }
                 }
+                gradient.append(contentsOf: repeatElement(0, count: classes))
                 for r in 0..<b { for c in 0..<classes { gradient[head.weight.count + c] += dLogits[r * classes + c] } }
                 adam.step(&head, gradient: gradient, learningRate: options.learningRate, weightDecay: options.weightDecay)
                 start += b

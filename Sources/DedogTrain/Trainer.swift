@@ -155,7 +155,6 @@ public enum Trainer {
 
         let initial = config.startFromImageNet ? imagenetStart(network: network, classes: dataset.classes) : nil
         let trainingStarted = Date()
-        BLASThreads.useSingleThreadedBLAS()  // deterministic GEMM results
         let (head, history) = HeadTrainer.train(x: x, y: y, vx: vx, vy: vy, classes: dataset.classes.count, inputs: width,
                                                 options: config.options, initial: initial) { progress(.epoch($0)) }
         // Averaging with the mirrored view is kept only if it helps on the validation images.

@@ -32,6 +32,10 @@ size_t dedog_pointwise_packed_count(int inputs, int outputs);
 /// Packs `weight` ([outputs × inputs], row-major, as in the checkpoint) and `bias` ([outputs]) into `packed`.
 void dedog_pointwise_pack(const float *weight, const float *bias, int inputs, int outputs, float *packed);
 
+/// The same packing from weights stored [inputs × outputs] (each output's weights a column), as a trainer's
+/// activations are when they play the weights' part in a gradient product.
+void dedog_pointwise_pack_columns(const float *weight, const float *bias, int inputs, int outputs, float *packed);
+
 /// What the pointwise kernel does after the sum: nothing, clamp to [0, 6], or add the residual tensor.
 typedef enum { DEDOG_LINEAR = 0, DEDOG_RELU6 = 1, DEDOG_ADD_RESIDUAL = 2 } dedog_epilogue;
 

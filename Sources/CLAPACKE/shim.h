@@ -1,2 +1,0 @@
-// LAPACKE, the C interface to LAPACK (Debian: liblapacke-dev).
-#include <lapacke.h>
