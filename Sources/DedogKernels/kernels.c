@@ -118,8 +118,8 @@ size_t dedog_pointwise_packed_count(int inputs, int outputs) {
 }
 
 // Only the padding of a partial last panel needs zeros; everything else is written once.
-static void pack(const float *weight, const float *bias, int inputs, int outputs, size_t input_step,
-                 size_t output_step, float *packed) {
+static void pack(const float *weight, const double *scale, const float *bias, int inputs, int outputs,
+                 size_t input_step, size_t output_step, float *packed) {
     const size_t panels = ((size_t)outputs + DEDOG_PANEL - 1) / DEDOG_PANEL;
     for (size_t p = 0; p < panels; p++) {
         float *panel = packed + p * DEDOG_PANEL * ((size_t)inputs + 1);
@@ -130,17 +130,25 @@ static void pack(const float *weight, const float *bias, int inputs, int outputs
         for (int k = 0; k < inputs; k++) {
             float *row = panel + DEDOG_PANEL * ((size_t)k + 1);
             const float *w = weight + (size_t)k * input_step + first * output_step;
-            for (int j = 0; j < width; j++) row[j] = w[(size_t)j * output_step];
+            if (scale)
+                for (int j = 0; j < width; j++) row[j] = (float)((double)w[(size_t)j * output_step] * scale[first + (size_t)j]);
+            else
+                for (int j = 0; j < width; j++) row[j] = w[(size_t)j * output_step];
         }
     }
 }
 
 void dedog_pointwise_pack(const float *weight, const float *bias, int inputs, int outputs, float *packed) {
-    pack(weight, bias, inputs, outputs, 1, (size_t)inputs, packed);
+    pack(weight, 0, bias, inputs, outputs, 1, (size_t)inputs, packed);
+}
+
+void dedog_pointwise_pack_scaled(const float *weight, const double *scale, const float *bias, int inputs, int outputs,
+                                 float *packed) {
+    pack(weight, scale, bias, inputs, outputs, 1, (size_t)inputs, packed);
 }
 
 void dedog_pointwise_pack_columns(const float *weight, const float *bias, int inputs, int outputs, float *packed) {
-    pack(weight, bias, inputs, outputs, (size_t)outputs, 1, packed);
+    pack(weight, 0, bias, inputs, outputs, (size_t)outputs, 1, packed);
 }
 
 void dedog_stem_patches(const float *in, int channels, int height, int width, int kernel, int stride,

@@ -52,24 +52,20 @@ public final class EfficientNetLite: Sendable {
             let p = "_blocks.\(i)."
             var expand: PointwiseConvolution? = nil
             if stage.expandRatio != 1 {
-                let f = try loader.folded(conv: p + "_expand_conv.weight", bn: p + "_bn0", shape: [mid, cin, 1, 1])
-                expand = PointwiseConvolution(inChannels: cin, outChannels: mid, weight: f.weight, bias: f.bias,
+                expand = try loader.pointwise(conv: p + "_expand_conv.weight", bn: p + "_bn0", inputs: cin, outputs: mid,
                                               clampsToSix: true)
             }
             let k = stage.kernel
             let d = try loader.folded(conv: p + "_depthwise_conv.weight", bn: p + "_bn1", shape: [mid, 1, k, k])
             let depthwise = DepthwiseConvolution(channels: mid, kernel: k, stride: stride,
                                                  weight: d.weight, bias: d.bias)
-            let pr = try loader.folded(conv: p + "_project_conv.weight", bn: p + "_bn2",
-                                       shape: [stage.outChannels, mid, 1, 1])
-            let project = PointwiseConvolution(inChannels: mid, outChannels: stage.outChannels,
-                                               weight: pr.weight, bias: pr.bias, clampsToSix: false)
+            let project = try loader.pointwise(conv: p + "_project_conv.weight", bn: p + "_bn2", inputs: mid,
+                                               outputs: stage.outChannels, clampsToSix: false)
             blocks.append(MBConvBlock(expand: expand, depthwise: depthwise, project: project))
         }
         self.blocks = blocks
         let last = backbone.stages.last!.outChannels
-        let h = try loader.folded(conv: "_conv_head.weight", bn: "_bn1", shape: [Self.featureCount, last, 1, 1])
-        head = PointwiseConvolution(inChannels: last, outChannels: Self.featureCount, weight: h.weight, bias: h.bias,
+        head = try loader.pointwise(conv: "_conv_head.weight", bn: "_bn1", inputs: last, outputs: Self.featureCount,
                                     clampsToSix: true)
         imagenetHead = try model.imagenetHead.map { d throws(ModelError) in try loader.linear(d, role: "ImageNet") }
         breedHead = try model.breedHead.map { d throws(ModelError) in try loader.linear(d, role: "breed") }
@@ -106,21 +102,41 @@ private struct StrictLoader {
         return try tensors.floats(name, shape: shape)
     }
 
+    /// BatchNorm `bn` as a per-channel scale γ/√(σ²+ε) and the folded bias β − μ · γ/√(σ²+ε).
+    mutating func batchNorm(_ bn: String, channels c: Int) throws(ModelError) -> (scale: [Double], bias: [Float]) {
+        let gamma = try read(bn + ".weight", [c]), beta = try read(bn + ".bias", [c])
+        let mean = try read(bn + ".running_mean", [c]), variance = try read(bn + ".running_var", [c])
+        var scale = [Double](repeating: 0, count: c), bias = [Float](repeating: 0, count: c)
+        for o in 0..<c {
+            guard variance[o] + epsilon > 0 else { throw .nonFiniteValues(file: tensors.file, name: bn + ".running_var") }
+            scale[o] = Double(gamma[o]) / (Double(variance[o]) + Double(epsilon)).squareRoot()
+            bias[o] = Float(Double(beta[o]) - Double(mean[o]) * scale[o])
+        }
+        return (scale, bias)
+    }
+
     /// W' = W · γ/√(σ²+ε) per output channel; b' = β − μ · γ/√(σ²+ε).
     mutating func folded(conv: String, bn: String, shape: [Int]) throws(ModelError) -> (weight: [Float], bias: [Float]) {
         var weight = try read(conv, shape)
-        let c = shape[0]
-        let gamma = try read(bn + ".weight", [c]), beta = try read(bn + ".bias", [c])
-        let mean = try read(bn + ".running_mean", [c]), variance = try read(bn + ".running_var", [c])
-        let perChannel = weight.count / c
-        var bias = [Float](repeating: 0, count: c)
-        for o in 0..<c {
-            guard variance[o] + epsilon > 0 else { throw .nonFiniteValues(file: tensors.file, name: bn + ".running_var") }
-            let scale = Double(gamma[o]) / (Double(variance[o]) + Double(epsilon)).squareRoot()
-            for i in 0..<perChannel { weight[o * perChannel + i] = Float(Double(weight[o * perChannel + i]) * scale) }
-            bias[o] = Float(Double(beta[o]) - Double(mean[o]) * scale)
+        let (scale, bias) = try batchNorm(bn, channels: shape[0])
+        let perChannel = weight.count / shape[0]
+        weight.withUnsafeMutableBufferPointer { w in
+            for o in 0..<shape[0] {
+                for i in (o * perChannel)..<((o + 1) * perChannel) { w[i] = Float(Double(w[i]) * scale[o]) }
+            }
         }
         return (weight, bias)
+    }
+
+    /// A 1×1 convolution with its BatchNorm folded in, packed straight from the file's bytes.
+    mutating func pointwise(conv: String, bn: String, inputs: Int, outputs: Int,
+                            clampsToSix: Bool) throws(ModelError) -> PointwiseConvolution {
+        let (scale, bias) = try batchNorm(bn, channels: outputs)
+        used.insert(conv)
+        return try tensors.withFloats(conv, shape: [outputs, inputs, 1, 1]) { w in
+            PointwiseConvolution(inChannels: inputs, outChannels: outputs, weight: w.baseAddress!, scale: scale, bias: bias,
+                                 clampsToSix: clampsToSix)
+        }
     }
 
     mutating func linear(_ head: HeadDescription, role: String) throws(ModelError) -> Linear {
@@ -129,9 +145,11 @@ private struct StrictLoader {
         guard outputs == head.labels.count else {
             throw .labelCountMismatch(file: tensors.file, head: role, labels: head.labels.count, outputs: outputs)
         }
-        let weight = try read(head.weight, [outputs, EfficientNetLite.featureCount])
         let bias = try read(head.bias, [outputs])
-        return Linear(inputs: EfficientNetLite.featureCount, outputs: outputs, weight: weight, bias: bias)
+        used.insert(head.weight)
+        return try tensors.withFloats(head.weight, shape: [outputs, EfficientNetLite.featureCount]) { w in
+            Linear(inputs: EfficientNetLite.featureCount, outputs: outputs, weight: w.baseAddress!, bias: bias)
+        }
     }
 
     func finish() throws(ModelError) {

@@ -107,16 +107,42 @@ public struct SafeTensors: Sendable {
         guard entry.shape == shape else { throw .wrongShape(file: file, name: name, expected: shape, found: entry.shape) }
         let count = entry.range.count / 4
         let base = data.startIndex + entry.range.lowerBound
+        var finite = true
         let values = [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
             data[base..<(base + entry.range.count)].withUnsafeBytes { raw in
-                for i in 0..<count {
-                    buffer[i] = Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self)))
-                }
+                // safetensors is little-endian, as is every platform dedog builds for; one copy, then one pass
+                // that checks the exponent bits (all ones is NaN or infinity) without branching per value.
+                UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[0..<(count * 4)]))
             }
+            var special: UInt32 = 0
+            UnsafeRawBufferPointer(buffer).withMemoryRebound(to: UInt32.self) { bits in
+                for b in bits { special |= UInt32((b & 0x7F80_0000) == 0x7F80_0000 ? 1 : 0) }
+            }
+            finite = special == 0
             initialized = count
         }
-        guard values.allSatisfy(\.isFinite) else { throw .nonFiniteValues(file: file, name: name) }
+        guard finite else { throw .nonFiniteValues(file: file, name: name) }
         return values
+    }
+
+    /// Calls `body` with tensor `name`'s floats where they lie in the file's bytes (a copy only when they are
+    /// not 4-byte aligned), after the same checks as `floats(_:shape:)`.
+    public func withFloats<R>(_ name: String, shape: [Int], _ body: (UnsafeBufferPointer<Float>) -> R) throws(ModelError) -> R {
+        guard let entry = entries[name] else { throw .missingTensor(file: file, name: name) }
+        guard entry.dtype == "F32" else { throw .wrongDType(file: file, name: name, found: entry.dtype) }
+        guard entry.shape == shape else { throw .wrongShape(file: file, name: name, expected: shape, found: entry.shape) }
+        let base = data.startIndex + entry.range.lowerBound
+        let result: R? = data[base..<(base + entry.range.count)].withUnsafeBytes { raw in
+            guard let start = raw.baseAddress, Int(bitPattern: start) % 4 == 0 else { return nil }
+            let values = UnsafeBufferPointer(start: start.assumingMemoryBound(to: Float.self), count: raw.count / 4)
+            var special: UInt32 = 0
+            for v in values { special |= UInt32((v.bitPattern & 0x7F80_0000) == 0x7F80_0000 ? 1 : 0) }
+            return special == 0 ? body(values) : nil
+        }
+        if let result { return result }
+        // Unaligned, or not finite: the copying path says which.
+        let values = try floats(name, shape: shape)
+        return values.withUnsafeBufferPointer(body)
     }
 
     /// The raw bytes of tensor `name` (empty when there is no such tensor).

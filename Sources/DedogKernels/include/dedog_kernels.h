@@ -32,6 +32,11 @@ size_t dedog_pointwise_packed_count(int inputs, int outputs);
 /// Packs `weight` ([outputs × inputs], row-major, as in the checkpoint) and `bias` ([outputs]) into `packed`.
 void dedog_pointwise_pack(const float *weight, const float *bias, int inputs, int outputs, float *packed);
 
+/// The same packing with each output's weights multiplied by `scale[output]` (in double precision, then
+/// rounded once): BatchNorm folded in while packing, straight from a model file's tensor.
+void dedog_pointwise_pack_scaled(const float *weight, const double *scale, const float *bias, int inputs, int outputs,
+                                 float *packed);
+
 /// The same packing from weights stored [inputs × outputs] (each output's weights a column), as a trainer's
 /// activations are when they play the weights' part in a gradient product.
 void dedog_pointwise_pack_columns(const float *weight, const float *bias, int inputs, int outputs, float *packed);

@@ -21,6 +21,19 @@ public struct PointwiseConvolution: Sendable {
         packed = Self.pack(weight, bias, inputs: inChannels, outputs: outChannels)
     }
 
+    /// From a weight tensor in place ([outChannels × inChannels]) with each output's weights times `scale`:
+    /// BatchNorm folded while packing, with no copy of the tensor on the way.
+    init(inChannels: Int, outChannels: Int, weight: UnsafePointer<Float>, scale: [Double], bias: [Float], clampsToSix: Bool) {
+        self.inChannels = inChannels
+        self.outChannels = outChannels
+        self.clampsToSix = clampsToSix
+        let count = dedog_pointwise_packed_count(Int32(inChannels), Int32(outChannels))
+        packed = [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
+            dedog_pointwise_pack_scaled(weight, scale, bias, Int32(inChannels), Int32(outChannels), buffer.baseAddress!)
+            initialized = count
+        }
+    }
+
     static func pack(_ weight: [Float], _ bias: [Float], inputs: Int, outputs: Int) -> [Float] {
         let count = dedog_pointwise_packed_count(Int32(inputs), Int32(outputs))
         return [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
