@@ -21,11 +21,30 @@ public enum FileReader {
         defer { file.close() }
         let size = file.size
         guard size <= limit else { throw .tooLarge(bytes: size, limit: limit) }
-        var data = Data(count: size)
-        let filled = try data.withUnsafeMutableBytes { buffer in Result { () throws(FileError) in try file.fill(buffer) } }.get()
-        if filled < size { data.removeSubrange(filled...) }
-        return data
+        guard size >= hugePage else {
+            var data = Data(count: size)
+            let filled = try data.withUnsafeMutableBytes { buffer in Result { () throws(FileError) in try file.fill(buffer) } }.get()
+            if filled < size { data.removeSubrange(filled...) }
+            return data
+        }
+        // A model file is tens of megabytes read once into fresh memory: on 2 MB pages that is a few page
+        // faults instead of thousands (19 MB: about 10 ms less where the kernel grants huge pages on request).
+        var memory: UnsafeMutableRawPointer?
+        guard posix_memalign(&memory, hugePage, (size + hugePage - 1) / hugePage * hugePage) == 0, let memory else {
+            throw .from(errno: ENOMEM)
+        }
+        _ = madvise(memory, size, MADV_HUGEPAGE)
+        let filled: Int
+        do {
+            filled = try file.fill(UnsafeMutableRawBufferPointer(start: memory, count: size))
+        } catch {
+            free(memory)
+            throw error
+        }
+        return Data(bytesNoCopy: memory, count: filled, deallocator: .free)
     }
+
+    private static let hugePage = 2 << 20
 
     /// The first `count` bytes (fewer if the file is shorter) of the regular file at `path`.
     public static func head(_ path: String, count: Int) throws(FileError) -> [UInt8] {
