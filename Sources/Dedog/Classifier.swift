@@ -33,7 +33,11 @@ public final class Classifier {
             throw .model(error)
         }
         self.modelURL = url
-        session = network.makeSession(threads: threads)
+        do {
+            session = network.makeSession(threads: threads, kernels: try KernelSet.fromEnvironment())
+        } catch {
+            throw .model(error)
+        }
         // Decode large JPEGs only as far as the resize needs (DCT scaling).
         decoderOptions = ImageDecoder.Options(minimumShorterSide: network.model.preprocessing.resizeShorterSide)
     }

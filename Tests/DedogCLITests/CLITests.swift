@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Dedog
 import DedogTestSupport
 
 /// Runs the built `dedog` binary and checks exact output and exit codes.
@@ -128,6 +129,18 @@ struct CLI {
         let r = try CLI.run(["classify", "--model", "/nonexistent.safetensors", "datasets/samples/beagle.jpg"])
         #expect(r.status == 2)
         #expect(r.stderr == "dedog: error: /nonexistent.safetensors: cannot read the model file (no such file).\n")
+    }
+
+    /// DEDOG_KERNELS forces a kernel build; one this CPU cannot run, or no such build, is said plainly.
+    @Test func kernelSetFromTheEnvironment() throws {
+        let photo = ["classify", "datasets/samples/beagle.jpg"]
+        let forced = try CLI.run(photo, environment: ["DEDOG_KERNELS": "portable"])
+        #expect(forced.status == 0)
+        #expect(forced.stdout.hasPrefix("datasets/samples/beagle.jpg: Beagle"))
+        let wrong = try CLI.run(photo, environment: ["DEDOG_KERNELS": "sse9"])
+        #expect(wrong.status == 2)
+        #expect(wrong.stderr == "dedog: error: DEDOG_KERNELS=sse9 names no kernel set; use one of "
+                + KernelSet.supported.map(\.rawValue).joined(separator: ", ") + " or unset it.\n")
     }
 
     @Test func usageErrorsExitWith64() throws {
