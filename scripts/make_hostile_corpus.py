@@ -227,6 +227,37 @@ recipes = [
     ("other-architecture", "architecture resnet50", {"metadata": "architecture-resnet50"},
      "unsupportedArchitecture", "resnet50"),
 ]
+# Model descriptions whose tensors are fine but whose numbers the engine cannot use: each is refused at load,
+# naming the field. `set` puts the JSON value `json` at the dotted path (numbers index arrays).
+description_edits = [
+    ("crop-1", "a 1-pixel crop", "preprocessing.cropSize", "1", "invalidValue", "preprocessing.cropSize is 1"),
+    ("crop-4", "a 4-pixel crop", "preprocessing.cropSize", "4", "invalidValue", "preprocessing.cropSize is 4"),
+    ("crop-huge", "a crop of a million pixels a side", "preprocessing.cropSize", "1000000", "invalidValue",
+     "preprocessing.cropSize is 1000000"),
+    ("resize-0", "resize to 0", "preprocessing.resizeShorterSide", "0", "invalidValue",
+     "preprocessing.resizeShorterSide is 0"),
+    ("resize-below-crop", "resize below the crop", "preprocessing.resizeShorterSide", "200", "invalidValue",
+     "preprocessing.resizeShorterSide is 200"),
+    ("std-0", "a zero standard deviation", "preprocessing.std", "[128, 0, 128]", "invalidValue",
+     "preprocessing.std is [128.0, 0.0, 128.0]"),
+    ("two-means", "two means for three channels", "preprocessing.mean", "[127, 127]", "invalidValue",
+     "preprocessing.mean is [127.0, 127.0]"),
+    ("string-means", "means given as strings", "preprocessing.mean", '["127", "127", "127"]', "invalidMetadata",
+     "preprocessing.mean"),
+    ("temperature-0", "a temperature of 0", "imagenetHead.temperature", "0", "invalidValue",
+     "imagenetHead.temperature is 0.0"),
+    ("temperature-negative", "a negative temperature", "imagenetHead.temperature", "-1.5", "invalidValue",
+     "imagenetHead.temperature is -1.5"),
+    ("threshold-string", "a threshold given as a string", "decision.noDogBelow", '"0.5"', "invalidMetadata",
+     "decision.noDogBelow"),
+    ("threshold-above-1", "a threshold of 2", "decision.unsureBelow", "2", "invalidValue",
+     "decision.unsureBelow is 2.0"),
+    ("duplicate-labels", "two labels with the same key", "imagenetHead.labels.1.key", '"n01440764"', "invalidValue",
+     "imagenetHead.labels[1].key"),
+    ("epsilon-0", "a BatchNorm epsilon of 0", "batchNormEpsilon", "0", "invalidValue", "batchNormEpsilon is 0.0"),
+]
+for name, why, path, value, error, message in description_edits:
+    recipes.append((name, why, {"metadata": "set", "path": path, "json": value}, error, message))
 for name, why, recipe, error, message in recipes:
     add("model", f"{name}.safetensors", why, error, 2, message, recipe=dict(recipe, base=base))
 

@@ -23,6 +23,10 @@ public final class Classifier {
     public let network: EfficientNetLite
     public let session: InferenceSession
     public var decoderOptions: ImageDecoder.Options
+    /// When a photo counts as no dog or unsure; the model file's thresholds unless changed.
+    public var decision: DecisionThresholds
+    /// Whether each photo is also classified mirrored and the two averaged; the model file's choice unless changed.
+    public var averagesMirror: Bool
 
     public init(modelURL: URL? = nil, threads: Int = 1) throws(ClassifierError) {
         let url: URL
@@ -40,6 +44,8 @@ public final class Classifier {
         }
         // Decode large JPEGs only as far as the resize needs (DCT scaling).
         decoderOptions = ImageDecoder.Options(minimumShorterSide: network.model.preprocessing.resizeShorterSide)
+        decision = network.model.decision
+        averagesMirror = network.model.averagesMirror ?? false
     }
 
     public var model: ModelDescription { network.model }
@@ -56,21 +62,24 @@ public final class Classifier {
         } catch {
             throw .image(error)
         }
-        return classify(image, top: top)
+        return try classify(image, top: top)
     }
 
-    public func classify(_ image: RGBImage, top: Int = 3) -> Classification {
+    public func classify(_ image: RGBImage, top: Int = 3) throws(ClassifierError) -> Classification {
+        guard image.width > 0, image.height > 0 else { throw .image(.empty(file: "the image")) }
         let p = model.preprocessing
-        let mirror = model.averagesMirror ?? false
-        let input = p.tensor(image) + (mirror ? p.tensor(image, mirrored: true) : [])
-        // The input is built from our own preprocessing, so its size is right by construction.
-        let features = try! session.features(input, batch: mirror ? 2 : 1, height: p.cropSize, width: p.cropSize)
-        return decide(features: features, top: top)
+        let input = p.tensor(image) + (averagesMirror ? p.tensor(image, mirrored: true) : [])
+        do {
+            let features = try session.features(input, batch: averagesMirror ? 2 : 1, height: p.cropSize, width: p.cropSize)
+            return decide(features: features, top: top)
+        } catch {
+            throw .model(error)
+        }
     }
 
     /// The verdict and ranking for one image's pooled features (or several views of it, whose logits are averaged).
     public func decide(features: [Float], top: Int) -> Classification {
-        let thresholds = model.decision
+        let thresholds = decision
         var dogProbability: Float? = nil
         var lookalikes: [Prediction] = []
         var imagenetProbabilities: [Float] = []

@@ -6,14 +6,18 @@ struct PNGDecoder {
     let name: String
 
     func decode(_ bytes: [UInt8]) throws(ImageError) -> RGBImage {
+        // libpng keeps the pointer that begin_read gets until the image is freed, so reading begins, finishes and
+        // frees inside one closure over the bytes.
+        let result = bytes.withUnsafeBufferPointer { buffer in Result { () throws(ImageError) in try decode(buffer) } }
+        return try result.get()
+    }
+
+    private func decode(_ bytes: UnsafeBufferPointer<UInt8>) throws(ImageError) -> RGBImage {
         var image = png_image()
         image.version = UInt32(PNG_IMAGE_VERSION)
         defer { png_image_free(&image) }
 
-        let began = bytes.withUnsafeBufferPointer {
-            png_image_begin_read_from_memory(&image, $0.baseAddress, $0.count)
-        }
-        guard began != 0 else { throw failure(image) }
+        guard png_image_begin_read_from_memory(&image, bytes.baseAddress, bytes.count) != 0 else { throw failure(image) }
         let width = Int(image.width), height = Int(image.height)
         if width * height > options.maxPixels {
             throw .tooLarge(file: name, width: width, height: height, limit: options.maxPixels)
@@ -24,10 +28,8 @@ struct PNGDecoder {
         image.flags |= UInt32(PNG_IMAGE_FLAG_16BIT_sRGB)
         image.format = CPNG_FORMAT_RGBA  // 8-bit sRGB, straight (non-premultiplied) alpha
         var rgba = [UInt8](repeating: 0, count: width * height * 4)
-        let finished = bytes.withUnsafeBufferPointer { _ in
-            rgba.withUnsafeMutableBufferPointer {
-                png_image_finish_read(&image, nil, $0.baseAddress, Int32(width * 4), nil)
-            }
+        let finished = rgba.withUnsafeMutableBufferPointer {
+            png_image_finish_read(&image, nil, $0.baseAddress, Int32(width * 4), nil)
         }
         guard finished != 0 else { throw failure(image) }
         composite(&rgba, width: width, height: height)

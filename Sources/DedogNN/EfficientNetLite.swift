@@ -20,6 +20,9 @@ struct MBConvBlock: Sendable {
 public final class EfficientNetLite: Sendable {
     public static let stemChannels = Backbone.stemChannels
     public static let featureCount = Backbone.featureCount
+    /// Input sizes (height and width, pixels) the engine takes: below 32 the last stage would see less than one
+    /// pixel's worth of the image; above 1024 one image's activations pass a gigabyte.
+    public static let inputSizes = 32...1024
 
     public let model: ModelDescription
     public let backbone: Backbone

@@ -47,7 +47,11 @@ public final class InferenceSession {
     /// named `stem`, `block_00` … `block_15`, `head` (for tests against golden tensors).
     public func features(_ input: [Float], batch: Int, height: Int = 224, width: Int = 224,
                          tap: ((String, [Float]) -> Void)? = nil) throws(ModelError) -> [Float] {
-        guard batch > 0, height >= 8, width >= 8, input.count == batch * 3 * height * width else {
+        let sizes = EfficientNetLite.inputSizes
+        guard sizes.contains(height), sizes.contains(width) else {
+            throw .badInput(detail: "\(width)×\(height) images: the network takes \(sizes.lowerBound) to \(sizes.upperBound) pixels a side")
+        }
+        guard batch > 0, input.count == batch * 3 * height * width else {
             throw .badInput(detail: "\(input.count) floats are not \(batch) images of 3×\(height)×\(width)")
         }
         let plan = self.plan(height: height, width: width)

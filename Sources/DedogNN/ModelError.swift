@@ -6,6 +6,9 @@ public enum ModelError: Error, Equatable, Sendable, CustomStringConvertible {
     case malformedHeader(file: String, detail: String)
     /// The `dedog.model` metadata is missing or invalid.
     case invalidMetadata(file: String, detail: String)
+    /// A field of the model description holds a value dedog cannot use: `field` is its JSON path
+    /// (`preprocessing.cropSize`), `value` what the file says, `requirement` what it must be.
+    case invalidValue(file: String, field: String, value: String, requirement: String)
     case unsupportedVersion(file: String, version: Int, supported: Int)
     case unsupportedArchitecture(file: String, name: String)
     case missingTensor(file: String, name: String)
@@ -30,6 +33,8 @@ public enum ModelError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(file): not a valid safetensors file (\(detail)). \(fix)"
         case let .invalidMetadata(file, detail):
             return "\(file): the model description is invalid (\(detail)). \(fix)"
+        case let .invalidValue(file, field, value, requirement):
+            return "\(file): the model description's \(field) is \(value); it must be \(requirement). \(fix)"
         case let .unsupportedVersion(file, version, supported):
             return "\(file): model format version \(version) is newer than this dedog understands (\(supported)); update dedog."
         case let .unsupportedArchitecture(file, name):

@@ -108,18 +108,46 @@ public struct ModelDescription: Codable, Sendable, Equatable {
             throw .unsupportedVersion(file: file, version: formatVersion, supported: Self.currentVersion)
         }
         guard Backbone.named(architecture) != nil else { throw .unsupportedArchitecture(file: file, name: architecture) }
-        if let problem = preprocessing.problem { throw .invalidMetadata(file: file, detail: "preprocessing: \(problem)") }
-        guard batchNormEpsilon.isFinite, batchNormEpsilon > 0 else {
-            throw .invalidMetadata(file: file, detail: "batchNormEpsilon must be positive")
+        try validate(file: file)
+    }
+
+    /// Every field against what the engine and the classifier accept; the first that fails is named.
+    func validate(file: String) throws(ModelError) {
+        func check(_ ok: Bool, _ field: String, _ value: @autoclosure () -> String, _ requirement: String) throws(ModelError) {
+            if !ok { throw .invalidValue(file: file, field: field, value: value(), requirement: requirement) }
         }
+        func list(_ xs: [Float]) -> String { "[" + xs.map { "\($0)" }.joined(separator: ", ") + "]" }
+        let p = preprocessing, sizes = EfficientNetLite.inputSizes
+        try check(sizes.contains(p.cropSize), "preprocessing.cropSize", "\(p.cropSize)",
+                  "between \(sizes.lowerBound) and \(sizes.upperBound) pixels")
+        try check(p.resizeShorterSide >= p.cropSize && p.resizeShorterSide <= 4 * p.cropSize,
+                  "preprocessing.resizeShorterSide", "\(p.resizeShorterSide)",
+                  "at least the crop (\(p.cropSize)) and at most 4 times it")
+        try check(p.mean.count == 3 && p.mean.allSatisfy(\.isFinite), "preprocessing.mean", list(p.mean),
+                  "3 finite numbers (R, G, B)")
+        try check(p.std.count == 3 && p.std.allSatisfy { $0.isFinite && $0 > 0 }, "preprocessing.std", list(p.std),
+                  "3 positive finite numbers (R, G, B)")
+        try check(batchNormEpsilon.isFinite && batchNormEpsilon > 0 && batchNormEpsilon < 1, "batchNormEpsilon",
+                  "\(batchNormEpsilon)", "a positive number below 1")
         guard imagenetHead != nil || breedHead != nil else {
             throw .invalidMetadata(file: file, detail: "the model has no classifier head")
         }
-        for head in [imagenetHead, breedHead].compactMap({ $0 }) {
-            if let t = head.temperature, !(t.isFinite && t > 0) {
-                throw .invalidMetadata(file: file, detail: "temperature must be positive")
+        for (name, head) in [("imagenetHead", imagenetHead), ("breedHead", breedHead)] {
+            guard let head else { continue }
+            try check(!head.labels.isEmpty, name + ".labels", "empty", "at least one label")
+            var seen = Set<String>()
+            for (i, label) in head.labels.enumerated() {
+                try check(seen.insert(label.key).inserted, "\(name).labels[\(i)].key", "\"\(label.key)\"",
+                          "unique within the head (it names another label already)")
+                try check(!label.key.isEmpty, "\(name).labels[\(i)].key", "empty", "a non-empty key")
             }
-            if head.labels.isEmpty { throw .invalidMetadata(file: file, detail: "a head has no labels") }
+            if let t = head.temperature {
+                try check(t.isFinite && t > 0, name + ".temperature", "\(t)", "a positive finite number")
+            }
+        }
+        for (field, value) in [("noDogBelow", decision.noDogBelow), ("unsureBelow", decision.unsureBelow),
+                               ("unsureMargin", decision.unsureMargin)] {
+            try check(value.isFinite && (0...1).contains(value), "decision." + field, "\(value)", "between 0 and 1")
         }
     }
 

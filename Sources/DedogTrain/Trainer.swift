@@ -175,10 +175,16 @@ public enum Trainer {
                                           labels: dataset.classes.map(Label.init(folder:)), temperature: temperature)
         let counts = Dictionary(grouping: train, by: \.label).mapValues(\.count)
         var fingerprint = ContentHash()
-        for s in (train + validation).sorted(by: { $0.path < $1.path }) { fingerprint.update("\(s.path)\t\(s.label)\n") }
+        // Paths inside the dataset folder, so that the fingerprint is the dataset's wherever it lies, and a shared
+        // model carries no one's home folder.
+        let root = dataset.root.path.hasSuffix("/") ? dataset.root.path : dataset.root.path + "/"
+        for s in (train + validation).sorted(by: { $0.path < $1.path }) {
+            let inside = s.path.hasPrefix(root) ? String(s.path.dropFirst(root.count)) : (s.path as NSString).lastPathComponent
+            fingerprint.update("\(inside)\t\(s.label)\n")
+        }
         model.training = [
             "date": ISO8601DateFormatter().string(from: Date()),
-            "dataset": dataset.root.path,
+            "dataset": dataset.root.standardizedFileURL.lastPathComponent,
             "datasetFingerprint": fingerprint.hex,
             "classes": "\(dataset.classes.count)",
             "trainImages": "\(y.count / trainViews.count)",

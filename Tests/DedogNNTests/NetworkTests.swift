@@ -53,7 +53,13 @@ import DedogNN
     }
 
     @Test func wrongInputSizeIsATypedError() {
-        #expect(throws: ModelError.self) { try BundledModel.network.makeSession().features([0, 1, 2], batch: 1) }
+        #expect(throws: ModelError.badInput(detail: "3 floats are not 1 images of 3×224×224")) {
+            try BundledModel.network.makeSession().features([0, 1, 2], batch: 1)
+        }
+        #expect(throws: ModelError.badInput(detail: "16×16 images: the network takes 32 to 1024 pixels a side")) {
+            try BundledModel.network.makeSession().features([Float](repeating: 0, count: 3 * 16 * 16), batch: 1,
+                                                            height: 16, width: 16)
+        }
     }
 
     @Test func bundledModelDescribesItself() {

@@ -28,9 +28,9 @@ import Dedog
         #expect(result.breeds.first!.probability > 0.9193)
     }
 
-    @Test func aBlankImageShowsNoDog() {
+    @Test func aBlankImageShowsNoDog() throws {
         let grey = RGBImage(width: 300, height: 200, pixels: [UInt8](repeating: 128, count: 300 * 200 * 3))
-        let result = Self.classifier.classify(grey)
+        let result = try Self.classifier.classify(grey)
         #expect(result.verdict == .noDog)
         #expect(!result.lookalikes.isEmpty)
         #expect(result.lookalikes.allSatisfy { !$0.key.contains("-") })  // no breed among the lookalikes
@@ -51,6 +51,43 @@ import Dedog
     }
 
     @Test func missingModelIsATypedError() {
-        #expect(throws: ClassifierError.self) { try Classifier(modelURL: URL(fileURLWithPath: "/nonexistent.safetensors")) }
+        #expect(throws: ClassifierError.model(.unreadable(file: "/nonexistent.safetensors", reason: "no such file"))) {
+            try Classifier(modelURL: URL(fileURLWithPath: "/nonexistent.safetensors"))
+        }
+    }
+
+    /// The verdict follows the model's thresholds: the same photo, certain under the bundled thresholds, is
+    /// "unsure" when the model demands more than its top breed has, or a wider lead than it has.
+    @Test func unsureFollowsTheThresholds() throws {
+        let photo = SharedData.packageRoot.appendingPathComponent("datasets/samples/beagle.jpg")
+        let sure = try Self.classifier.classify(contentsOf: photo, top: 2)
+        #expect(sure.verdict == .dog)
+        let top = sure.breeds[0].probability, lead = top - sure.breeds[1].probability
+        for decision in [DecisionThresholds(unsureBelow: min(1, top + 0.01), unsureMargin: 0),
+                         DecisionThresholds(unsureBelow: 0, unsureMargin: min(1, lead + 0.01))] {
+            let classifier = Self.classifier
+            classifier.decision = decision
+            let result = try classifier.classify(contentsOf: photo, top: 2)
+            #expect(result.verdict == .unsure, "\(decision)")
+            #expect(result.breeds.map(\.key) == sure.breeds.map(\.key))  // the ranking itself does not change
+        }
+        let relaxed = Self.classifier
+        relaxed.decision = DecisionThresholds(unsureBelow: top - 0.01, unsureMargin: lead - 0.01)
+        #expect(try relaxed.classify(contentsOf: photo, top: 2).verdict == .dog)
+    }
+
+    /// A model that averages each photo with its mirror image gives, through the public API, the average of the
+    /// two passes' logits: the photo and its mirror image score the same, and differ from the photo alone.
+    @Test func mirrorAveragedClassification() throws {
+        let photo = try ImageDecoder().decode(contentsOf: SharedData.packageRoot.appendingPathComponent("datasets/samples/beagle.jpg"))
+        let averaging = try Classifier(modelURL: SharedData.packageRoot.appendingPathComponent("models/dedog-breeds.safetensors"))
+        #expect(averaging.model.averagesMirror == true)
+        let both = try averaging.classify(photo, top: 5), mirrored = try averaging.classify(photo.mirrored(), top: 5)
+        #expect(both.breeds.map(\.key) == mirrored.breeds.map(\.key))
+        for (a, b) in zip(both.breeds, mirrored.breeds) { #expect(abs(a.probability - b.probability) < 1e-5) }
+        averaging.averagesMirror = false
+        let single = try averaging.classify(photo, top: 5)
+        #expect(single.breeds.first?.key == "n02088364-beagle")
+        #expect(zip(single.breeds, both.breeds).contains { abs($0.probability - $1.probability) > 1e-4 })
     }
 }
