@@ -130,4 +130,15 @@ import DedogNN
             try EfficientNetLite(contentsOf: URL(fileURLWithPath: "/nonexistent/model.safetensors"))
         }
     }
+
+    /// Bundled models are shared with everyone who clones dedog: their descriptions hold no absolute path.
+    @Test func bundledModelsCarryNoPaths() throws {
+        let folder = SharedData.packageRoot.appendingPathComponent("models")
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where name.hasSuffix(".safetensors") {
+            let tensors = try SafeTensors(contentsOf: folder.appendingPathComponent(name))
+            let json = tensors.metadata[ModelDescription.metadataKey] ?? ""
+            #expect(!json.contains("\"/"), "\(name) names an absolute path")
+            #expect(!json.contains("/home/") && !json.contains("/root/") && !json.contains("/Users/"), "\(name)")
+        }
+    }
 }

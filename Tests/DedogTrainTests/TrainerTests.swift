@@ -34,6 +34,9 @@ import DedogTrain
         #expect((head.temperature ?? 0) > 0)
         #expect(network.model.training?["classes"] == "3")
         #expect(network.imagenetHead != nil)  // kept for the no-dog verdict
+        // A shared model names the dataset folder only: no absolute path, no home folder, no user name.
+        #expect(network.model.training?["dataset"] == data.root.lastPathComponent)
+        #expect(network.model.training?.values.allSatisfy { !$0.contains("/") } == true, "\(network.model.training ?? [:])")
     }
 
     @Test func aRunOverTheMemoryLimitIsRefusedBeforeAnyWork() throws {
