@@ -28,15 +28,22 @@ public final class Classifier {
     /// Whether each photo is also classified mirrored and the two averaged; the model file's choice unless changed.
     public var averagesMirror: Bool
 
-    public init(modelURL: URL? = nil, threads: Int = 1) throws(ClassifierError) {
+    public convenience init(modelURL: URL? = nil, threads: Int = 1) throws(ClassifierError) {
         let url: URL
         if let modelURL { url = modelURL } else { url = try ModelLocator.defaultModel() }
+        let network: EfficientNetLite
         do {
             network = try EfficientNetLite(contentsOf: url)
         } catch {
             throw .model(error)
         }
-        self.modelURL = url
+        try self.init(network: network, modelURL: url, threads: threads)
+    }
+
+    /// A classifier for a network already loaded (from `modelURL`, which it only reports).
+    public init(network: EfficientNetLite, modelURL: URL, threads: Int = 1) throws(ClassifierError) {
+        self.network = network
+        self.modelURL = modelURL
         do {
             session = network.makeSession(threads: threads, kernels: try KernelSet.fromEnvironment())
         } catch {

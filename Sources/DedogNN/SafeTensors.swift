@@ -12,10 +12,18 @@ public struct SafeTensors: Sendable {
     }
 
     public let file: String
-    public let metadata: [String: String]
+    public private(set) var metadata: [String: String]
     public let entries: [String: Entry]
     /// The bytes after the header.
     let data: Data
+
+    /// The same tensors with other metadata (to try model descriptions against real weights without writing a
+    /// file; the model-description fuzzer does).
+    public func replacingMetadata(_ metadata: [String: String]) -> SafeTensors {
+        var copy = self
+        copy.metadata = metadata
+        return copy
+    }
 
     /// Headers larger than this are refused (a real one is ~100 kB; this stops a length field from
     /// making us allocate gigabytes).

@@ -27,15 +27,37 @@ import Dedog
         }
     }
 
+    /// What the harness does with every model that loads: classify a small image through the public API.
+    static func classifyProbe(_ network: EfficientNetLite) {
+        let probe = RGBImage(width: 48, height: 40, pixels: (0..<(48 * 40 * 3)).map { UInt8(truncatingIfNeeded: $0 &* 37) })
+        guard let classifier = try? Classifier(network: network, modelURL: URL(fileURLWithPath: "fuzz")) else { return }
+        _ = try? classifier.classify(probe, top: 5)
+    }
+
     @Test func modelInputs() throws {
         let files = Self.inputs("model")
         #expect(!files.isEmpty)
         for file in files {
             guard let tensors = try? SafeTensors(Data(contentsOf: file), file: file.lastPathComponent) else { continue }
             _ = try? ModelDescription(from: tensors)
-            _ = try? EfficientNetLite(tensors: tensors)
+            if let network = try? EfficientNetLite(tensors: tensors) { Self.classifyProbe(network) }
             for (name, entry) in tensors.entries { _ = try? tensors.floats(name, shape: entry.shape) }
         }
+    }
+
+    /// Model descriptions against the bundled Lite0 model's real tensors; the seeds load and classify.
+    @Test func descriptionInputs() throws {
+        let files = Self.inputs("description")
+        #expect(!files.isEmpty)
+        let real = try SafeTensors(contentsOf: SharedData.packageRoot.appendingPathComponent("models/efficientnet-lite0-imagenet.safetensors"))
+        var loaded = 0
+        for file in files {
+            let json = String(decoding: try Data(contentsOf: file), as: UTF8.self)
+            guard let network = try? EfficientNetLite(tensors: real.replacingMetadata([ModelDescription.metadataKey: json])) else { continue }
+            loaded += 1
+            Self.classifyProbe(network)
+        }
+        #expect(loaded >= 2)  // the two seeds
     }
 
     @Test func catalogueInputs() throws {

@@ -1,12 +1,28 @@
 import Dedog
 import Foundation
 
-/// Which reader to fuzz, from `DEDOG_FUZZ_TARGET`: image, model or catalogue.
+/// Which reader to fuzz, from `DEDOG_FUZZ_TARGET`: image, model, description or catalogue.
 nonisolated(unsafe) var target = "image"
+/// For `description`: the bundled Lite0 model's real tensors, whose description each input replaces.
+nonisolated(unsafe) var realTensors: SafeTensors?
+/// A small photo-like image that every successfully loaded model classifies.
+let probe = RGBImage(width: 48, height: 40, pixels: (0..<(48 * 40 * 3)).map { UInt8(truncatingIfNeeded: $0 &* 37) })
+
+/// What a loaded model does with a photo: everything the description steers (preprocessing, heads, labels,
+/// temperatures, thresholds, mirror averaging) runs; it must end in a value or a typed error.
+func classifyProbe(_ network: EfficientNetLite) {
+    guard let classifier = try? Classifier(network: network, modelURL: URL(fileURLWithPath: "fuzz")) else { return }
+    _ = try? classifier.classify(probe, top: 5)
+}
 
 @_cdecl("LLVMFuzzerInitialize")
 public func initialize(_ argc: UnsafeMutablePointer<Int32>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>) -> Int32 {
     target = ProcessInfo.processInfo.environment["DEDOG_FUZZ_TARGET"] ?? "image"
+    if target == "description" {
+        let path = ProcessInfo.processInfo.environment["DEDOG_FUZZ_MODEL"] ?? "../models/efficientnet-lite0-imagenet.safetensors"
+        realTensors = try? SafeTensors(contentsOf: URL(fileURLWithPath: path))
+        if realTensors == nil { fatalError("DEDOG_FUZZ_MODEL: cannot read \(path)") }
+    }
     return 0
 }
 
@@ -23,16 +39,19 @@ public func testOneInput(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     case "model":
         if let tensors = try? SafeTensors(Data(bytes), file: "fuzz") {
             _ = try? ModelDescription(from: tensors)
-            _ = try? EfficientNetLite(tensors: tensors)
+            if let network = try? EfficientNetLite(tensors: tensors) { classifyProbe(network) }
             for name in tensors.entries.keys { _ = try? tensors.floats(name, shape: tensors.entries[name]!.shape) }
         }
+    case "description":
+        let tensors = realTensors!.replacingMetadata([ModelDescription.metadataKey: String(decoding: bytes, as: UTF8.self)])
+        if let network = try? EfficientNetLite(tensors: tensors) { classifyProbe(network) }
     case "catalogue":
         if let catalogue = try? Catalogue(Data(bytes), file: "fuzz") {
             _ = catalogue.search("ovcak")
             _ = catalogue.list(language: .cs)
         }
     default:
-        fatalError("DEDOG_FUZZ_TARGET must be image, model or catalogue")
+        fatalError("DEDOG_FUZZ_TARGET must be image, model, description or catalogue")
     }
     return 0
 }
