@@ -72,7 +72,9 @@ struct Classify: ParsableCommand {
         }
         let printer = ResultPrinter(json: json, catalogue: breeds, language: lang)
         var failures = 0, photos = 0, classified = 0
+        Interruption.catchSignals()
         ImageFiles.find(paths) { found in
+            Interruption.exitIfRequested("interrupted after \(photos) photo\(photos == 1 ? "" : "s"); the results printed are complete")
             switch found {
             case .skipped(let path, var reason):
                 if CommandLine.invalidUTF8Arguments.contains(path) { reason = FileError.nameNotUTF8.description }

@@ -100,8 +100,12 @@ struct Train: ParsableCommand {
 
         var bars: [String: ProgressBar] = [:]
         let report: TrainingReport
+        Interruption.catchSignals()
         do throws(TrainError) {
             report = try Trainer.run(config) { event in
+                // Between batches and epochs no file is half-written: the previous model is as it was, and every
+                // cached feature is whole.
+                Interruption.exitIfRequested("interrupted; \(output) was not changed, and the features computed so far are cached")
                 switch event {
                 case let .extracting(phase, done, total):
                     let bar = bars[phase] ?? ProgressBar("features (\(phase))")

@@ -143,6 +143,44 @@ struct CLI {
                 + KernelSet.supported.map(\.rawValue).joined(separator: ", ") + " or unset it.\n")
     }
 
+    /// Ctrl-C while a big folder is classified: every line printed is whole (each parses as JSON), the command
+    /// says it was interrupted and exits with 130.
+    @Test func interruptedClassifyKeepsWholeLines() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-interrupt-\(getpid())")
+        try? FileManager.default.removeItem(at: folder)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let sample = SharedData.packageRoot.appendingPathComponent("datasets/samples/beagle.jpg")
+        for i in 0..<3000 {  // hard links: separate names, each classified
+            try FileManager.default.linkItem(at: sample, to: folder.appendingPathComponent(String(format: "%04d.jpg", i)))
+        }
+        let stdout = folder.appendingPathComponent("out.jsonl"), stderr = folder.appendingPathComponent("err.txt")
+        for file in [stdout, stderr] { FileManager.default.createFile(atPath: file.path, contents: nil) }
+        let process = Process()
+        process.executableURL = CLI.binary
+        process.arguments = ["classify", "--json", "--threads", "1", folder.path]
+        process.standardOutput = try FileHandle(forWritingTo: stdout)
+        process.standardError = try FileHandle(forWritingTo: stderr)
+        try process.run()
+        let started = Date()
+        while (try Data(contentsOf: stdout)).count < 2000 && process.isRunning && Date().timeIntervalSince(started) < 60 {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 130)
+        let text = try String(contentsOf: stdout, encoding: .utf8)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.last == "", "the output ends with a whole line")
+        #expect(lines.count > 2 && lines.count < 3001)
+        for line in lines.dropLast() {
+            #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "cut line: \(line)")
+        }
+        let message = try String(contentsOf: stderr, encoding: .utf8)
+        #expect(message.hasSuffix("photos; the results printed are complete\n"), "\(message)")
+    }
+
     @Test func usageErrorsExitWith64() throws {
         #expect(try CLI.run(["classify"]).status == 64)
         #expect(try CLI.run(["classify", "--top", "0", "x.jpg"]).status == 64)

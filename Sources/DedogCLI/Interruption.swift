@@ -1,0 +1,31 @@
+import Dispatch
+import Glibc
+import Synchronization
+
+/// Ctrl-C (SIGINT) and SIGTERM, noticed between units of work (a photo classified, a batch of features, an
+/// epoch) instead of ending the process wherever it is: what was printed stays whole, and the command says it
+/// was interrupted and exits with 128 + the signal's number, as a shell expects.
+enum Interruption {
+    private static let received = Atomic<Int32>(0)
+    /// The dispatch sources that listen; kept for the life of the process.
+    nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
+
+    /// Starts listening (call once, before the long part); until then the signals keep their default action.
+    static func catchSignals() {
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { received.store(number, ordering: .relaxed) }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    /// When a signal came: reports `message` and exits with 128 + its number.
+    static func exitIfRequested(_ message: @autoclosure () -> String) {
+        let number = received.load(ordering: .relaxed)
+        guard number != 0 else { return }
+        Terminal.error(message())
+        exit(128 + number)
+    }
+}
