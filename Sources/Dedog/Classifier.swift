@@ -75,23 +75,29 @@ public final class Classifier {
     public func classify(_ image: RGBImage, top: Int = 3) throws(ClassifierError) -> Classification {
         guard image.width > 0, image.height > 0 else { throw .image(.empty(file: "the image")) }
         let p = model.preprocessing
-        let input = p.tensor(image) + (averagesMirror ? p.tensor(image, mirrored: true) : [])
+        let input: [Float]
         do {
-            let features = try session.features(input, batch: averagesMirror ? 2 : 1, height: p.cropSize, width: p.cropSize)
-            return decide(features: features, top: top)
+            input = try p.tensor(image) + (averagesMirror ? p.tensor(image, mirrored: true) : [])
+        } catch {
+            throw .image(error)
+        }
+        let features: [Float]
+        do {
+            features = try session.features(input, batch: averagesMirror ? 2 : 1, height: p.cropSize, width: p.cropSize)
         } catch {
             throw .model(error)
         }
+        return try decide(features: features, top: top)
     }
 
     /// The verdict and ranking for one image's pooled features (or several views of it, whose logits are averaged).
-    public func decide(features: [Float], top: Int) -> Classification {
+    public func decide(features: [Float], top: Int) throws(ClassifierError) -> Classification {
         let thresholds = decision
         var dogProbability: Float? = nil
         var lookalikes: [Prediction] = []
         var imagenetProbabilities: [Float] = []
         if let head = network.imagenetHead, let description = model.imagenetHead {
-            imagenetProbabilities = Self.softmax(head.averaged(features, views: features.count / head.inputs), temperature: description.temperature ?? 1)
+            imagenetProbabilities = Self.softmax(try logits(head, features), temperature: description.temperature ?? 1)
             let labels = description.labels
             dogProbability = zip(labels, imagenetProbabilities).filter { $0.0.isDog }.map(\.1).reduce(0, +)
             lookalikes = Self.ranked(labels, imagenetProbabilities, top: 3) { !$0.isDog }
@@ -99,7 +105,7 @@ public final class Classifier {
 
         var breeds: [Prediction]
         if let head = network.breedHead, let description = model.breedHead {
-            let p = Self.softmax(head.averaged(features, views: features.count / head.inputs), temperature: description.temperature ?? 1)
+            let p = Self.softmax(try logits(head, features), temperature: description.temperature ?? 1)
             breeds = Self.ranked(description.labels, p, top: top) { _ in true }
         } else {
             let labels = model.imagenetHead?.labels ?? []
@@ -120,6 +126,15 @@ public final class Classifier {
         }
         return Classification(verdict: verdict, breeds: breeds, dogProbability: dogProbability,
                               lookalikes: verdict == .noDog ? lookalikes : [])
+    }
+
+    /// The head's logits for one image's views, averaged.
+    private func logits(_ head: Linear, _ features: [Float]) throws(ClassifierError) -> [Float] {
+        do {
+            return try head.averaged(features, views: max(1, features.count / head.inputs))
+        } catch {
+            throw .model(error)
+        }
     }
 
     static func softmax(_ logits: [Float], temperature: Float) -> [Float] {

@@ -52,7 +52,7 @@ case "latency":
     for i in 0..<(warmup + runs) {
         let t0 = now()
         let f = try! session.features(x, batch: batch, height: size, width: size)
-        _ = network.imagenetHead!(f, batch: batch)
+        _ = try! network.imagenetHead!(f, batch: batch)
         if i >= warmup { times.append(now() - t0) }
     }
     print("kernels \(session.kernels)")
@@ -137,8 +137,8 @@ case "startup":
         timed("network + heads") {
             let size = preprocessing.cropSize
             let f = try! session.features(x, batch: 1, height: size, width: size)
-            _ = network.imagenetHead.map { $0(f, batch: 1) }
-            _ = network.breedHead.map { $0(f, batch: 1) }
+            _ = try! network.imagenetHead.map { try $0(f, batch: 1) }
+            _ = try! network.breedHead.map { try $0(f, batch: 1) }
         }
     }
     for name in ["read model file", "build network", "load catalogue", "decode + preprocess", "network + heads"] {
@@ -158,7 +158,7 @@ case "decode":
         for _ in 0..<(runs + 2) {
             let t0 = now()
             let image = try! decoder.decode(contentsOf: URL(fileURLWithPath: file))
-            _ = preprocessing.tensor(image)
+            _ = try! preprocessing.tensor(image)
             times.append(now() - t0)
         }
         print("decode_ms \(file) \(median(Array(times.dropFirst(2))) * 1000)")
@@ -180,7 +180,7 @@ case "activations":
     for path in list where !path.isEmpty {
         let image = try! decoder.decode(contentsOf: URL(fileURLWithPath: path))
         var captured: [Float] = []
-        _ = try! session.features(preprocessing.tensor(image, mirrored: mirror), batch: 1) { name, values in
+        _ = try! session.features(try! preprocessing.tensor(image, mirrored: mirror), batch: 1) { name, values in
             if name == stage { captured = values }
         }
         out.write(captured.withUnsafeBufferPointer { Data(buffer: $0) })

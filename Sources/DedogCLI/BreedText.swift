@@ -6,7 +6,10 @@ enum BreedText {
     static func json<T: Encodable>(_ value: T) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        return String(decoding: try! encoder.encode(value), as: UTF8.self)
+        // JSONEncoder fails only on NaN and infinity, which JSON cannot hold; they are written as strings.
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        guard let data = try? encoder.encode(value) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
     }
 
     /// Left-aligned columns separated by two spaces; no trailing spaces.

@@ -27,7 +27,14 @@ struct ResultPrinter {
     private func emit(_ record: Record) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        Terminal.out(String(decoding: try! encoder.encode(record), as: UTF8.self))
+        // JSONEncoder fails only on NaN and infinity (a model with absurd weights can produce them); JSON cannot
+        // hold them, so they are written as strings rather than ending the run.
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        guard let data = try? encoder.encode(record) else {
+            Terminal.out(#"{"error":"this result could not be written as JSON"}"#)
+            return
+        }
+        Terminal.out(String(decoding: data, as: UTF8.self))
     }
 
     static func percent(_ p: Float) -> String {

@@ -86,6 +86,6 @@ public enum EXIFOrientation: Int, Sendable, CaseIterable {
                 }
             }
         }
-        return RGBImage(width: ow, height: oh, pixels: out)
+        return RGBImage(checked: ow, oh, out)
     }
 }

@@ -15,6 +15,8 @@ public enum ImageError: Error, Equatable, Sendable, CustomStringConvertible {
     case truncated(file: String, detail: String)
     /// The data is damaged or not a valid image of its format.
     case corrupt(file: String, detail: String)
+    /// A caller of the library passed values that do not make an image or a preprocessing (sizes, counts).
+    case invalidArgument(detail: String)
 
     public var description: String {
         switch self {
@@ -29,6 +31,8 @@ public enum ImageError: Error, Equatable, Sendable, CustomStringConvertible {
                 + "shrink it first or raise the limit (dedog classify --max-megapixels)."
         case let .truncated(file, detail):
             return "\(file): the image data is truncated (\(detail)); the file is incomplete — copy it again."
+        case let .invalidArgument(detail):
+            return "invalid image operation: \(detail)"
         case let .corrupt(file, detail):
             return "\(file): the image data is damaged (\(detail))."
         }

@@ -47,7 +47,7 @@ struct JPEGDecoder {
         }
 
         var image = isCMYK ? Self.rgb(fromInvertedCMYK: buffer, width: outWidth, height: outHeight)
-                           : RGBImage(width: outWidth, height: outHeight, pixels: buffer)
+                           : RGBImage(checked: outWidth, outHeight, buffer)
         if options.appliesEXIFOrientation, let orientation = EXIFOrientation.read(fromJPEG: bytes) {
             image = orientation.applied(to: image)
         }
@@ -80,7 +80,7 @@ struct JPEGDecoder {
                 rgb[i * 3 + c] = UInt8((UInt32(cmyk[i * 4 + c]) * k + 127) / 255)
             }
         }
-        return RGBImage(width: width, height: height, pixels: rgb)
+        return RGBImage(checked: width, height, rgb)
     }
 
     private func failure(_ handle: tjhandle, bytes: [UInt8]) -> ImageError {

@@ -33,7 +33,7 @@ struct PNGDecoder {
         }
         guard finished != 0 else { throw failure(image) }
         composite(&rgba, width: width, height: height)
-        return RGBImage(width: width, height: height, pixels: rgba)
+        return RGBImage(checked: width, height, rgba)
     }
 
     /// Straight alpha over the opaque background, rounded to nearest, RGBA to RGB in place, so that a large PNG needs

@@ -42,24 +42,32 @@ public struct Preprocessing: Codable, Sendable, Equatable {
     /// The resized, centre-cropped 8-bit image (`cropSize`×`cropSize`); `mirrored`: of the image mirrored left
     /// to right, made without mirroring the full-size image (which for a large PNG would copy hundreds of MB):
     /// the window is taken where the mirror image's would fall, and only the small crop is mirrored.
-    public func cropped(_ image: RGBImage, mirrored: Bool = false) -> RGBImage {
-        precondition(problem == nil, "invalid preprocessing: \(problem!)")
-        precondition(image.width > 0 && image.height > 0, "cannot preprocess an empty image")
+    public func cropped(_ image: RGBImage, mirrored: Bool = false) throws(ImageError) -> RGBImage {
+        if let problem { throw .invalidArgument(detail: "preprocessing: \(problem)") }
+        guard image.width > 0, image.height > 0 else { throw .invalidArgument(detail: "cannot preprocess an empty image") }
         let size = resizedSize(width: image.width, height: image.height)
         // Python's round(), half to even, as in torchvision/Pillow centre crops.
         var left = Int((Double(size.width - cropSize) / 2).rounded(.toNearestOrEven))
         let top = Int((Double(size.height - cropSize) / 2).rounded(.toNearestOrEven))
         if mirrored { left = size.width - cropSize - left }
-        let crop = Resampler.resizedRegion(image, width: size.width, height: size.height,
+        let crop = try Resampler.resizedRegion(image, width: size.width, height: size.height,
                                            left: left, top: top, regionWidth: cropSize, regionHeight: cropSize)
         return mirrored ? crop.mirrored() : crop
     }
 
     /// Writes the normalised CHW tensor of `image` (`3 × cropSize × cropSize` floats) into `output`.
-    public func write(_ image: RGBImage, mirrored: Bool = false, into output: UnsafeMutableBufferPointer<Float>) {
-        let crop = cropped(image, mirrored: mirrored)
+    public func write(_ image: RGBImage, mirrored: Bool = false, into output: UnsafeMutableBufferPointer<Float>) throws(ImageError) {
+        let crop = try cropped(image, mirrored: mirrored)
         let plane = cropSize * cropSize
-        precondition(output.count >= 3 * plane, "output holds \(output.count) floats, needs \(3 * plane)")
+        guard output.count >= 3 * plane else {
+            throw .invalidArgument(detail: "output holds \(output.count) floats, needs \(3 * plane)")
+        }
+        normalise(crop, into: output)
+    }
+
+    /// (pixel − mean) / std per channel, planar; `crop` is cropSize² pixels and `output` holds 3 planes of it.
+    private func normalise(_ crop: RGBImage, into output: UnsafeMutableBufferPointer<Float>) {
+        let plane = cropSize * cropSize
         crop.pixels.withUnsafeBufferPointer { px in
             for c in 0..<3 {
                 let m = mean[c], s = std[c]
@@ -71,10 +79,10 @@ public struct Preprocessing: Codable, Sendable, Equatable {
     }
 
     /// The normalised CHW tensor of `image`, or of its mirror image.
-    public func tensor(_ image: RGBImage, mirrored: Bool = false) -> [Float] {
-        [Float](unsafeUninitializedCapacity: 3 * cropSize * cropSize) { buffer, count in
-            write(image, mirrored: mirrored, into: buffer)
-            count = 3 * cropSize * cropSize
-        }
+    public func tensor(_ image: RGBImage, mirrored: Bool = false) throws(ImageError) -> [Float] {
+        let crop = try cropped(image, mirrored: mirrored)
+        var out = [Float](repeating: 0, count: 3 * cropSize * cropSize)
+        out.withUnsafeMutableBufferPointer { normalise(crop, into: $0) }
+        return out
     }
 }

@@ -5,9 +5,15 @@ public struct RGBImage: Sendable, Equatable {
     /// `width * height * 3` bytes.
     public var pixels: [UInt8]
 
-    public init(width: Int, height: Int, pixels: [UInt8]) {
-        precondition(width >= 0 && height >= 0 && pixels.count == width * height * 3,
-                     "RGBImage: \(pixels.count) bytes do not make a \(width)×\(height) RGB image")
+    public init(width: Int, height: Int, pixels: [UInt8]) throws(ImageError) {
+        guard width >= 0, height >= 0, pixels.count == width * height * 3 else {
+            throw .invalidArgument(detail: "\(pixels.count) bytes do not make a \(width)×\(height) RGB image")
+        }
+        self.init(checked: width, height, pixels)
+    }
+
+    /// For the decoders and operations here, whose sizes are right by construction.
+    init(checked width: Int, _ height: Int, _ pixels: [UInt8]) {
         self.width = width
         self.height = height
         self.pixels = pixels
@@ -28,13 +34,14 @@ public struct RGBImage: Sendable, Equatable {
                 out[d] = pixels[s]; out[d + 1] = pixels[s + 1]; out[d + 2] = pixels[s + 2]
             }
         }
-        return RGBImage(width: width, height: height, pixels: out)
+        return RGBImage(checked: width, height, out)
     }
 
     /// The `width`×`height` region whose top-left corner is (`left`, `top`).
-    public func cropped(left: Int, top: Int, width w: Int, height h: Int) -> RGBImage {
-        precondition(left >= 0 && top >= 0 && left + w <= width && top + h <= height,
-                     "crop \(w)×\(h) at (\(left), \(top)) is outside a \(width)×\(height) image")
+    public func cropped(left: Int, top: Int, width w: Int, height h: Int) throws(ImageError) -> RGBImage {
+        guard left >= 0, top >= 0, w >= 0, h >= 0, left + w <= width, top + h <= height else {
+            throw .invalidArgument(detail: "crop \(w)×\(h) at (\(left), \(top)) is outside a \(width)×\(height) image")
+        }
         var out = [UInt8](repeating: 0, count: w * h * 3)
         pixels.withUnsafeBufferPointer { src in
             out.withUnsafeMutableBufferPointer { dst in
@@ -45,7 +52,7 @@ public struct RGBImage: Sendable, Equatable {
                 }
             }
         }
-        return RGBImage(width: w, height: h, pixels: out)
+        return RGBImage(checked: w, h, out)
     }
 }
 

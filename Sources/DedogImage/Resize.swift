@@ -3,16 +3,18 @@
 /// weights, results rounded to 8 bits between passes. Downscaling therefore does not alias.
 public enum Resampler {
     /// `image` resized to `width`×`height`.
-    public static func resized(_ image: RGBImage, width: Int, height: Int) -> RGBImage {
-        resizedRegion(image, width: width, height: height, left: 0, top: 0, regionWidth: width, regionHeight: height)
+    public static func resized(_ image: RGBImage, width: Int, height: Int) throws(ImageError) -> RGBImage {
+        try resizedRegion(image, width: width, height: height, left: 0, top: 0, regionWidth: width, regionHeight: height)
     }
 
     /// The `regionWidth`×`regionHeight` window at (`left`, `top`) of `image` resized to `width`×`height`.
     /// Only the window's pixels are computed, and they equal those of a full resize followed by a crop.
     public static func resizedRegion(_ image: RGBImage, width: Int, height: Int,
-                                     left: Int, top: Int, regionWidth: Int, regionHeight: Int) -> RGBImage {
-        precondition(width > 0 && height > 0 && left >= 0 && top >= 0
-                     && left + regionWidth <= width && top + regionHeight <= height)
+                                     left: Int, top: Int, regionWidth: Int, regionHeight: Int) throws(ImageError) -> RGBImage {
+        guard image.width > 0, image.height > 0, width > 0, height > 0, left >= 0, top >= 0, regionWidth >= 0,
+              regionHeight >= 0, left + regionWidth <= width, top + regionHeight <= height else {
+            throw .invalidArgument(detail: "a \(regionWidth)×\(regionHeight) window at (\(left), \(top)) of a \(image.width)×\(image.height) image resized to \(width)×\(height)")
+        }
         let horizontal = Weights(inSize: image.width, outSize: width, first: left, count: regionWidth)
         let vertical = Weights(inSize: image.height, outSize: height, first: top, count: regionHeight)
         // Rows of the source that the vertical pass reads.
@@ -57,7 +59,7 @@ public enum Resampler {
                 }
             }
         }
-        return RGBImage(width: regionWidth, height: regionHeight, pixels: out)
+        return RGBImage(checked: regionWidth, regionHeight, out)
     }
 }
 

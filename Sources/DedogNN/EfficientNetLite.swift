@@ -47,7 +47,7 @@ public final class EfficientNetLite: Sendable {
 
         let stemWeight = try loader.folded(conv: "_conv_stem.weight", bn: "_bn0",
                                            shape: [Self.stemChannels, 3, 3, 3])
-        stem = StemConvolution(inChannels: 3, outChannels: Self.stemChannels, kernel: 3, stride: 2,
+        stem = try StemConvolution(inChannels: 3, outChannels: Self.stemChannels, kernel: 3, stride: 2,
                                weight: stemWeight.weight, bias: stemWeight.bias)
         var blocks: [MBConvBlock] = []
         for (i, stage, cin, stride) in backbone.blocks {
@@ -60,7 +60,7 @@ public final class EfficientNetLite: Sendable {
             }
             let k = stage.kernel
             let d = try loader.folded(conv: p + "_depthwise_conv.weight", bn: p + "_bn1", shape: [mid, 1, k, k])
-            let depthwise = DepthwiseConvolution(channels: mid, kernel: k, stride: stride,
+            let depthwise = try DepthwiseConvolution(channels: mid, kernel: k, stride: stride,
                                                  weight: d.weight, bias: d.bias)
             let project = try loader.pointwise(conv: p + "_project_conv.weight", bn: p + "_bn2", inputs: mid,
                                                outputs: stage.outChannels, clampsToSix: false)

@@ -188,8 +188,8 @@ public struct StepTiming: Sendable {
 /// Conversions between the layout callers use (NCHW: each channel a plane) and the engine's (NHWC: channels last).
 public enum Layout {
     /// [n][c][plane] → [n][plane][c].
-    public static func nhwc(fromNCHW x: [Float], batch: Int, channels: Int, plane: Int) -> [Float] {
-        precondition(x.count == batch * channels * plane)
+    public static func nhwc(fromNCHW x: [Float], batch: Int, channels: Int, plane: Int) throws(ModelError) -> [Float] {
+        guard x.count == batch * channels * plane else { throw .badInput(detail: "\(x.count) values are not \(batch)×\(channels)×\(plane)") }
         var out = [Float](repeating: 0, count: x.count)
         for n in 0..<batch {
             for c in 0..<channels {
@@ -200,8 +200,8 @@ public enum Layout {
     }
 
     /// [n][plane][c] → [n][c][plane].
-    public static func nchw(fromNHWC x: [Float], batch: Int, channels: Int, plane: Int) -> [Float] {
-        precondition(x.count == batch * channels * plane)
+    public static func nchw(fromNHWC x: [Float], batch: Int, channels: Int, plane: Int) throws(ModelError) -> [Float] {
+        guard x.count == batch * channels * plane else { throw .badInput(detail: "\(x.count) values are not \(batch)×\(channels)×\(plane)") }
         return x.withUnsafeBufferPointer { nchw(fromNHWC: $0.baseAddress!, batch: batch, channels: channels, plane: plane) }
     }
 

@@ -18,6 +18,8 @@ public enum ModelError: Error, Equatable, Sendable, CustomStringConvertible {
     case nonFiniteValues(file: String, name: String)
     /// A head's label count disagrees with its weight matrix.
     case labelCountMismatch(file: String, head: String, labels: Int, outputs: Int)
+    /// A model file could not be written; `reason` says why in the user's words (disk full, read-only, …).
+    case cannotWrite(file: String, reason: String)
     /// Input of the wrong size was given to the network.
     case badInput(detail: String)
     /// `DEDOG_KERNELS` names no kernel set, or one this CPU cannot run.
@@ -51,6 +53,8 @@ public enum ModelError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(file): tensor \"\(name)\" contains NaN or infinite values; the model is damaged. \(fix)"
         case let .labelCountMismatch(file, head, labels, outputs):
             return "\(file): the \(head) head has \(labels) labels but \(outputs) outputs. \(fix)"
+        case let .cannotWrite(file, reason):
+            return "\(file): cannot write the model file (\(reason))."
         case let .badInput(detail):
             return "invalid network input: \(detail)"
         case let .unknownKernelSet(name, supported):

@@ -7,24 +7,39 @@ public enum ModelWriter {
     public static let breedBias = "breed_head.bias"
 
     /// Writes `base`'s tensors (without any previous breed head), the new head and `model` to `url`, atomically:
-    /// an interrupted write leaves the previous file as it was.
+    /// an interrupted write leaves the previous file as it was. The description is checked as a loader would
+    /// check it, so that nothing is written that dedog would refuse to load.
     public static func write(base: SafeTensors, model: ModelDescription, breedWeight weight: [Float], breedBias bias: [Float],
-                             to url: URL) throws(FileError) {
-        guard let head = model.breedHead else { preconditionFailure("ModelWriter needs a breed head description") }
-        precondition(weight.count == head.labels.count * EfficientNetLite.featureCount && bias.count == head.labels.count)
+                             to url: URL) throws(ModelError) {
+        guard let head = model.breedHead else {
+            throw .invalidMetadata(file: url.path, detail: "the model to write has no breed head")
+        }
+        try model.validate(file: url.path)
+        guard weight.count == head.labels.count * EfficientNetLite.featureCount, bias.count == head.labels.count else {
+            throw .labelCountMismatch(file: url.path, head: "breed", labels: head.labels.count,
+                                      outputs: bias.count)
+        }
         let old = Set([base.model?.breedHead?.weight, base.model?.breedHead?.bias].compactMap { $0 })
         var tensors: [(name: String, shape: [Int], values: [Float])] = []
-        for name in base.entries.keys.sorted() where !old.contains(name) {
-            let shape = base.entries[name]!.shape
-            tensors.append((name, shape, try! base.floats(name, shape: shape)))  // `base` loaded, so all are F32
+        for (name, entry) in base.entries.sorted(by: { $0.key < $1.key }) where !old.contains(name) {
+            tensors.append((name, entry.shape, try base.floats(name, shape: entry.shape)))
         }
         tensors.append((head.weight, [head.labels.count, EfficientNetLite.featureCount], weight))
         tensors.append((head.bias, [head.labels.count], bias))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let json = String(decoding: try! encoder.encode(model), as: UTF8.self)  // plain Codable values cannot fail
-        let bytes = try! SafeTensors.encode(tensors, metadata: [ModelDescription.metadataKey: json])
-        try AtomicFile.write(bytes, to: url.path)
+        let bytes: Data
+        do {
+            let json = String(decoding: try encoder.encode(model), as: UTF8.self)
+            bytes = try SafeTensors.encode(tensors, metadata: [ModelDescription.metadataKey: json])
+        } catch {
+            throw .invalidMetadata(file: url.path, detail: "cannot encode the model: \(error)")
+        }
+        do {
+            try AtomicFile.write(bytes, to: url.path)
+        } catch {
+            throw .cannotWrite(file: url.path, reason: error.description)
+        }
     }
 }
 

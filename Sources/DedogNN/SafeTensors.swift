@@ -177,7 +177,9 @@ public struct SafeTensors: Sendable {
         var header: [String: Any] = ["__metadata__": metadata]
         var offset = 0
         for t in tensors {
-            precondition(t.shape.reduce(1, *) == t.values.count, "\(t.name): shape \(t.shape) vs \(t.values.count) values")
+            guard t.shape.allSatisfy({ $0 >= 0 }), t.shape.reduce(1, *) == t.values.count else {
+                throw ModelError.wrongShape(file: "(new file)", name: t.name, expected: t.shape, found: [t.values.count])
+            }
             header[t.name] = ["dtype": "F32", "shape": t.shape, "data_offsets": [offset, offset + t.values.count * 4]]
             offset += t.values.count * 4
         }

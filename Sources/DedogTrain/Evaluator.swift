@@ -47,11 +47,17 @@ public enum Evaluator {
         let classes = dataset.classes.count
         for i in result.present.indices where result.present[i] {
             // Logits averaged over the views, as classify does.
-            let averaged = head.averaged(Array(result.features(of: i)), views: result.views)
+            let averaged: [Float]
+            do {
+                averaged = try head.averaged(Array(result.features(of: i)), views: result.views)
+            } catch {
+                throw .model(error.description)
+            }
             logits += rows.map { averaged[$0!] }
             y.append(samples[i].label)
         }
-        precondition(logits.count == y.count * classes)
+        // `rows` has one entry per class (checked above), so each image adds `classes` logits.
+        assert(logits.count == y.count * classes)
         return EvaluationReport(logits: logits, labels: y, classNames: dataset.classes, temperature: temperature)
     }
 }

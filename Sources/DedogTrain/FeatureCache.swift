@@ -53,7 +53,9 @@ public struct FeatureCache: Sendable {
     }
 
     public func store(_ values: [Float], key: String, view: FeatureView) throws(TrainError) {
-        precondition(values.count == width)
+        guard values.count == width else {
+            throw .cache(path: folder.path, reason: "\(values.count) features given for an entry of \(width)")
+        }
         let target = url(key, view: view)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(width * 4 + Self.checksumBytes)

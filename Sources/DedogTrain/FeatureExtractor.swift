@@ -124,7 +124,7 @@ public final class FeatureExtractor {
                     let image = try decoder.decode(bytes, name: url.path)
                     var inputs: [Int: [Float]] = [:]
                     for (v, view) in views.enumerated() where cached[v] == nil {
-                        inputs[v] = viewPreprocessing[v].tensor(image, mirrored: view.isMirrored)
+                        inputs[v] = try viewPreprocessing[v].tensor(image, mirrored: view.isMirrored)
                     }
                     slots.set(i, .decoded(key: key, cached: cached, inputs: inputs))
                 } catch {

@@ -28,8 +28,9 @@ public struct SoftmaxHead: Sendable, Equatable {
         }
     }
 
-    public func logits(_ x: [Float]) -> [Float] {
-        precondition(x.count % inputs == 0)
+    /// Logits of whole rows of `x`; the trainer passes only feature matrices it built, `inputs` wide.
+    func logits(_ x: [Float]) -> [Float] {
+        assert(x.count % inputs == 0)
         return x.withUnsafeBufferPointer { logits($0.baseAddress!, count: x.count / inputs) }
     }
 }
@@ -59,13 +60,14 @@ public struct EpochMetrics: Sendable, Equatable {
     public var validationTop5: Float
 }
 
-public enum HeadTrainer {
+/// The head's training loop, for `Trainer`, which builds every matrix it is given.
+enum HeadTrainer {
     /// Trains on `x` [n × inputs] with labels `y`, validating on `vx`/`vy` each epoch.
     /// `initial` starts from given weights (e.g. the ImageNet classifier's rows for the same classes).
-    public static func train(x: [Float], y: [Int], vx: [Float], vy: [Int], classes: Int, inputs: Int,
+    static func train(x: [Float], y: [Int], vx: [Float], vy: [Int], classes: Int, inputs: Int,
                              options: TrainingOptions, initial: SoftmaxHead? = nil,
                              epochEnded: (EpochMetrics) -> Void = { _ in }) -> (head: SoftmaxHead, history: [EpochMetrics]) {
-        precondition(x.count == y.count * inputs && vx.count == vy.count * inputs)
+        assert(x.count == y.count * inputs && vx.count == vy.count * inputs)
         var head = initial ?? SoftmaxHead(classes: classes, inputs: inputs)
         var best = head
         var bestLoss = Float.infinity

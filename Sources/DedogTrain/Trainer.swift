@@ -201,6 +201,8 @@ public enum Trainer {
         ]
         do {
             try ModelWriter.write(base: tensors, model: model, breedWeight: head.weight, breedBias: head.bias, to: config.output)
+        } catch let .cannotWrite(_, reason) {
+            throw .output(path: config.output.path, reason: reason)
         } catch {
             throw .output(path: config.output.path, reason: error.description)
         }
@@ -234,8 +236,7 @@ public enum Trainer {
         var start = SoftmaxHead(classes: classes.count, inputs: width)
         var matched = 0
         for (c, name) in classes.enumerated() {
-            guard let row = labels.firstIndex(where: { $0.key == name }) else { continue }
-            let (weight, bias) = head.row(row)
+            guard let row = labels.firstIndex(where: { $0.key == name }), let (weight, bias) = head.row(row) else { continue }
             for k in 0..<width { start.weight[c * width + k] = weight[k] }
             start.bias[c] = bias
             matched += 1

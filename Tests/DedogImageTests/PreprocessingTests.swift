@@ -11,48 +11,48 @@ import DedogImage
         #expect(p.resizedSize(width: 224, height: 224) == (256, 256))
     }
 
-    @Test func regionResizeEqualsFullResizeThenCrop() {
+    @Test func regionResizeEqualsFullResizeThenCrop() throws {
         var pixels = [UInt8](repeating: 0, count: 37 * 23 * 3)
         var state: UInt32 = 12345
         for i in pixels.indices { state = state &* 1664525 &+ 1013904223; pixels[i] = UInt8(state >> 24) }
-        let image = RGBImage(width: 37, height: 23, pixels: pixels)
+        let image = try RGBImage(width: 37, height: 23, pixels: pixels)
         for (w, h) in [(20, 11), (50, 31), (37, 23), (9, 40)] {
-            let full = Resampler.resized(image, width: w, height: h)
-            let region = Resampler.resizedRegion(image, width: w, height: h, left: w / 4, top: h / 3,
+            let full = try Resampler.resized(image, width: w, height: h)
+            let region = try Resampler.resizedRegion(image, width: w, height: h, left: w / 4, top: h / 3,
                                                  regionWidth: w / 2, regionHeight: h / 2)
-            #expect(region == full.cropped(left: w / 4, top: h / 3, width: w / 2, height: h / 2))
+            #expect(try region == full.cropped(left: w / 4, top: h / 3, width: w / 2, height: h / 2))
         }
     }
 
     /// The mirrored view is made from the crop, not from a mirrored copy of the whole photo; it must be exactly
     /// the crop of the mirror image (the resampler's weights are symmetric), so cached features stay valid.
     @Test(arguments: [(640, 480), (333, 517), (1001, 250), (256, 256), (301, 300), (4000, 3000)])
-    func mirroredCropEqualsCropOfTheMirrorImage(_ size: (Int, Int)) {
+    func mirroredCropEqualsCropOfTheMirrorImage(_ size: (Int, Int)) throws {
         let (w, h) = size
         var pixels = [UInt8](repeating: 0, count: w * h * 3)
         var state: UInt32 = UInt32(w * 7919 + h)
         for i in pixels.indices { state = state &* 1664525 &+ 1013904223; pixels[i] = UInt8(state >> 24) }
-        let image = RGBImage(width: w, height: h, pixels: pixels)
+        let image = try RGBImage(width: w, height: h, pixels: pixels)
         let p = Preprocessing()
-        #expect(p.cropped(image, mirrored: true) == p.cropped(image.mirrored()))
-        #expect(p.tensor(image, mirrored: true) == p.tensor(image.mirrored()))
+        #expect(try p.cropped(image, mirrored: true) == p.cropped(image.mirrored()))
+        #expect(try p.tensor(image, mirrored: true) == p.tensor(image.mirrored()))
     }
 
-    @Test func downscalingAveragesInsteadOfAliasing() {
+    @Test func downscalingAveragesInsteadOfAliasing() throws {
         // A one-pixel checkerboard shrunk 4× must come out flat grey, not a moiré of black and white.
         var pixels = [UInt8](repeating: 0, count: 64 * 64 * 3)
         for y in 0..<64 { for x in 0..<64 where (x + y) % 2 == 0 { for c in 0..<3 { pixels[(y * 64 + x) * 3 + c] = 255 } } }
-        let small = Resampler.resized(RGBImage(width: 64, height: 64, pixels: pixels), width: 16, height: 16)
+        let small = try Resampler.resized(RGBImage(width: 64, height: 64, pixels: pixels), width: 16, height: 16)
         let inner = (2..<14).flatMap { y in (2..<14).map { x in Int(small[x: x, y: y].r) } }
         #expect(inner.allSatisfy { abs($0 - 128) <= 2 }, "\(inner.min()!)...\(inner.max()!)")
     }
 
-    @Test func constantImageNormalisesPerChannel() {
-        let image = RGBImage(width: 300, height: 260, pixels: [UInt8](repeating: 0, count: 300 * 260 * 3).enumerated().map {
+    @Test func constantImageNormalisesPerChannel() throws {
+        let image = try RGBImage(width: 300, height: 260, pixels: [UInt8](repeating: 0, count: 300 * 260 * 3).enumerated().map {
             [UInt8(255), 127, 0][$0.offset % 3]
         })
         let p = Preprocessing(mean: [127, 127, 127], std: [128, 128, 128])
-        let t = p.tensor(image)
+        let t = try p.tensor(image)
         let plane = 224 * 224
         #expect(t.count == 3 * plane)
         #expect(t[0] == 1.0 && t[plane] == 0 && t[2 * plane] == -127.0 / 128)
@@ -68,7 +68,7 @@ import DedogImage
         let photo = SharedData.reference.appendingPathComponent("photo.jpg")
         let image = try ImageDecoder().decode(contentsOf: photo)
         #expect(image.width == 300 && image.height == 500)
-        let ours = Preprocessing().tensor(image)
+        let ours = try Preprocessing().tensor(image)
         let reference = try SharedData.referenceTensor("input.f32")
         try #require(ours.count == reference.count)
         let levels = zip(ours, reference).map { abs($0 - $1) * 128 }
@@ -85,11 +85,28 @@ import DedogImage
     func dctScaledDecodeStaysCloseToTheFullDecode() throws {
         let photo = SharedData.reference.appendingPathComponent("photo.jpg")
         let small = Preprocessing(resizeShorterSide: 128, cropSize: 112)
-        let full = small.tensor(try ImageDecoder().decode(contentsOf: photo))
+        let full = try small.tensor(try ImageDecoder().decode(contentsOf: photo))
         let scaled = try ImageDecoder(options: .init(minimumShorterSide: 128)).decode(contentsOf: photo)
         #expect(scaled.width == 150 && scaled.height == 250)
-        let levels = zip(full, small.tensor(scaled)).map { abs($0 - $1) * 128 }
+        let levels = zip(full, try small.tensor(scaled)).map { abs($0 - $1) * 128 }
         let mean = levels.reduce(0, +) / Float(levels.count)
         #expect(mean < 4, "mean difference \(mean) levels, max \(levels.max()!)")
+    }
+
+    /// Values a caller could pass that make no image or no preprocessing are typed errors, not traps.
+    @Test func invalidArgumentsAreTypedErrors() throws {
+        #expect(throws: ImageError.invalidArgument(detail: "5 bytes do not make a 2×1 RGB image")) {
+            try RGBImage(width: 2, height: 1, pixels: [1, 2, 3, 4, 5])
+        }
+        let image = try RGBImage(width: 2, height: 1, pixels: [1, 2, 3, 4, 5, 6])
+        #expect(throws: ImageError.invalidArgument(detail: "crop 2×1 at (1, 0) is outside a 2×1 image")) {
+            try image.cropped(left: 1, top: 0, width: 2, height: 1)
+        }
+        #expect(throws: ImageError.invalidArgument(detail: "preprocessing: crop size 0 must be positive")) {
+            try Preprocessing(resizeShorterSide: 8, cropSize: 0).tensor(image)
+        }
+        #expect(throws: ImageError.invalidArgument(detail: "cannot preprocess an empty image")) {
+            try Preprocessing().tensor(RGBImage(width: 0, height: 0, pixels: []))
+        }
     }
 }

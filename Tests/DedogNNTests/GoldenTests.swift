@@ -43,7 +43,7 @@ enum BundledModel {
         let input = try SharedData.referenceTensor("input.f32")
         let network = BundledModel.network
         let features = try network.makeSession(threads: 2, kernels: kernels).features(input, batch: 1)
-        let logits = network.imagenetHead!(features, batch: 1, kernels: kernels)
+        let logits = try network.imagenetHead!(features, batch: 1, kernels: kernels)
         let reference = try SharedData.referenceTensor("logits.f32")
         let diff = Self.maxDifference(logits, reference)
         #expect(diff <= Self.tolerance(reference), "logits: max abs difference \(diff)")

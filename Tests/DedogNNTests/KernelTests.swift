@@ -38,11 +38,11 @@ struct SeededRandom {
     }()
 
     @Test(arguments: shapes)
-    func fastKernelMatchesReference(_ layer: LayerShape) {
-        for batch in [1, 2] { check(layer, batch: batch) }
+    func fastKernelMatchesReference(_ layer: LayerShape) throws {
+        for batch in [1, 2] { try check(layer, batch: batch) }
     }
 
-    func check(_ layer: LayerShape, batch n: Int) {
+    func check(_ layer: LayerShape, batch n: Int) throws {
         var random = SeededRandom(state: layer.description.utf8.reduce(UInt64(n)) { $0 &* 31 &+ UInt64($1) })
         let h = layer.height, w = layer.width
         let cin = layer.inChannels, cout = layer.outChannels, k = layer.kernel
@@ -65,23 +65,23 @@ struct SeededRandom {
 
         for kernels in KernelSet.supported {
         for threads in [1, 2] {
-            let nhwcInput = Layout.nhwc(fromNCHW: input, batch: n, channels: cin, plane: h * w)
+            let nhwcInput = try Layout.nhwc(fromNCHW: input, batch: n, channels: cin, plane: h * w)
             let nhwc: [Float]
             switch layer.kind {
             case .stem:
-                nhwc = StemConvolution(inChannels: cin, outChannels: cout, kernel: k, stride: layer.stride,
+                nhwc = try StemConvolution(inChannels: cin, outChannels: cout, kernel: k, stride: layer.stride,
                                        weight: weight, bias: bias)(input, batch: n, height: h, width: w, threads: threads,
                                                                    kernels: kernels)
             case .depthwise:
-                nhwc = DepthwiseConvolution(channels: cin, kernel: k, stride: layer.stride, weight: weight, bias: bias)(
+                nhwc = try DepthwiseConvolution(channels: cin, kernel: k, stride: layer.stride, weight: weight, bias: bias)(
                     nhwcInput, batch: n, height: h, width: w, threads: threads, kernels: kernels)
             case .expand, .project, .head:
-                let conv = PointwiseConvolution(inChannels: cin, outChannels: cout, weight: weight, bias: bias,
+                let conv = try PointwiseConvolution(inChannels: cin, outChannels: cout, weight: weight, bias: bias,
                                                 clampsToSix: layer.kind != .project)
-                let res = layer.hasResidual ? Layout.nhwc(fromNCHW: residual, batch: n, channels: cout, plane: plane) : nil
-                nhwc = conv(nhwcInput, pixels: n * h * w, residual: res, threads: threads, kernels: kernels)
+                let res = layer.hasResidual ? try Layout.nhwc(fromNCHW: residual, batch: n, channels: cout, plane: plane) : nil
+                nhwc = try conv(nhwcInput, pixels: n * h * w, residual: res, threads: threads, kernels: kernels)
             }
-            let ours = Layout.nchw(fromNHWC: nhwc, batch: n, channels: cout, plane: plane)
+            let ours = try Layout.nchw(fromNHWC: nhwc, batch: n, channels: cout, plane: plane)
             let worst = zip(ours, expected).map { abs($0 - $1) }.max() ?? .infinity
             let bound = 1e-4 * (1 + expected.map(abs).max()!)
             #expect(ours.count == expected.count)
@@ -122,28 +122,35 @@ struct SeededRandom {
         #expect(ReferenceKernels.samePadding(input: 7, kernel: 3, stride: 2) == (4, 1))
     }
 
-    @Test func globalAveragePoolMatchesReference() {
+    @Test func globalAveragePoolMatchesReference() throws {
         var random = SeededRandom(state: 17)
         let (n, c, hw) = (2, 1280, 49)
         let nchw = random.floats(n * c * hw, scale: 6)
-        let ours = GlobalAveragePool.features(Layout.nhwc(fromNCHW: nchw, batch: n, channels: c, plane: hw),
+        let ours = try GlobalAveragePool.features(Layout.nhwc(fromNCHW: nchw, batch: n, channels: c, plane: hw),
                                      batch: n, channels: c, planeSize: hw)
         let expected = ReferenceKernels.globalAveragePool(nchw, n: n, c: c, hw: hw)
         #expect(zip(ours, expected).allSatisfy { abs($0 - $1) <= 1e-5 * (1 + abs($1)) })
     }
 
     @Test(arguments: KernelSet.supported)
-    func linearMatchesReference(_ kernels: KernelSet) {
+    func linearMatchesReference(_ kernels: KernelSet) throws {
         var random = SeededRandom(state: 99)
         let x = random.floats(3 * 1280), w = random.floats(10 * 1280, scale: 0.1), b = random.floats(10)
-        let linear = Linear(inputs: 1280, outputs: 10, weight: w, bias: b)
-        let ours = linear(x, batch: 3, kernels: kernels)
+        let linear = try Linear(inputs: 1280, outputs: 10, weight: w, bias: b)
+        let ours = try linear(x, batch: 3, kernels: kernels)
         let expected = ReferenceKernels.linear(x, n: 3, inputs: 1280, weight: w, bias: b, outputs: 10)
         #expect(zip(ours, expected).allSatisfy { abs($0 - $1) <= 1e-4 * (1 + abs($1)) })
         // Rows read back from the packed weights are the rows given.
         for o in [0, 9] {
-            #expect(linear.row(o).weight == Array(w[(o * 1280)..<((o + 1) * 1280)]))
-            #expect(linear.row(o).bias == b[o])
+            #expect(linear.row(o)?.weight == Array(w[(o * 1280)..<((o + 1) * 1280)]))
+            #expect(linear.row(o)?.bias == b[o])
+        }
+        #expect(linear.row(10) == nil)
+        // Wrong sizes are typed errors, not traps.
+        #expect(throws: ModelError.badInput(detail: "Linear: 5 values are not 1 rows of 1280")) { try linear([1, 2, 3, 4, 5], batch: 1) }
+        #expect(throws: ModelError.badInput(detail: "pointwise 4→2: 7 weights and 2 biases do not fit the layer")) {
+            try PointwiseConvolution(inChannels: 4, outChannels: 2, weight: [Float](repeating: 0, count: 7), bias: [0, 0],
+                                     clampsToSix: false)
         }
     }
 

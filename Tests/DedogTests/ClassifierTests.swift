@@ -29,7 +29,7 @@ import Dedog
     }
 
     @Test func aBlankImageShowsNoDog() throws {
-        let grey = RGBImage(width: 300, height: 200, pixels: [UInt8](repeating: 128, count: 300 * 200 * 3))
+        let grey = try RGBImage(width: 300, height: 200, pixels: [UInt8](repeating: 128, count: 300 * 200 * 3))
         let result = try Self.classifier.classify(grey)
         #expect(result.verdict == .noDog)
         #expect(!result.lookalikes.isEmpty)

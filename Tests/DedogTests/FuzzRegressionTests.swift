@@ -29,7 +29,7 @@ import Dedog
 
     /// What the harness does with every model that loads: classify a small image through the public API.
     static func classifyProbe(_ network: EfficientNetLite) {
-        let probe = RGBImage(width: 48, height: 40, pixels: (0..<(48 * 40 * 3)).map { UInt8(truncatingIfNeeded: $0 &* 37) })
+        guard let probe = try? RGBImage(width: 48, height: 40, pixels: (0..<(48 * 40 * 3)).map { UInt8(truncatingIfNeeded: $0 &* 37) }) else { return }
         guard let classifier = try? Classifier(network: network, modelURL: URL(fileURLWithPath: "fuzz")) else { return }
         _ = try? classifier.classify(probe, top: 5)
     }

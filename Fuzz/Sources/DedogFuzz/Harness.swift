@@ -6,7 +6,7 @@ nonisolated(unsafe) var target = "image"
 /// For `description`: the bundled Lite0 model's real tensors, whose description each input replaces.
 nonisolated(unsafe) var realTensors: SafeTensors?
 /// A small photo-like image that every successfully loaded model classifies.
-let probe = RGBImage(width: 48, height: 40, pixels: (0..<(48 * 40 * 3)).map { UInt8(truncatingIfNeeded: $0 &* 37) })
+let probe = try! RGBImage(width: 48, height: 40, pixels: (0..<(48 * 40 * 3)).map { UInt8(truncatingIfNeeded: $0 &* 37) })
 
 /// What a loaded model does with a photo: everything the description steers (preprocessing, heads, labels,
 /// temperatures, thresholds, mirror averaging) runs; it must end in a value or a typed error.

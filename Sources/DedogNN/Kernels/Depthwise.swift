@@ -13,9 +13,10 @@ public struct DepthwiseConvolution: Sendable {
     let bias: [Float]
 
     /// `weight` is [channels × kernel × kernel] as in the checkpoint, BN folded in.
-    public init(channels: Int, kernel: Int, stride: Int, weight: [Float], bias: [Float]) {
-        precondition(weight.count == channels * kernel * kernel && bias.count == channels && stride >= 1,
-                     "depthwise \(channels)ch \(kernel)×\(kernel): \(weight.count) weights, \(bias.count) biases")
+    public init(channels: Int, kernel: Int, stride: Int, weight: [Float], bias: [Float]) throws(ModelError) {
+        try KernelSupport.check(channels > 0 && kernel > 0 && stride >= 1 && weight.count == channels * kernel * kernel
+                                && bias.count == channels,
+                                "depthwise \(channels)ch \(kernel)×\(kernel)/\(stride)", weights: weight.count, biases: bias.count)
         self.channels = channels
         self.kernel = kernel
         self.stride = stride
@@ -25,9 +26,9 @@ public struct DepthwiseConvolution: Sendable {
 
     /// Safe entry point: `input` is NHWC, [batch × height × width × channels]; so is the result.
     public func callAsFunction(_ input: [Float], batch: Int, height: Int, width: Int, threads: Int = 1,
-                               kernels: KernelSet = .automatic) -> [Float] {
+                               kernels: KernelSet = .automatic) throws(ModelError) -> [Float] {
         let (oh, ow) = outputSize(height: height, width: width)
-        return KernelSupport.call(input, expecting: channels * batch * height * width, kernel: "depthwise",
+        return try KernelSupport.call(input, expecting: channels * batch * height * width, kernel: "depthwise",
                                   outputCount: channels * batch * oh * ow) {
             run($0, $1, batch: batch, height: height, width: width, parallel: Parallel(threads: threads, kernels: kernels))
         }

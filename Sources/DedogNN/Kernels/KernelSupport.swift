@@ -8,13 +8,20 @@ enum KernelSupport {
 
     /// Checks the input size, then runs `body` on the input and a zeroed output of `outputCount` floats.
     static func call(_ input: [Float], expecting count: Int, kernel name: String, outputCount: Int,
-                     _ body: (UnsafePointer<Float>, UnsafeMutablePointer<Float>) -> Void) -> [Float] {
-        precondition(input.count == count, "\(name): \(input.count) input values, expected \(count)")
+                     _ body: (UnsafePointer<Float>, UnsafeMutablePointer<Float>) -> Void) throws(ModelError) -> [Float] {
+        guard input.count == count, count > 0 else {
+            throw .badInput(detail: "\(name): \(input.count) input values, expected \(count)")
+        }
         var out = [Float](repeating: 0, count: outputCount)
         input.withUnsafeBufferPointer { x in
             out.withUnsafeMutableBufferPointer { y in body(x.baseAddress!, y.baseAddress!) }
         }
         return out
+    }
+
+    /// Refuses a layer whose weights or biases do not fit its shape.
+    static func check(_ ok: Bool, _ layer: String, weights: Int, biases: Int) throws(ModelError) {
+        if !ok { throw .badInput(detail: "\(layer): \(weights) weights and \(biases) biases do not fit the layer") }
     }
 
     /// [rows × taps] (checkpoint order) → [taps × rows], so that a kernel reads one tap's weights for

@@ -12,9 +12,10 @@ public struct PointwiseConvolution: Sendable {
     let packed: [Float]
 
     /// `weight` is [outChannels × inChannels] (BN folded in), `bias` [outChannels].
-    public init(inChannels: Int, outChannels: Int, weight: [Float], bias: [Float], clampsToSix: Bool) {
-        precondition(weight.count == inChannels * outChannels && bias.count == outChannels,
-                     "pointwise \(inChannels)→\(outChannels): \(weight.count) weights, \(bias.count) biases")
+    public init(inChannels: Int, outChannels: Int, weight: [Float], bias: [Float], clampsToSix: Bool) throws(ModelError) {
+        try KernelSupport.check(inChannels > 0 && outChannels > 0 && weight.count == inChannels * outChannels
+                                && bias.count == outChannels,
+                                "pointwise \(inChannels)→\(outChannels)", weights: weight.count, biases: bias.count)
         self.inChannels = inChannels
         self.outChannels = outChannels
         self.clampsToSix = clampsToSix
@@ -54,9 +55,11 @@ public struct PointwiseConvolution: Sendable {
     /// Safe entry point: `input` is channels-last, [pixels × inChannels]; `residual` and the result are
     /// [pixels × outChannels].
     public func callAsFunction(_ input: [Float], pixels: Int, residual: [Float]? = nil, threads: Int = 1,
-                               kernels: KernelSet = .automatic) -> [Float] {
-        precondition(residual.map { $0.count == outChannels * pixels } ?? true, "pointwise: residual size")
-        return KernelSupport.call(input, expecting: inChannels * pixels, kernel: "pointwise",
+                               kernels: KernelSet = .automatic) throws(ModelError) -> [Float] {
+        if let residual, residual.count != outChannels * pixels {
+            throw .badInput(detail: "pointwise: \(residual.count) residual values, expected \(outChannels * pixels)")
+        }
+        return try KernelSupport.call(input, expecting: inChannels * pixels, kernel: "pointwise",
                                   outputCount: outChannels * pixels) { x, y in
             let parallel = Parallel(threads: threads, kernels: kernels)
             if let residual {

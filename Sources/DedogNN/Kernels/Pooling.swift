@@ -3,8 +3,8 @@ import DedogKernels
 /// Global average pooling of the channels-last activation: [n][hw][c] → features [n][c].
 public enum GlobalAveragePool {
     /// Safe entry point: `input` is NHWC with `planeSize` = height × width.
-    public static func features(_ input: [Float], batch: Int, channels: Int, planeSize: Int) -> [Float] {
-        KernelSupport.call(input, expecting: batch * planeSize * channels, kernel: "global average pool",
+    public static func features(_ input: [Float], batch: Int, channels: Int, planeSize: Int) throws(ModelError) -> [Float] {
+        try KernelSupport.call(input, expecting: batch * planeSize * channels, kernel: "global average pool",
                            outputCount: batch * channels) {
             run($0, $1, channels: channels, batch: batch, planeSize: planeSize)
         }
@@ -33,9 +33,9 @@ public struct Linear: Sendable {
     public var outputs: Int { layer.outChannels }
 
     /// `weight` is [outputs × inputs], `bias` [outputs].
-    public init(inputs: Int, outputs: Int, weight: [Float], bias: [Float]) {
-        layer = PointwiseConvolution(inChannels: inputs, outChannels: outputs, weight: weight, bias: bias,
-                                     clampsToSix: false)
+    public init(inputs: Int, outputs: Int, weight: [Float], bias: [Float]) throws(ModelError) {
+        layer = try PointwiseConvolution(inChannels: inputs, outChannels: outputs, weight: weight, bias: bias,
+                                         clampsToSix: false)
     }
 
     init(inputs: Int, outputs: Int, weight: UnsafePointer<Float>, bias: [Float]) {
@@ -44,20 +44,21 @@ public struct Linear: Sendable {
     }
 
     /// Output `o`'s row of the weight matrix and its bias (e.g. to start a new head from a known class).
-    public func row(_ o: Int) -> (weight: [Float], bias: Float) {
-        precondition(o >= 0 && o < outputs, "Linear: output \(o) of \(outputs)")
-        return layer.row(o)
+    public func row(_ o: Int) -> (weight: [Float], bias: Float)? {
+        (0..<outputs).contains(o) ? layer.row(o) : nil
     }
 
     /// Applies the layer to `batch` rows of `x`.
-    public func callAsFunction(_ x: [Float], batch: Int, kernels: KernelSet = .automatic) -> [Float] {
-        precondition(x.count == batch * inputs, "Linear: \(x.count) values are not \(batch) rows of \(inputs)")
-        return layer(x, pixels: batch, kernels: kernels)
+    public func callAsFunction(_ x: [Float], batch: Int, kernels: KernelSet = .automatic) throws(ModelError) -> [Float] {
+        guard batch > 0, x.count == batch * inputs else {
+            throw .badInput(detail: "Linear: \(x.count) values are not \(batch) rows of \(inputs)")
+        }
+        return try layer(x, pixels: batch, kernels: kernels)
     }
 
     /// The outputs for several views of one image (`x` holds `views` rows), averaged: one row of `outputs`.
-    public func averaged(_ x: [Float], views: Int) -> [Float] {
-        let all = self(x, batch: views)
+    public func averaged(_ x: [Float], views: Int) throws(ModelError) -> [Float] {
+        let all = try self(x, batch: views)
         return (0..<outputs).map { o in (0..<views).reduce(0) { $0 + all[$1 * outputs + o] } / Float(views) }
     }
 }

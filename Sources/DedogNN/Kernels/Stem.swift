@@ -13,22 +13,23 @@ public struct StemConvolution: Sendable {
     let gemm: PointwiseConvolution
 
     /// `weight` is [outChannels × inChannels × k × k] as in the checkpoint, BN folded in.
-    public init(inChannels: Int, outChannels: Int, kernel: Int, stride: Int, weight: [Float], bias: [Float]) {
-        precondition(weight.count == outChannels * inChannels * kernel * kernel && bias.count == outChannels,
-                     "stem: \(weight.count) weights, \(bias.count) biases")
+    public init(inChannels: Int, outChannels: Int, kernel: Int, stride: Int, weight: [Float], bias: [Float]) throws(ModelError) {
+        try KernelSupport.check(inChannels > 0 && kernel > 0 && stride >= 1
+                                && weight.count == outChannels * inChannels * kernel * kernel && bias.count == outChannels,
+                                "stem", weights: weight.count, biases: bias.count)
         self.inChannels = inChannels
         self.outChannels = outChannels
         self.kernel = kernel
         self.stride = stride
-        gemm = PointwiseConvolution(inChannels: inChannels * kernel * kernel, outChannels: outChannels,
-                                    weight: weight, bias: bias, clampsToSix: true)
+        gemm = try PointwiseConvolution(inChannels: inChannels * kernel * kernel, outChannels: outChannels,
+                                        weight: weight, bias: bias, clampsToSix: true)
     }
 
     /// Safe entry point: `input` is NCHW, [batch × inChannels × height × width]; the result is NHWC.
     public func callAsFunction(_ input: [Float], batch: Int, height: Int, width: Int, threads: Int = 1,
-                               kernels: KernelSet = .automatic) -> [Float] {
+                               kernels: KernelSet = .automatic) throws(ModelError) -> [Float] {
         let (oh, ow) = outputSize(height: height, width: width)
-        return KernelSupport.call(input, expecting: batch * inChannels * height * width, kernel: "stem",
+        return try KernelSupport.call(input, expecting: batch * inChannels * height * width, kernel: "stem",
                                   outputCount: outChannels * batch * oh * ow) {
             run($0, $1, batch: batch, height: height, width: width, parallel: Parallel(threads: threads, kernels: kernels))
         }
