@@ -18,14 +18,6 @@
 #define PX1 4
 #define PX2 2
 #include "kernels_impl.h"
-#undef KTARGET
-#undef KFN
-#undef VW
-#undef MR
-#undef NP
-#undef PX1
-#undef PX2
-#undef KFUSED
 
 #if defined(__x86_64__)
 // AVX2 + FMA: 16 ymm registers hold a 6 × 16 tile (12 accumulators, 2 weight vectors, 1 broadcast).
@@ -38,14 +30,6 @@
 #define PX1 4
 #define PX2 4
 #include "kernels_impl.h"
-#undef KTARGET
-#undef KFN
-#undef VW
-#undef MR
-#undef NP
-#undef PX1
-#undef PX2
-#undef KFUSED
 
 // AVX-512: 32 zmm registers hold an 8 × 32 tile (16 accumulators, 2 weight vectors, broadcasts).
 #define KTARGET __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")))
@@ -60,17 +44,6 @@
 #define PX1 8
 #define PX2 4
 #include "kernels_impl.h"
-#undef KTARGET
-#undef KFN
-#undef VW
-#undef MR
-#undef NP
-#undef PX1
-#undef PX2
-#undef KFUSED
-#undef KMASK
-#undef KMASK_STORE
-#undef KMASK_LOAD
 #endif
 
 int dedog_isa_supported(dedog_isa isa) {

@@ -6,7 +6,8 @@
 //   MR, NP          the pointwise register tile: MR rows × NP panels of 16 columns
 //   PX1, PX2        output pixels per depthwise step at stride 1 and 2, sharing loads of weights and inputs
 //   KFUSED          1 where the instruction set has fused multiply-add
-// and includes it. Nothing here is visible outside the translation unit but KFN(pointwise) and KFN(depthwise).
+// and includes it, which undefines them again. Nothing here is visible outside the translation unit but
+// KFN(pointwise) and KFN(depthwise).
 
 #define NV (DEDOG_PANEL / VW)  // vectors per panel
 
@@ -204,11 +205,25 @@ INLINE void KFN(depthwise_group)(const dedog_depthwise_args *g, const int K, con
         if (ox + i < g->out_width) KFN(store)(out_row + (size_t)(ox + i) * C + c, KFN(relu6)(acc[i]));
 }
 
-/// The rows and channels of `g` for a K×K kernel at stride S (constants where inlined).
+/// Output pixel `ox` of the row whose window starts at input row `iy0`, channels c_from..<c_to: tiles of 16,
+/// then one by one, over the window's in-bounds taps only.
+INLINE void KFN(depthwise_single)(const dedog_depthwise_args *g, int k, int s, int iy0, int ky0, int ky1, int ox,
+                                  int c_from, int c_to, float *out_row) {
+    const int ix0 = ox * s - g->pad_left;
+    const int kx0 = ix0 < 0 ? -ix0 : 0;
+    const int kx1 = g->width - ix0 < k ? g->width - ix0 : k;
+    float *out = out_row + (size_t)ox * g->channels;
+    const int tiled = c_from + (c_to - c_from) / DEDOG_PANEL * DEDOG_PANEL;
+    for (int c = c_from; c < tiled; c += DEDOG_PANEL) KFN(depthwise_pixel)(g, iy0, ix0, ky0, ky1, kx0, kx1, c, out);
+    KFN(depthwise_scalar)(g, iy0, ix0, ky0, ky1, kx0, kx1, tiled, c_to, out);
+}
+
+/// The rows and channels of `g` for a K×K kernel at stride S; `px` > 0 (a constant where inlined) takes groups of
+/// px pixels one vector of channels at a time, px = 0 (any kernel size) one pixel at a time.
 INLINE void KFN(depthwise_rows)(const dedog_depthwise_args *g, const int K, const int S, const int px) {
     const int C = g->channels;
     const int c0 = g->first_channel, c1 = g->end_channel;
-    const int vectors_end = c0 + (c1 - c0) / VW * VW;
+    const int vectors_end = px > 0 ? c0 + (c1 - c0) / VW * VW : c0;
     for (int oy = g->first_row; oy < g->end_row; oy++) {
         const int iy0 = oy * S - g->pad_top;
         const int ky0 = iy0 < 0 ? -iy0 : 0;
@@ -218,12 +233,8 @@ INLINE void KFN(depthwise_rows)(const dedog_depthwise_args *g, const int K, cons
             for (int ox = 0; ox < g->out_width; ox += px)
                 KFN(depthwise_group)(g, K, S, px, iy0, ky0, ky1, ox, c, out_row);
         if (vectors_end < c1)
-            for (int ox = 0; ox < g->out_width; ox++) {
-                const int ix0 = ox * S - g->pad_left;
-                const int kx0 = ix0 < 0 ? -ix0 : 0;
-                const int kx1 = g->width - ix0 < K ? g->width - ix0 : K;
-                KFN(depthwise_scalar)(g, iy0, ix0, ky0, ky1, kx0, kx1, vectors_end, c1, out_row + (size_t)ox * C);
-            }
+            for (int ox = 0; ox < g->out_width; ox++)
+                KFN(depthwise_single)(g, K, S, iy0, ky0, ky1, ox, vectors_end, c1, out_row);
     }
 }
 
@@ -233,26 +244,22 @@ KTARGET void KFN(depthwise)(const dedog_depthwise_args *g) {
     else if (g->kernel == 3 && g->stride == 2) KFN(depthwise_rows)(g, 3, 2, PX2);
     else if (g->kernel == 5 && g->stride == 1) KFN(depthwise_rows)(g, 5, 1, PX1);
     else if (g->kernel == 5 && g->stride == 2) KFN(depthwise_rows)(g, 5, 2, PX2);
-    else {
-        const int C = g->channels, k = g->kernel, s = g->stride;
-        const int c0 = g->first_channel, c1 = g->end_channel;
-        const int tiled = c0 + (c1 - c0) / DEDOG_PANEL * DEDOG_PANEL;
-        for (int oy = g->first_row; oy < g->end_row; oy++) {
-            const int iy0 = oy * s - g->pad_top;
-            const int ky0 = iy0 < 0 ? -iy0 : 0;
-            const int ky1 = g->height - iy0 < k ? g->height - iy0 : k;
-            for (int ox = 0; ox < g->out_width; ox++) {
-                const int ix0 = ox * s - g->pad_left;
-                const int kx0 = ix0 < 0 ? -ix0 : 0;
-                const int kx1 = g->width - ix0 < k ? g->width - ix0 : k;
-                float *out = g->out + ((size_t)(oy - g->out_first_row) * g->out_width + (size_t)ox) * C;
-                for (int c = c0; c < tiled; c += DEDOG_PANEL) KFN(depthwise_pixel)(g, iy0, ix0, ky0, ky1, kx0, kx1, c, out);
-                KFN(depthwise_scalar)(g, iy0, ix0, ky0, ky1, kx0, kx1, tiled, c1, out);
-            }
-        }
-    }
+    else KFN(depthwise_rows)(g, g->kernel, g->stride, 0);
 }
 
 #undef NV
 #undef V
 #undef INLINE
+#undef KTARGET
+#undef KFN
+#undef VW
+#undef MR
+#undef NP
+#undef PX1
+#undef PX2
+#undef KFUSED
+#ifdef KMASK
+#undef KMASK
+#undef KMASK_STORE
+#undef KMASK_LOAD
+#endif
