@@ -26,7 +26,11 @@ public enum FolderWalk {
             }
             defer { closedir(handle) }
             while let entry = readdir(handle) {
-                let bytes = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix(while: { $0 != 0 })) }
+                // Up to the NUL only: glibc allocates a directory entry just long enough for its name, so loading
+                // the whole 256-byte d_name field reads past the end of the stream's buffer (AddressSanitizer
+                // caught it on a folder of 3,000 files).
+                let name = UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+                let bytes = Array(UnsafeRawBufferPointer(start: name, count: strlen(name.assumingMemoryBound(to: CChar.self))))
                 if bytes.first == UInt8(ascii: ".") { continue }  // ".", "..", and hidden entries such as .DS_Store
                 guard let name = String(validating: bytes, as: UTF8.self) else {
                     listing.problems.append((join(dir, String(decoding: bytes, as: UTF8.self)),
