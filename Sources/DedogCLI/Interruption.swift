@@ -21,11 +21,13 @@ enum Interruption {
         }
     }
 
-    /// When a signal came: reports `message` and exits with 128 + its number.
+    /// When a signal came: reports `message` and exits with 128 + its number, at once: output is written
+    /// unbuffered (Terminal), and work other threads have in flight is abandoned, not finished, so no exit
+    /// handler runs (LeakSanitizer's would count the abandoned work as leaks and change the status).
     static func exitIfRequested(_ message: @autoclosure () -> String) {
         let number = received.load(ordering: .relaxed)
         guard number != 0 else { return }
         Terminal.error(message())
-        exit(128 + number)
+        _exit(128 + number)
     }
 }
