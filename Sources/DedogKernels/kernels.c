@@ -152,3 +152,41 @@ void dedog_stem_patches(const float *in, int channels, int height, int width, in
         }
     }
 }
+
+// Half to single precision: exact for every value (subnormals, infinities and NaNs included).
+static float half_to_float(uint16_t h) {
+    const uint32_t sign = (uint32_t)(h & 0x8000) << 16, exponent = (h >> 10) & 0x1F, mantissa = h & 0x3FF;
+    uint32_t bits;
+    if (exponent == 0x1F) {
+        bits = sign | 0x7F800000 | (mantissa << 13);
+    } else if (exponent != 0) {
+        bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
+    } else if (mantissa == 0) {
+        bits = sign;
+    } else {  // subnormal: normalise
+        uint32_t m = mantissa, e = 113;
+        while (!(m & 0x400)) { m <<= 1; e--; }
+        bits = sign | (e << 23) | ((m & 0x3FF) << 13);
+    }
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2,f16c"))) static void f16_to_f32_f16c(const uint16_t *in, float *out, size_t count) {
+    size_t i = 0;
+    for (; i + 8 <= count; i += 8)
+        _mm256_storeu_ps(out + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(in + i))));
+    for (; i < count; i++) out[i] = half_to_float(in[i]);
+}
+#endif
+
+void dedog_f16_to_f32(const uint16_t *in, float *out, size_t count) {
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx2")) { f16_to_f32_f16c(in, out, count); return; }
+#endif
+    for (size_t i = 0; i < count; i++) out[i] = half_to_float(in[i]);
+}
+

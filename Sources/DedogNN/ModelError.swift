@@ -48,7 +48,7 @@ public enum ModelError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .wrongShape(file, name, expected, found):
             return "\(file): tensor \"\(name)\" has shape \(found), expected \(expected). \(fix)"
         case let .wrongDType(file, name, found):
-            return "\(file): tensor \"\(name)\" has dtype \(found), expected F32. \(fix)"
+            return "\(file): tensor \"\(name)\" has dtype \(found), expected F32 or F16. \(fix)"
         case let .nonFiniteValues(file, name):
             return "\(file): tensor \"\(name)\" contains NaN or infinite values; the model is damaged. \(fix)"
         case let .labelCountMismatch(file, head, labels, outputs):

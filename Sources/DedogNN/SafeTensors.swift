@@ -1,5 +1,6 @@
 import Foundation
 import DedogFiles
+import DedogKernels
 
 /// A strictly parsed safetensors file: an 8-byte little-endian header length, a JSON header mapping tensor
 /// names to dtype, shape and byte range, then the data. Every length, offset and shape is checked against
@@ -108,19 +109,29 @@ public struct SafeTensors: Sendable {
         self.entries = entries
     }
 
-    /// The float32 values of tensor `name`, which must have `shape`.
+    /// The values of tensor `name`, which must have `shape`, as float32: stored as F32, or as F16 (half the
+    /// size in the file; widened exactly).
     public func floats(_ name: String, shape: [Int]) throws(ModelError) -> [Float] {
         guard let entry = entries[name] else { throw .missingTensor(file: file, name: name) }
-        guard entry.dtype == "F32" else { throw .wrongDType(file: file, name: name, found: entry.dtype) }
+        guard entry.dtype == "F32" || entry.dtype == "F16" else { throw .wrongDType(file: file, name: name, found: entry.dtype) }
         guard entry.shape == shape else { throw .wrongShape(file: file, name: name, expected: shape, found: entry.shape) }
-        let count = entry.range.count / 4
+        let half = entry.dtype == "F16"
+        let count = entry.range.count / (half ? 2 : 4)
         let base = data.startIndex + entry.range.lowerBound
         var finite = true
         let values = [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
             data[base..<(base + entry.range.count)].withUnsafeBytes { raw in
                 // safetensors is little-endian, as is every platform dedog builds for; one copy, then one pass
                 // that checks the exponent bits (all ones is NaN or infinity) without branching per value.
-                UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[0..<(count * 4)]))
+                if half {
+                    let halves = [UInt16](unsafeUninitializedCapacity: count) { h, n in
+                        UnsafeMutableRawBufferPointer(h).copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[0..<(count * 2)]))
+                        n = count
+                    }
+                    dedog_f16_to_f32(halves, buffer.baseAddress!, count)
+                } else {
+                    UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[0..<(count * 4)]))
+                }
             }
             var special: UInt32 = 0
             UnsafeRawBufferPointer(buffer).withMemoryRebound(to: UInt32.self) { bits in
@@ -137,10 +148,10 @@ public struct SafeTensors: Sendable {
     /// not 4-byte aligned), after the same checks as `floats(_:shape:)`.
     public func withFloats<R>(_ name: String, shape: [Int], _ body: (UnsafeBufferPointer<Float>) -> R) throws(ModelError) -> R {
         guard let entry = entries[name] else { throw .missingTensor(file: file, name: name) }
-        guard entry.dtype == "F32" else { throw .wrongDType(file: file, name: name, found: entry.dtype) }
+        guard entry.dtype == "F32" || entry.dtype == "F16" else { throw .wrongDType(file: file, name: name, found: entry.dtype) }
         guard entry.shape == shape else { throw .wrongShape(file: file, name: name, expected: shape, found: entry.shape) }
         let base = data.startIndex + entry.range.lowerBound
-        let result: R? = data[base..<(base + entry.range.count)].withUnsafeBytes { raw in
+        let result: R? = entry.dtype != "F32" ? nil : data[base..<(base + entry.range.count)].withUnsafeBytes { raw in
             guard let start = raw.baseAddress, Int(bitPattern: start) % 4 == 0 else { return nil }
             let values = UnsafeBufferPointer(start: start.assumingMemoryBound(to: Float.self), count: raw.count / 4)
             var special: UInt32 = 0
@@ -148,7 +159,7 @@ public struct SafeTensors: Sendable {
             return special == 0 ? body(values) : nil
         }
         if let result { return result }
-        // Unaligned, or not finite: the copying path says which.
+        // F16, unaligned, or not finite: the copying path widens, or says which value is wrong.
         let values = try floats(name, shape: shape)
         return values.withUnsafeBufferPointer(body)
     }

@@ -52,3 +52,37 @@ enum BundledModel {
         #expect(top5(logits) == [207, 208, 676, 176, 231])
     }
 }
+
+/// Lite1 and Lite2 against an independent PyTorch implementation (PyPI efficientnet-lite-pytorch, run by
+/// scripts/make_golden.py with exactly the weights of the model files): the backbone table scaled by width
+/// and depth, the resolution from the model file, the F16 weights widened at load. Committed in Tests/Golden.
+@Suite struct ScaledBackboneGoldenTests {
+    static func tensor(_ architecture: String, _ name: String) throws -> [Float] {
+        let url = SharedData.packageRoot.appendingPathComponent("Tests/Golden/\(architecture)/\(name).f32")
+        let data = try Data(contentsOf: url)
+        return data.withUnsafeBytes { raw in (0..<(data.count / 4)).map { raw.loadUnaligned(fromByteOffset: $0 * 4, as: Float.self) } }
+    }
+
+    @Test(arguments: ["efficientnet-lite1", "efficientnet-lite2"], KernelSet.supported)
+    func featuresAndLogitsMatchPyTorch(_ architecture: String, _ kernels: KernelSet) throws {
+        let network = try EfficientNetLite(contentsOf: SharedData.packageRoot
+            .appendingPathComponent("models/\(architecture)-imagenet.safetensors"))
+        #expect(network.backbone.architecture == architecture)
+        let size = network.model.preprocessing.cropSize
+        #expect(size == network.backbone.resolution)
+        let input = try Self.tensor(architecture, "input")
+        #expect(input.count == 3 * size * size)
+        let features = try network.makeSession(threads: 2, kernels: kernels).features(input, batch: 1, height: size, width: size)
+        let logits = try network.imagenetHead!(features, batch: 1, kernels: kernels)
+        for (name, ours) in [("features", features), ("logits", logits)] {
+            let reference = try Self.tensor(architecture, name)
+            try #require(ours.count == reference.count)
+            let diff = GoldenTests.maxDifference(ours, reference)
+            #expect(diff <= GoldenTests.tolerance(reference), "\(architecture) \(name) (\(kernels)): max abs difference \(diff)")
+        }
+        let top5 = { (x: [Float]) in Array(x.indices.sorted { x[$0] > x[$1] }.prefix(5)) }
+        let reference = try Self.tensor(architecture, "logits")
+        #expect(top5(logits) == top5(reference))
+        #expect(top5(logits).first == 207)  // golden retriever, as Lite0 says
+    }
+}

@@ -119,9 +119,29 @@ import DedogNN
         #expect(throws: ModelError.wrongDType(file: "bad.safetensors", name: "a", found: "Q8")) {
             try SafeTensors(header(#"{"a":{"dtype":"Q8","shape":[2],"data_offsets":[0,8]}}"#), file: "bad.safetensors")
         }
-        let f16 = try SafeTensors(header(#"{"a":{"dtype":"F16","shape":[4],"data_offsets":[0,8]}}"#), file: "bad.safetensors")
-        #expect(throws: ModelError.wrongDType(file: "bad.safetensors", name: "a", found: "F16")) {
-            try f16.floats("a", shape: [4])
+        let bf16 = try SafeTensors(header(#"{"a":{"dtype":"BF16","shape":[4],"data_offsets":[0,8]}}"#), file: "bad.safetensors")
+        #expect(throws: ModelError.wrongDType(file: "bad.safetensors", name: "a", found: "BF16")) {
+            try bf16.floats("a", shape: [4])
+        }
+    }
+
+    /// F16 tensors are widened exactly: zeros, ±1, the largest half, the smallest subnormal, and a value
+    /// with every mantissa bit; NaN or infinity in a half tensor is refused like in a float one.
+    @Test func halfPrecisionTensorsAreWidenedExactly() throws {
+        func file(_ halves: [UInt16]) throws -> SafeTensors {
+            let json = #"{"a":{"dtype":"F16","shape":[\#(halves.count)],"data_offsets":[0,\#(halves.count * 2)]}}"#
+            var bytes = Data()
+            withUnsafeBytes(of: UInt64(json.utf8.count).littleEndian) { bytes.append(contentsOf: $0) }
+            bytes.append(contentsOf: json.utf8)
+            for h in halves { withUnsafeBytes(of: h.littleEndian) { bytes.append(contentsOf: $0) } }
+            return try SafeTensors(bytes, file: "half.safetensors")
+        }
+        let halves: [UInt16] = [0x0000, 0x8000, 0x3C00, 0xBC00, 0x7BFF, 0x0001, 0x3FFF, 0x3555, 0x0400, 0x1234]
+        let expected: [Float] = [0, -0.0, 1, -1, 65504, 5.9604645e-08, 1.9990234, 0.33325195, 6.1035156e-05, 0.0007572174]
+        let widened = try file(halves).floats("a", shape: [halves.count])
+        #expect(widened.map(\.bitPattern) == expected.map(\.bitPattern))
+        #expect(throws: ModelError.nonFiniteValues(file: "half.safetensors", name: "a")) {
+            try file([0x3C00, 0x7C00]).floats("a", shape: [2])
         }
     }
 

@@ -88,6 +88,9 @@ void dedog_depthwise(dedog_isa isa, const dedog_depthwise_args *args);
 void dedog_stem_patches(const float *in, int channels, int height, int width, int kernel, int stride,
                         int pad_top, int pad_left, int row, int out_width, float *patches);
 
+/// IEEE half-precision values (as stored in model files, little-endian) widened to float, exactly.
+void dedog_f16_to_f32(const uint16_t *in, float *out, size_t count);
+
 /// Multiply-adds per second that `isa`'s fused multiply-add reaches on one core with every operand in
 /// registers, over `iterations` rounds of 12 independent vector FMAs: the ceiling the benchmarks measure
 /// kernels against.
