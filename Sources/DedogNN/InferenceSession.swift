@@ -42,11 +42,13 @@ public final class InferenceSession {
 
     /// The pooled 1280 features of each image, [batch × 1280].
     ///
-    /// `input` is NCHW: `batch` images of 3 × height × width floats, already normalised.
+    /// `input` is NCHW: `batch` images of 3 × height × width floats, already normalised; height and width are
+    /// the model's crop size unless given.
     /// `tap`, when given, receives each image's stem output, block outputs and head activation in NCHW,
     /// named `stem`, `block_00` … `block_15`, `head` (for tests against golden tensors).
-    public func features(_ input: [Float], batch: Int, height: Int = 224, width: Int = 224,
+    public func features(_ input: [Float], batch: Int, height: Int? = nil, width: Int? = nil,
                          tap: ((String, [Float]) -> Void)? = nil) throws(ModelError) -> [Float] {
+        let height = height ?? network.model.preprocessing.cropSize, width = width ?? network.model.preprocessing.cropSize
         let sizes = EfficientNetLite.inputSizes
         guard sizes.contains(height), sizes.contains(width) else {
             throw .badInput(detail: "\(width)×\(height) images: the network takes \(sizes.lowerBound) to \(sizes.upperBound) pixels a side")

@@ -20,12 +20,20 @@ public enum ModelWriter {
                                       outputs: bias.count)
         }
         let old = Set([base.model?.breedHead?.weight, base.model?.breedHead?.bias].compactMap { $0 })
-        var tensors: [(name: String, shape: [Int], values: [Float])] = []
+        // The base's tensors as stored (F16 stays F16, so a model trained on a small base stays small), each
+        // checked as a loader would check it.
+        var tensors: [(name: String, dtype: String, shape: [Int], bytes: Data)] = []
         for (name, entry) in base.entries.sorted(by: { $0.key < $1.key }) where !old.contains(name) {
-            tensors.append((name, entry.shape, try base.floats(name, shape: entry.shape)))
+            _ = try base.floats(name, shape: entry.shape)
+            tensors.append((name, entry.dtype, entry.shape, base.bytes(of: name)))
         }
-        tensors.append((head.weight, [head.labels.count, EfficientNetLite.featureCount], weight))
-        tensors.append((head.bias, [head.labels.count], bias))
+        func raw(_ values: [Float]) -> Data {
+            var bytes = Data(capacity: values.count * 4)
+            for v in values { withUnsafeBytes(of: v.bitPattern.littleEndian) { bytes.append(contentsOf: $0) } }
+            return bytes
+        }
+        tensors.append((head.weight, "F32", [head.labels.count, EfficientNetLite.featureCount], raw(weight)))
+        tensors.append((head.bias, "F32", [head.labels.count], raw(bias)))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let bytes: Data

@@ -185,27 +185,32 @@ public struct SafeTensors: Sendable {
     /// Writes `tensors` (float32, in the given order) and `metadata` as a safetensors file.
     public static func encode(_ tensors: [(name: String, shape: [Int], values: [Float])],
                               metadata: [String: String]) throws -> Data {
+        try encode(tensors.map { t in
+            var bytes = Data(capacity: t.values.count * 4)
+            for v in t.values { withUnsafeBytes(of: v.bitPattern.littleEndian) { bytes.append(contentsOf: $0) } }
+            return (t.name, "F32", t.shape, bytes)
+        }, metadata: metadata)
+    }
+
+    /// Writes tensors given as little-endian bytes of `dtype` (F32 or F16), in the given order.
+    public static func encode(_ tensors: [(name: String, dtype: String, shape: [Int], bytes: Data)],
+                              metadata: [String: String]) throws -> Data {
         var header: [String: Any] = ["__metadata__": metadata]
         var offset = 0
         for t in tensors {
-            guard t.shape.allSatisfy({ $0 >= 0 }), t.shape.reduce(1, *) == t.values.count else {
-                throw ModelError.wrongShape(file: "(new file)", name: t.name, expected: t.shape, found: [t.values.count])
+            let width = byteWidth[t.dtype] ?? 0
+            guard width > 0, t.shape.allSatisfy({ $0 >= 0 }), t.shape.reduce(1, *) * width == t.bytes.count else {
+                throw ModelError.wrongShape(file: "(new file)", name: t.name, expected: t.shape, found: [t.bytes.count / max(1, width)])
             }
-            header[t.name] = ["dtype": "F32", "shape": t.shape, "data_offsets": [offset, offset + t.values.count * 4]]
-            offset += t.values.count * 4
+            header[t.name] = ["dtype": t.dtype, "shape": t.shape, "data_offsets": [offset, offset + t.bytes.count]]
+            offset += t.bytes.count
         }
         var json = try JSONSerialization.data(withJSONObject: header, options: [.sortedKeys])
         while json.count % 8 != 0 { json.append(0x20) }  // align the data, as the reference writer does
         var out = Data(capacity: 8 + json.count + offset)
         withUnsafeBytes(of: UInt64(json.count).littleEndian) { out.append(contentsOf: $0) }
         out.append(json)
-        for t in tensors {
-            #if _endian(little)
-            t.values.withUnsafeBytes { out.append(contentsOf: $0) }
-            #else
-            for v in t.values { withUnsafeBytes(of: v.bitPattern.littleEndian) { out.append(contentsOf: $0) } }
-            #endif
-        }
+        for t in tensors { out.append(t.bytes) }
         return out
     }
 }
