@@ -7,8 +7,8 @@ struct Train: ParsableCommand {
         abstract: "Train a breed classifier on your own folder of photos (transfer learning).",
         discussion: """
             DATASET is a folder with one sub-folder per breed (the sub-folder's name is the label), photos \
-            inside (JPEG or PNG, found by content). The pretrained EfficientNet-Lite0 backbone stays frozen; \
-            dedog computes its 1280 features once per photo (cached on disk, so a second run skips this) and \
+            inside (JPEG or PNG, found by content). The pretrained EfficientNet-Lite backbone (Lite0 unless \
+            --base-model names Lite1 or Lite2) stays frozen; dedog computes its 1280 features once per photo (cached on disk, so a second run skips this) and \
             trains a softmax classifier on them, starting from the ImageNet classifier where the folder names \
             match its classes (as the Stanford Dogs folders do). Confidences are calibrated on the validation \
             images (temperature scaling). The output is one model file for `dedog classify --model`.
@@ -20,6 +20,7 @@ struct Train: ParsableCommand {
               dedog train ~/dogs
               dedog train ~/dogs --output mydogs.safetensors --val-fraction 0.2
               dedog train stanford-dogs-224 --split stanford-dogs-224/splits/train.txt
+              dedog train ~/dogs --base-model models/efficientnet-lite2-imagenet.safetensors
             """
     )
 
@@ -42,7 +43,8 @@ struct Train: ParsableCommand {
                                valueName: "kind"))
     var augment: Augmentation = .mirror
 
-    @Option(help: ArgumentHelp("Base model with the pretrained backbone (default: the bundled one).", valueName: "file"))
+    @Option(help: ArgumentHelp("Base model with the pretrained backbone (default: the bundled Lite0; models/ also "
+                               + "has efficientnet-lite1- and -lite2-imagenet.safetensors, stronger and slower).", valueName: "file"))
     var baseModel: String?
 
     @Option(help: "Maximum passes over the training features.")
