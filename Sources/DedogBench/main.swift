@@ -72,8 +72,8 @@ case "layers":
     let bands = !args.contains("--unbanded")
     var columns: [(KernelSet, [StepTiming], Double)] = []
     for set in sets {
-        let timings = network.makeSession(threads: threads, kernels: set, bandsBlocks: bands)
-            .profile(height: size, width: size, runs: runs)
+        let timings = try! network.makeSession(threads: threads, kernels: set, bandsBlocks: bands)
+            .profile(input(batch: 1, size: size), height: size, width: size, runs: runs)
         columns.append((set, timings, set.measuredPeakMultiplyAdds() * 2e-9))
     }
     func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : s + String(repeating: " ", count: n - s.count) }

@@ -1,4 +1,4 @@
-/// Every step of one forward pass for a (network, input size, batch): which layer runs, from which buffer into
+/// Every step of one image's forward pass for a (network, input size): which layer runs, from which buffer into
 /// which, at what size, and how large each buffer must be. Built once and then run as often as wanted, so
 /// that sizing the buffers and running the layers cannot disagree.
 struct ExecutionPlan: Sendable {
@@ -81,9 +81,9 @@ struct ExecutionPlan: Sendable {
         }
     }
 
-    let batch, height, width: Int
+    let height, width: Int
     private(set) var steps: [Step] = []
-    /// Floats per buffer, for the whole batch.
+    /// Floats per buffer.
     private(set) var bufferSizes: [Int] = [0, 0, 0]
 
     /// Blocks whose expanded activation is larger than this many bytes run band by band (`BandedBlock`).
@@ -91,8 +91,7 @@ struct ExecutionPlan: Sendable {
 
     /// `parts`: how many threads share one image's pass (each banded block needs scratch for each);
     /// `bandsBlocks`: whether large blocks run band by band.
-    init(network: EfficientNetLite, height: Int, width: Int, batch: Int, parts: Int, bandsBlocks: Bool = true) {
-        self.batch = batch
+    init(network: EfficientNetLite, height: Int, width: Int, parts: Int, bandsBlocks: Bool = true) {
         self.height = height
         self.width = width
         // Block inputs and outputs alternate between buffers 0 and 1; the depthwise output goes to 2.
@@ -104,11 +103,12 @@ struct ExecutionPlan: Sendable {
         for (i, block) in network.blocks.enumerated() {
             let name = "block_" + (i < 10 ? "0" : "") + String(i)
             let other = 1 - current
-            if bandsBlocks, batch == 1, 4 * block.depthwise.channels * h * w > Self.bandedAbove {
+            if bandsBlocks, 4 * block.depthwise.channels * h * w > Self.bandedAbove {
                 let banded = BandedBlock(block: block, height: h, width: w)
                 bufferSizes[2] = max(bufferSizes[2], parts * banded.scratchPerPart)
+                // The banded block adds its own input where the block has a residual.
                 append(.block(banded), name, from: .buffer(current), to: .buffer(other), h, w, block.project.outChannels,
-                       banded.outHeight, banded.outWidth, residual: block.hasResidual ? .buffer(current) : nil, tap: true)
+                       banded.outHeight, banded.outWidth, tap: true)
                 current = other
                 h = banded.outHeight; w = banded.outWidth
                 continue
@@ -135,7 +135,7 @@ struct ExecutionPlan: Sendable {
     private mutating func append(_ operation: Operation, _ name: String, from input: Place, to output: Place,
                                  _ h: Int, _ w: Int, _ channels: Int, _ oh: Int, _ ow: Int,
                                  residual: Place? = nil, tap: Bool = false) {
-        if case let .buffer(i) = output { bufferSizes[i] = max(bufferSizes[i], batch * channels * oh * ow) }
+        if case let .buffer(i) = output { bufferSizes[i] = max(bufferSizes[i], channels * oh * ow) }
         steps.append(Step(operation: operation, input: input, output: output, residual: residual, height: h, width: w,
                           outChannels: channels, outHeight: oh, outWidth: ow, name: name, isTap: tap))
     }

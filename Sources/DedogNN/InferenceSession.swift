@@ -76,10 +76,9 @@ public final class InferenceSession {
                         image += threads
                     }
                 }
-                let parallel = pool.map { Parallel(pool: $0, kernels: kernels) } ?? Parallel(threads: 1, kernels: kernels)
                 while image < batch {
                     Self.run(plan, input: x.base + image * imageSize, features: y.base + image * featureCount,
-                             scratch: scratch[0], parallel: parallel, tap: tap)
+                             scratch: scratch[0], parallel: oneImage, tap: tap)
                     image += 1
                 }
             }
@@ -90,8 +89,7 @@ public final class InferenceSession {
     private func plan(height: Int, width: Int) -> ExecutionPlan {
         let key = Size(height: height, width: width)
         if let plan = plans[key] { return plan }
-        let plan = ExecutionPlan(network: network, height: height, width: width, batch: 1, parts: threads,
-                                 bandsBlocks: bandsBlocks)
+        let plan = ExecutionPlan(network: network, height: height, width: width, parts: threads, bandsBlocks: bandsBlocks)
         if plans.count >= 8 { plans.removeAll() }
         plans[key] = plan
         let needed = plan.bufferSizes
@@ -105,18 +103,22 @@ public final class InferenceSession {
         return plan
     }
 
-    /// Times every step of one image's forward pass on random input, with the session's threads: the median
-    /// over `runs` passes (after `warmup`), with each step's shape, for `DedogBench layers`.
-    public func profile(height: Int, width: Int, runs: Int, warmup: Int = 3) -> [StepTiming] {
-        let plan = self.plan(height: height, width: width)
-        var state: UInt64 = 42
-        let input = (0..<(3 * height * width)).map { _ in
-            state = state &* 6364136223846793005 &+ 1442695040888963407
-            return Float(Int32(truncatingIfNeeded: state >> 33)) / Float(Int32.max)
+    /// How one image's pass spreads over the session's threads: layer by layer, on its worker pool.
+    private var oneImage: Parallel {
+        pool.map { Parallel(pool: $0, kernels: kernels) } ?? Parallel(threads: 1, kernels: kernels)
+    }
+
+    /// Times every step of the forward pass of `input` (one image, 3 × height × width), with the session's
+    /// threads: the median over `runs` passes (after `warmup`), with each step's shape, for `DedogBench layers`.
+    public func profile(_ input: [Float], height: Int, width: Int, runs: Int, warmup: Int = 3) throws(ModelError) -> [StepTiming] {
+        guard input.count == 3 * height * width, EfficientNetLite.inputSizes.contains(height),
+              EfficientNetLite.inputSizes.contains(width) else {
+            throw .badInput(detail: "\(input.count) floats are not one image of 3×\(height)×\(width) the network takes")
         }
+        let plan = self.plan(height: height, width: width)
         var features = [Float](repeating: 0, count: EfficientNetLite.featureCount)
         var samples = [[Double]](repeating: [], count: plan.steps.count)
-        let parallel = pool.map { Parallel(pool: $0, kernels: kernels) } ?? Parallel(threads: 1, kernels: kernels)
+        let parallel = oneImage
         input.withUnsafeBufferPointer { inp in
             features.withUnsafeMutableBufferPointer { f in
                 for r in 0..<(warmup + runs) {
@@ -147,7 +149,7 @@ public final class InferenceSession {
             case .features: features
             }
         }
-        let batch = plan.batch
+        let batch = 1  // a plan is one image's pass
         for (index, step) in plan.steps.enumerated() {
             let x = place(step.input), y = place(step.output)
             switch step.operation {

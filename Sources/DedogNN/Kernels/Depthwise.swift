@@ -40,45 +40,35 @@ public struct DepthwiseConvolution: Sendable {
 
     func run(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, batch: Int,
              height: Int, width: Int, parallel: Parallel) {
-        let (oh, padTop) = ReferenceKernels.samePadding(input: height, kernel: kernel, stride: stride)
-        let (ow, padLeft) = ReferenceKernels.samePadding(input: width, kernel: kernel, stride: stride)
+        let (oh, ow) = outputSize(height: height, width: width)
         let src = SharedPointer(UnsafeMutablePointer(mutating: input)), dst = SharedPointer(output)
-        let c = channels, k = kernel, s = stride, isa = parallel.kernels.isa
-        tapWeights.withUnsafeBufferPointer { w in
-            bias.withUnsafeBufferPointer { b in
-                let wp = SharedPointer(UnsafeMutablePointer(mutating: w.baseAddress!))
-                let bp = SharedPointer(UnsafeMutablePointer(mutating: b.baseAddress!))
-                let byRows = batch * oh >= 4 * parallel.parts
-                parallel { part in
-                    let rows = byRows ? slice(batch * oh, part: part, of: parallel.parts) : 0..<(batch * oh)
-                    let lanes = byRows ? 0..<c : slice(c, part: part, of: parallel.parts, align: Int(DEDOG_PANEL))
-                    if rows.isEmpty || lanes.isEmpty { return }
-                    // The rows of each image in this part's share.
-                    var row = rows.lowerBound
-                    while row < rows.upperBound {
-                        let image = row / oh, end = min(rows.upperBound, (image + 1) * oh)
-                        var args = dedog_depthwise_args(
-                            in: src.base + image * height * width * c, in_first_row: 0, out_first_row: 0,
-                            height: Int32(height), width: Int32(width),
-                            channels: Int32(c), kernel: Int32(k), stride: Int32(s),
-                            pad_top: Int32(padTop), pad_left: Int32(padLeft), out_height: Int32(oh), out_width: Int32(ow),
-                            weight: wp.base, bias: bp.base, out: dst.base + image * oh * ow * c,
-                            first_row: Int32(row - image * oh), end_row: Int32(end - image * oh),
-                            first_channel: Int32(lanes.lowerBound), end_channel: Int32(lanes.upperBound))
-                        dedog_depthwise(isa, &args)
-                        row = end
-                    }
-                }
+        let c = channels, kernels = parallel.kernels
+        let byRows = batch * oh >= 4 * parallel.parts
+        parallel { part in
+            let rows = byRows ? slice(batch * oh, part: part, of: parallel.parts) : 0..<(batch * oh)
+            let lanes = byRows ? 0..<c : slice(c, part: part, of: parallel.parts, align: Int(DEDOG_PANEL))
+            if lanes.isEmpty { return }
+            // The rows of each image in this part's share.
+            var row = rows.lowerBound
+            while row < rows.upperBound {
+                let image = row / oh, end = min(rows.upperBound, (image + 1) * oh)
+                runBand(src.base + image * height * width * c, firstInputRow: 0,
+                        dst.base + (row - image * oh) * ow * c + image * oh * ow * c,
+                        rows: (row - image * oh)..<(end - image * oh), height: height, width: width, channels: lanes,
+                        kernels: kernels)
+                row = end
             }
         }
     }
 
-    /// Output rows `rows` of one image on the calling thread, from a band of input rows that starts at
-    /// `firstInputRow` into a band buffer that starts at output row `rows.lowerBound`.
+    /// Output rows `rows` of one image on the calling thread, channels `channels` (all unless given), from a
+    /// band of input rows that starts at `firstInputRow` into a band buffer that starts at output row
+    /// `rows.lowerBound`; the one place that calls the C kernel.
     func runBand(_ input: UnsafePointer<Float>, firstInputRow: Int, _ output: UnsafeMutablePointer<Float>,
-                 rows: Range<Int>, height: Int, width: Int, kernels: KernelSet) {
+                 rows: Range<Int>, height: Int, width: Int, channels lanes: Range<Int>? = nil, kernels: KernelSet) {
         let (oh, padTop) = ReferenceKernels.samePadding(input: height, kernel: kernel, stride: stride)
         let (ow, padLeft) = ReferenceKernels.samePadding(input: width, kernel: kernel, stride: stride)
+        let lanes = lanes ?? 0..<channels
         tapWeights.withUnsafeBufferPointer { w in
             bias.withUnsafeBufferPointer { b in
                 var args = dedog_depthwise_args(
@@ -87,7 +77,7 @@ public struct DepthwiseConvolution: Sendable {
                     stride: Int32(stride), pad_top: Int32(padTop), pad_left: Int32(padLeft), out_height: Int32(oh),
                     out_width: Int32(ow), weight: w.baseAddress!, bias: b.baseAddress!, out: output,
                     first_row: Int32(rows.lowerBound), end_row: Int32(rows.upperBound),
-                    first_channel: 0, end_channel: Int32(channels))
+                    first_channel: Int32(lanes.lowerBound), end_channel: Int32(lanes.upperBound))
                 dedog_depthwise(kernels.isa, &args)
             }
         }

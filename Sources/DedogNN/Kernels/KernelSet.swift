@@ -17,9 +17,9 @@ public enum KernelSet: String, CaseIterable, Sendable, CustomStringConvertible {
     /// The sets this CPU supports, slowest first.
     public static var supported: [KernelSet] { allCases.filter(\.isSupported) }
 
-    /// `DEDOG_KERNELS` when it names a set this CPU supports, else `best`. Use `fromEnvironment()` to be told
-    /// what is wrong with the variable.
-    public static var automatic: KernelSet { (try? fromEnvironment()) ?? best }
+    /// `DEDOG_KERNELS` when it names a set this CPU supports, else `best`; read once per process. Use
+    /// `fromEnvironment()` to be told what is wrong with the variable.
+    public static let automatic: KernelSet = (try? fromEnvironment()) ?? best
 
     /// The set `DEDOG_KERNELS` asks for (`portable`, `avx2` or `avx512`), or `best` when it is unset or empty.
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws(ModelError) -> KernelSet {

@@ -7,11 +7,10 @@ public enum MatrixProduct {
     public static func timesTransposed(_ a: UnsafePointer<Float>, rows m: Int, _ b: UnsafePointer<Float>,
                                        bias: UnsafePointer<Float>?, outputs n: Int, inner k: Int,
                                        kernels: KernelSet = .automatic) -> [Float] {
-        let packed = [Float](unsafeUninitializedCapacity: dedog_pointwise_packed_count(Int32(k), Int32(n))) { p, count in
-            dedog_pointwise_pack(b, bias, Int32(k), Int32(n), p.baseAddress!)
-            count = p.count
+        let layer = PointwiseConvolution(inChannels: k, outChannels: n, clampsToSix: false) {
+            dedog_pointwise_pack(b, bias, Int32(k), Int32(n), $0)
         }
-        return product(a, rows: m, packed, outputs: n, inner: k, kernels: kernels)
+        return product(a, rows: m, layer, kernels: kernels)
     }
 
     /// aᵀ · b, with a [k × m] and b [k × n]: [m × n].
@@ -19,26 +18,16 @@ public enum MatrixProduct {
                                        outputs n: Int, inner k: Int, kernels: KernelSet = .automatic) -> [Float] {
         var at = [Float](repeating: 0, count: m * k)
         for r in 0..<k { for c in 0..<m { at[c * k + r] = a[r * m + c] } }
-        let packed = [Float](unsafeUninitializedCapacity: dedog_pointwise_packed_count(Int32(k), Int32(n))) { p, count in
-            dedog_pointwise_pack_columns(b, nil, Int32(k), Int32(n), p.baseAddress!)
-            count = p.count
+        let layer = PointwiseConvolution(inChannels: k, outChannels: n, clampsToSix: false) {
+            dedog_pointwise_pack_columns(b, nil, Int32(k), Int32(n), $0)
         }
-        return at.withUnsafeBufferPointer { product($0.baseAddress!, rows: m, packed, outputs: n, inner: k, kernels: kernels) }
+        return at.withUnsafeBufferPointer { product($0.baseAddress!, rows: m, layer, kernels: kernels) }
     }
 
-    private static func product(_ a: UnsafePointer<Float>, rows m: Int, _ packed: [Float], outputs n: Int, inner k: Int,
+    private static func product(_ a: UnsafePointer<Float>, rows m: Int, _ layer: PointwiseConvolution,
                                 kernels: KernelSet) -> [Float] {
-        var out = [Float](repeating: 0, count: m * n)
-        if m == 0 || n == 0 { return out }
-        packed.withUnsafeBufferPointer { w in
-            out.withUnsafeMutableBufferPointer { o in
-                var args = dedog_pointwise_args(
-                    in: a, in_stride: k, packed: w.baseAddress!, inputs: Int32(k), outputs: Int32(n), rows: Int32(m),
-                    first_panel: 0, end_panel: Int32((n + Int(DEDOG_PANEL) - 1) / Int(DEDOG_PANEL)), out: o.baseAddress!,
-                    residual: nil, out_stride: n, epilogue: DEDOG_LINEAR)
-                dedog_pointwise(kernels.isa, &args)
-            }
-        }
+        var out = [Float](repeating: 0, count: m * layer.outChannels)
+        out.withUnsafeMutableBufferPointer { layer.runRows(a, $0.baseAddress!, rows: m, residual: nil, kernels: kernels) }
         return out
     }
 }

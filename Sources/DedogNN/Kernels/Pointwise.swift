@@ -16,29 +16,27 @@ public struct PointwiseConvolution: Sendable {
         try KernelSupport.check(inChannels > 0 && outChannels > 0 && weight.count == inChannels * outChannels
                                 && bias.count == outChannels,
                                 "pointwise \(inChannels)→\(outChannels)", weights: weight.count, biases: bias.count)
-        self.inChannels = inChannels
-        self.outChannels = outChannels
-        self.clampsToSix = clampsToSix
-        packed = Self.pack(weight, bias, inputs: inChannels, outputs: outChannels)
+        self.init(inChannels: inChannels, outChannels: outChannels, clampsToSix: clampsToSix) { packed in
+            dedog_pointwise_pack(weight, bias, Int32(inChannels), Int32(outChannels), packed)
+        }
     }
 
     /// From a weight tensor in place ([outChannels × inChannels]) with each output's weights times `scale`:
     /// BatchNorm folded while packing, with no copy of the tensor on the way.
     init(inChannels: Int, outChannels: Int, weight: UnsafePointer<Float>, scale: [Double], bias: [Float], clampsToSix: Bool) {
+        self.init(inChannels: inChannels, outChannels: outChannels, clampsToSix: clampsToSix) { packed in
+            dedog_pointwise_pack_scaled(weight, scale, bias, Int32(inChannels), Int32(outChannels), packed)
+        }
+    }
+
+    /// `pack` fills the `dedog_pointwise_packed_count` floats of the packed weights.
+    init(inChannels: Int, outChannels: Int, clampsToSix: Bool, pack: (UnsafeMutablePointer<Float>) -> Void) {
         self.inChannels = inChannels
         self.outChannels = outChannels
         self.clampsToSix = clampsToSix
         let count = dedog_pointwise_packed_count(Int32(inChannels), Int32(outChannels))
         packed = [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
-            dedog_pointwise_pack_scaled(weight, scale, bias, Int32(inChannels), Int32(outChannels), buffer.baseAddress!)
-            initialized = count
-        }
-    }
-
-    static func pack(_ weight: [Float], _ bias: [Float], inputs: Int, outputs: Int) -> [Float] {
-        let count = dedog_pointwise_packed_count(Int32(inputs), Int32(outputs))
-        return [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
-            dedog_pointwise_pack(weight, bias, Int32(inputs), Int32(outputs), buffer.baseAddress!)
+            pack(buffer.baseAddress!)
             initialized = count
         }
     }
@@ -74,36 +72,30 @@ public struct PointwiseConvolution: Sendable {
              residual: UnsafePointer<Float>? = nil, parallel: Parallel) {
         let src = SharedPointer(UnsafeMutablePointer(mutating: input)), dst = SharedPointer(output)
         let res = residual.map { SharedPointer(UnsafeMutablePointer(mutating: $0)) }
-        let cin = inChannels, cout = outChannels, panels = panelCount, isa = parallel.kernels.isa
-        let epilogue = clampsToSix ? DEDOG_RELU6 : (residual == nil ? DEDOG_LINEAR : DEDOG_ADD_RESIDUAL)
-        packed.withUnsafeBufferPointer { w in
-            let wp = SharedPointer(UnsafeMutablePointer(mutating: w.baseAddress!))
-            let byRows = pixels >= 64 * parallel.parts
-            parallel { part in
-                let rows = byRows ? slice(pixels, part: part, of: parallel.parts, align: 8) : 0..<pixels
-                let columns = byRows ? 0..<panels : slice(panels, part: part, of: parallel.parts)
-                if rows.isEmpty || columns.isEmpty { return }
-                var args = dedog_pointwise_args(
-                    in: src.base + rows.lowerBound * cin, in_stride: cin, packed: wp.base,
-                    inputs: Int32(cin), outputs: Int32(cout), rows: Int32(rows.count),
-                    first_panel: Int32(columns.lowerBound), end_panel: Int32(columns.upperBound),
-                    out: dst.base + rows.lowerBound * cout,
-                    residual: res.map { UnsafePointer($0.base + rows.lowerBound * cout) }, out_stride: cout,
-                    epilogue: epilogue)
-                dedog_pointwise(isa, &args)
-            }
+        let cin = inChannels, cout = outChannels, kernels = parallel.kernels
+        let byRows = pixels >= 64 * parallel.parts
+        parallel { part in
+            let rows = byRows ? slice(pixels, part: part, of: parallel.parts, align: 8) : 0..<pixels
+            let panels = byRows ? 0..<panelCount : slice(panelCount, part: part, of: parallel.parts)
+            runRows(src.base + rows.lowerBound * cin, dst.base + rows.lowerBound * cout, rows: rows.count,
+                    inputStride: cin, panels: panels,
+                    residual: res.map { UnsafePointer($0.base + rows.lowerBound * cout) }, kernels: kernels)
         }
     }
 
-    /// `rows` rows on the calling thread, every output channel.
+    /// `rows` rows of `inputStride` floats (the input channels first) on the calling thread, into the output
+    /// channels of `panels` (all of them unless given); the one place that calls the C kernel.
     func runRows(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, rows: Int,
-                 residual: UnsafePointer<Float>?, kernels: KernelSet) {
-        if rows <= 0 { return }
+                 inputStride: Int? = nil, panels: Range<Int>? = nil, residual: UnsafePointer<Float>?,
+                 kernels: KernelSet) {
+        let panels = panels ?? 0..<panelCount
+        if rows <= 0 || panels.isEmpty { return }
         let epilogue = clampsToSix ? DEDOG_RELU6 : (residual == nil ? DEDOG_LINEAR : DEDOG_ADD_RESIDUAL)
         packed.withUnsafeBufferPointer { w in
             var args = dedog_pointwise_args(
-                in: input, in_stride: inChannels, packed: w.baseAddress!, inputs: Int32(inChannels),
-                outputs: Int32(outChannels), rows: Int32(rows), first_panel: 0, end_panel: Int32(panelCount),
+                in: input, in_stride: inputStride ?? inChannels, packed: w.baseAddress!, inputs: Int32(inChannels),
+                outputs: Int32(outChannels), rows: Int32(rows),
+                first_panel: Int32(panels.lowerBound), end_panel: Int32(panels.upperBound),
                 out: output, residual: residual, out_stride: outChannels, epilogue: epilogue)
             dedog_pointwise(kernels.isa, &args)
         }

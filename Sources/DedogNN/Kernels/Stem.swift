@@ -45,23 +45,16 @@ public struct StemConvolution: Sendable {
         let (ow, padLeft) = ReferenceKernels.samePadding(input: width, kernel: kernel, stride: stride)
         let taps = inChannels * kernel * kernel, cin = inChannels, cout = outChannels, k = kernel, s = stride
         let src = SharedPointer(UnsafeMutablePointer(mutating: input)), dst = SharedPointer(output)
-        let isa = parallel.kernels.isa
-        gemm.packed.withUnsafeBufferPointer { w in
-            let wp = SharedPointer(UnsafeMutablePointer(mutating: w.baseAddress!))
-            parallel { part in
-                let patches = UnsafeMutablePointer<Float>.allocate(capacity: ow * taps)
-                defer { patches.deallocate() }
-                for row in slice(batch * oh, part: part, of: parallel.parts) {
-                    let image = row / oh
-                    dedog_stem_patches(src.base + image * cin * height * width, Int32(cin), Int32(height), Int32(width),
-                                       Int32(k), Int32(s), Int32(padTop), Int32(padLeft), Int32(row % oh), Int32(ow),
-                                       patches)
-                    var args = dedog_pointwise_args(
-                        in: patches, in_stride: taps, packed: wp.base, inputs: Int32(taps), outputs: Int32(cout),
-                        rows: Int32(ow), first_panel: 0, end_panel: Int32(gemm.panelCount),
-                        out: dst.base + row * ow * cout, residual: nil, out_stride: cout, epilogue: DEDOG_RELU6)
-                    dedog_pointwise(isa, &args)
-                }
+        let kernels = parallel.kernels
+        parallel { part in
+            let patches = UnsafeMutablePointer<Float>.allocate(capacity: ow * taps)
+            defer { patches.deallocate() }
+            for row in slice(batch * oh, part: part, of: parallel.parts) {
+                let image = row / oh
+                dedog_stem_patches(src.base + image * cin * height * width, Int32(cin), Int32(height), Int32(width),
+                                   Int32(k), Int32(s), Int32(padTop), Int32(padLeft), Int32(row % oh), Int32(ow),
+                                   patches)
+                gemm.runRows(patches, dst.base + row * ow * cout, rows: ow, residual: nil, kernels: kernels)
             }
         }
     }
