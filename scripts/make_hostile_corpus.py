@@ -260,6 +260,25 @@ for name, why, path, value, error, message in description_edits:
     recipes.append((name, why, {"metadata": "set", "path": path, "json": value}, error, message))
 for name, why, recipe, error, message in recipes:
     add("model", f"{name}.safetensors", why, error, 2, message, recipe=dict(recipe, base=base))
+# The same kind of edits of the default model, which combines two backbones (format 2).
+combined = "models/dedog-breeds.safetensors"
+combined_edits = [
+    ("combined-crop-1", "a 1-pixel crop for the second backbone", {"metadata": "set", "path": "backbones.1.preprocessing.cropSize",
+     "json": "1"}, "invalidValue", "backbones[1].preprocessing.cropSize is 1"),
+    ("combined-same-prefix", "two backbones under one tensor prefix", {"metadata": "set", "path": "backbones.1.tensorPrefix",
+     "json": '"lite1."'}, "invalidValue", "backbones[1].tensorPrefix"),
+    ("combined-labels-differ", "backbones whose breed heads name different classes",
+     {"metadata": "set", "path": "backbones.1.breedHead.labels.0.key", "json": '"n00000000-wolf"'}, "invalidValue",
+     "backbones[1].breedHead"),
+    ("combined-temperature-0", "a combined temperature of 0", {"metadata": "set", "path": "combinedTemperature", "json": "0"},
+     "invalidValue", "combinedTemperature is 0.0"),
+    ("combined-no-backbones", "an empty list of backbones", {"metadata": "set", "path": "backbones", "json": "[]"},
+     "invalidValue", "backbones is 0 backbones"),
+    ("combined-missing-tensor", "a BN variance of the second backbone left out",
+     {"tensor": "lite2._blocks.7._bn1.running_var", "drop": True}, "missingTensor", "lite2._blocks.7._bn1.running_var"),
+]
+for name, why, recipe, error, message in combined_edits:
+    add("model", f"{name}.safetensors", why, error, 2, message, recipe=dict(recipe, base=combined))
 
 # ---------------------------------------------------------------- catalogues
 add("catalogue", "zero-byte.json", "zero-byte catalogue", "notJSON", 1, "not valid JSON", b"")

@@ -8,16 +8,6 @@ public struct Prediction: Sendable, Equatable, Codable {
     public var probability: Float
 }
 
-/// What the classifier concludes about a photo.
-public enum Verdict: String, Sendable, Codable {
-    /// A dog, and the top breed is clearly ahead.
-    case dog
-    /// Probably a dog, but the top breeds are too close (or too weak) to name one.
-    case unsure
-    /// The photo probably shows no dog.
-    case noDog
-}
-
 /// The result for one photo.
 public struct Classification: Sendable, Equatable {
     public var verdict: Verdict

@@ -20,46 +20,48 @@ import DedogNN
 /// The thresholds live in the model file, so a retrained model carries its own.
 public final class Classifier {
     public let modelURL: URL
-    public let network: EfficientNetLite
-    public let session: InferenceSession
+    public let model: Model
+    /// One inference session per backbone of the model.
+    public let sessions: [InferenceSession]
     public var decoderOptions: ImageDecoder.Options
     /// When a photo counts as no dog or unsure; the model file's thresholds unless changed.
     public var decision: DecisionThresholds
-    /// Whether each photo is also classified mirrored and the two averaged; the model file's choice unless changed.
-    public var averagesMirror: Bool
+    /// Per backbone, whether each photo is also run mirrored and the two averaged; the model file's choice unless
+    /// changed.
+    public var averagesMirror: [Bool]
 
+    /// The model in `modelURL`, or the default one (`ModelLocator.model(nil)`).
     public convenience init(modelURL: URL? = nil, threads: Int = 1) throws(ClassifierError) {
         let url: URL
-        if let modelURL { url = modelURL } else { url = try ModelLocator.defaultModel() }
-        let network: EfficientNetLite
+        if let modelURL { url = modelURL } else { url = try ModelLocator.model(nil) }
+        let model: Model
         do {
-            network = try EfficientNetLite(contentsOf: url)
+            model = try Model(contentsOf: url)
         } catch {
             throw .model(error)
         }
-        try self.init(network: network, modelURL: url, threads: threads)
+        try self.init(model: model, modelURL: url, threads: threads)
     }
 
-    /// A classifier for a network already loaded (from `modelURL`, which it only reports).
-    public init(network: EfficientNetLite, modelURL: URL, threads: Int = 1) throws(ClassifierError) {
-        self.network = network
+    /// A classifier for a model already loaded (from `modelURL`, which it only reports).
+    public init(model: Model, modelURL: URL, threads: Int = 1) throws(ClassifierError) {
+        self.model = model
         self.modelURL = modelURL
         do {
-            session = network.makeSession(threads: threads, kernels: try KernelSet.fromEnvironment())
+            let kernels = try KernelSet.fromEnvironment()
+            sessions = model.backbones.map { $0.makeSession(threads: threads, kernels: kernels) }
         } catch {
             throw .model(error)
         }
-        // Decode large JPEGs only as far as the resize needs (DCT scaling).
-        decoderOptions = ImageDecoder.Options(minimumShorterSide: network.model.preprocessing.resizeShorterSide)
-        decision = network.model.decision
-        averagesMirror = network.model.averagesMirror ?? false
+        // Decode large JPEGs only as far as the largest resize needs (DCT scaling).
+        decoderOptions = ImageDecoder.Options(minimumShorterSide: model.backbones.map(\.preprocessing.resizeShorterSide).max())
+        decision = model.specification.decision
+        averagesMirror = model.backbones.map { $0.specification.averagesMirror ?? false }
     }
-
-    public var model: ModelDescription { network.model }
 
     /// Every label the model can name (the breed head's, or the dog classes of the ImageNet head).
     public var breedLabels: [Label] {
-        model.breedHead?.labels ?? model.imagenetHead?.labels.filter(\.isDog) ?? []
+        model.breedLabels ?? model.imagenetLabels?.filter(\.isDog) ?? []
     }
 
     public func classify(contentsOf url: URL, top: Int = 3) throws(ClassifierError) -> Classification {
@@ -74,80 +76,59 @@ public final class Classifier {
 
     public func classify(_ image: RGBImage, top: Int = 3) throws(ClassifierError) -> Classification {
         guard image.width > 0, image.height > 0 else { throw .image(.empty(file: "the image")) }
-        let p = model.preprocessing
-        let input: [Float]
-        do {
-            input = try p.tensor(image) + (averagesMirror ? p.tensor(image, mirrored: true) : [])
-        } catch {
-            throw .image(error)
-        }
-        let features: [Float]
-        do {
-            features = try session.features(input, batch: averagesMirror ? 2 : 1, height: p.cropSize, width: p.cropSize)
-        } catch {
-            throw .model(error)
+        var features: [[Float]] = []
+        for (b, network) in model.backbones.enumerated() {
+            let p = network.preprocessing, mirror = b < averagesMirror.count && averagesMirror[b]
+            let input: [Float]
+            do {
+                input = try p.tensor(image) + (mirror ? p.tensor(image, mirrored: true) : [])
+            } catch {
+                throw .image(error)
+            }
+            do {
+                features.append(try sessions[b].features(input, batch: mirror ? 2 : 1, height: p.cropSize, width: p.cropSize))
+            } catch {
+                throw .model(error)
+            }
         }
         return try decide(features: features, top: top)
     }
 
-    /// The verdict and ranking for one image's pooled features (or several views of it, whose logits are averaged).
-    public func decide(features: [Float], top: Int) throws(ClassifierError) -> Classification {
-        let thresholds = decision
+    /// The verdict and ranking for one image from each backbone's pooled features (`features[b]`: that backbone's
+    /// views, [views × 1280]; logits are averaged over views, then the backbones combined as `Model` says).
+    public func decide(features: [[Float]], top: Int) throws(ClassifierError) -> Classification {
+        let imagenet: [Float]?, breedProbabilities: [Float]?
+        do {
+            imagenet = try model.imagenetProbabilities(features)
+            breedProbabilities = try model.breedProbabilities(features)
+        } catch {
+            throw .model(error)
+        }
         var dogProbability: Float? = nil
         var lookalikes: [Prediction] = []
-        var imagenetProbabilities: [Float] = []
-        if let head = network.imagenetHead, let description = model.imagenetHead {
-            imagenetProbabilities = Self.softmax(try logits(head, features), temperature: description.temperature ?? 1)
-            let labels = description.labels
-            dogProbability = zip(labels, imagenetProbabilities).filter { $0.0.isDog }.map(\.1).reduce(0, +)
-            lookalikes = Self.ranked(labels, imagenetProbabilities, top: 3) { !$0.isDog }
+        if let imagenet, let labels = model.imagenetLabels {
+            dogProbability = zip(labels, imagenet).filter { $0.0.isDog }.map(\.1).reduce(0, +)
+            lookalikes = Self.ranked(labels, imagenet, top: 3) { !$0.isDog }
         }
 
         var breeds: [Prediction]
-        if let head = network.breedHead, let description = model.breedHead {
-            let p = Self.softmax(try logits(head, features), temperature: description.temperature ?? 1)
-            breeds = Self.ranked(description.labels, p, top: top) { _ in true }
+        if let breedProbabilities, let labels = model.breedLabels {
+            breeds = Self.ranked(labels, breedProbabilities, top: top) { _ in true }
         } else {
-            let labels = model.imagenetHead?.labels ?? []
             let mass = max(dogProbability ?? 1, .leastNormalMagnitude)
-            breeds = Self.ranked(labels, imagenetProbabilities, top: top) { $0.isDog }
+            breeds = Self.ranked(model.imagenetLabels ?? [], imagenet ?? [], top: top) { $0.isDog }
             for i in breeds.indices { breeds[i].probability /= mass }
         }
 
-        let first = breeds.first?.probability ?? 0
-        let second = breeds.count > 1 ? breeds[1].probability : 0
-        let verdict: Verdict
-        if let dog = dogProbability, dog < thresholds.noDogBelow {
-            verdict = .noDog
-        } else if first < thresholds.unsureBelow || first - second < thresholds.unsureMargin {
-            verdict = .unsure
-        } else {
-            verdict = .dog
-        }
+        let verdict = decision.verdict(dogProbability: dogProbability, top: breeds.first?.probability ?? 0,
+                                       second: breeds.count > 1 ? breeds[1].probability : 0)
         return Classification(verdict: verdict, breeds: breeds, dogProbability: dogProbability,
                               lookalikes: verdict == .noDog ? lookalikes : [])
     }
 
-    /// The head's logits for one image's views, averaged.
-    private func logits(_ head: Linear, _ features: [Float]) throws(ClassifierError) -> [Float] {
-        do {
-            return try head.averaged(features, views: max(1, features.count / head.inputs))
-        } catch {
-            throw .model(error)
-        }
-    }
-
-    static func softmax(_ logits: [Float], temperature: Float) -> [Float] {
-        let scaled = logits.map { $0 / temperature }
-        let top = scaled.max() ?? 0
-        let e = scaled.map { Foundation.exp($0 - top) }
-        let sum = e.reduce(0, +)
-        return e.map { $0 / sum }
-    }
-
     /// The `top` most probable labels that pass `include`, ties broken by label order (stable).
     static func ranked(_ labels: [Label], _ probabilities: [Float], top: Int, where include: (Label) -> Bool) -> [Prediction] {
-        labels.indices.filter { include(labels[$0]) }
+        labels.indices.filter { include(labels[$0]) && $0 < probabilities.count }
             .sorted { probabilities[$0] != probabilities[$1] ? probabilities[$0] > probabilities[$1] : $0 < $1 }
             .prefix(max(0, top))
             .map { Prediction(key: labels[$0].key, name: labels[$0].name, probability: probabilities[$0]) }

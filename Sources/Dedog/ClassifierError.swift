@@ -7,16 +7,21 @@ public enum ClassifierError: Error, Equatable, Sendable, CustomStringConvertible
     case image(ImageError)
     /// The model file could not be loaded.
     case model(ModelError)
-    /// No model file was given and none was found where dedog looks for one.
-    case noModel(searched: [String])
+    /// The bundled model `name` was not found where dedog looks for it.
+    case noModel(name: String, searched: [String])
+    /// `--model` named no bundled model and no file.
+    case unknownModel(name: String, known: [String])
 
     public var description: String {
         switch self {
         case let .image(error): return error.description
         case let .model(error): return error.description
-        case let .noModel(searched):
-            return "no model file found; looked in: \(searched.joined(separator: ", ")). "
-                + "Pass one with --model FILE or set DEDOG_MODEL."
+        case let .noModel(name, searched):
+            return "the bundled model \"\(name)\" was not found; looked for \(searched.joined(separator: ", ")). "
+                + "Pass a model file with --model FILE or set DEDOG_MODEL, or reinstall dedog."
+        case let .unknownModel(name, known):
+            return "no bundled model is called \"\(name)\"; the bundled ones are \(known.joined(separator: ", ")). "
+                + "For a file, give its path (./\(name))."
         }
     }
 }

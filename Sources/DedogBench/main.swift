@@ -25,7 +25,8 @@ func option(_ name: String, _ fallback: Int) -> Int {
 func model() -> EfficientNetLite {
     let args = CommandLine.arguments
     let path = args.firstIndex(of: "--model").map { args[$0 + 1] }
-    let url = path.map { URL(fileURLWithPath: $0) } ?? (try! ModelLocator.defaultModel())
+    // The Lite0 model by default: the peer runs the same weights.
+    let url = path.map { URL(fileURLWithPath: $0) } ?? (try! ModelLocator.url(ofBundled: "fast"))
     return try! EfficientNetLite(contentsOf: url)
 }
 
@@ -116,7 +117,7 @@ case "startup":
     let runs = option("--runs", 10)
     let args = CommandLine.arguments
     let photo = URL(fileURLWithPath: args[2])
-    let url = args.firstIndex(of: "--model").map { URL(fileURLWithPath: args[$0 + 1]) } ?? (try! ModelLocator.defaultModel())
+    let url = try! ModelLocator.model(args.firstIndex(of: "--model").map { args[$0 + 1] })
     var phases: [String: [Double]] = [:]
     func timed<T>(_ name: String, _ body: () throws -> T) rethrows -> T {
         let t0 = now()
@@ -126,22 +127,16 @@ case "startup":
     }
     for _ in 0..<runs {
         let tensors = try! timed("read model file") { try SafeTensors(contentsOf: url) }
-        let network = try! timed("build network") { try EfficientNetLite(tensors: tensors) }
+        let model = try! timed("build network") { try Model(tensors: tensors) }
         _ = try! timed("load catalogue") { try Catalogue.bundled() }
-        let preprocessing = network.model.preprocessing
-        let x = try! timed("decode + preprocess") {
-            try preprocessing.tensor(ImageDecoder(options: .init(minimumShorterSide: preprocessing.resizeShorterSide))
-                .decode(contentsOf: photo))
+        let largest = model.backbones.map(\.preprocessing.resizeShorterSide).max()
+        let image = try! timed("decode") {
+            try ImageDecoder(options: .init(minimumShorterSide: largest)).decode(contentsOf: photo)
         }
-        let session = network.makeSession(threads: option("--threads", 2))
-        timed("network + heads") {
-            let size = preprocessing.cropSize
-            let f = try! session.features(x, batch: 1, height: size, width: size)
-            _ = try! network.imagenetHead.map { try $0(f, batch: 1) }
-            _ = try! network.breedHead.map { try $0(f, batch: 1) }
-        }
+        let classifier = try! Classifier(model: model, modelURL: url, threads: option("--threads", 2))
+        _ = try! timed("preprocess + networks + heads") { try classifier.classify(image) }
     }
-    for name in ["read model file", "build network", "load catalogue", "decode + preprocess", "network + heads"] {
+    for name in ["read model file", "build network", "load catalogue", "decode", "preprocess + networks + heads"] {
         print(String(format: "%-22@ %7.2f ms", name as NSString, median(phases[name]!) * 1000))
     }
 
@@ -173,7 +168,7 @@ case "activations":
     let mirror = args.contains("--mirror")
     let network = model()
     let session = network.makeSession(threads: option("--threads", 2))
-    let preprocessing = network.model.preprocessing
+    let preprocessing = network.preprocessing
     let decoder = ImageDecoder(options: .init(minimumShorterSide: preprocessing.resizeShorterSide))
     _ = FileManager.default.createFile(atPath: args[3], contents: nil)
     let out = FileHandle(forWritingAtPath: args[3])!

@@ -19,6 +19,8 @@ struct Classify: ParsableCommand {
               dedog classify rex.jpg
               dedog classify --top 5 ~/Pictures/dogs
               dedog classify --json photos/ > results.jsonl
+              dedog classify --model fast ~/Pictures/dogs     # Lite0 alone: faster, less accurate
+              dedog classify --model mydogs.safetensors rex.jpg
             """
     )
 
@@ -31,7 +33,9 @@ struct Classify: ParsableCommand {
     @Flag(help: "Print one JSON object per photo (JSON Lines) instead of text.")
     var json = false
 
-    @Option(help: ArgumentHelp("Model file to use instead of the bundled one.", valueName: "file"))
+    @Option(help: ArgumentHelp("The model: \"fast\" (Lite0 alone, about 3 times faster, a few points less accurate), "
+                               + "\"default\" (Lite1 and Lite2 combined), or a model file from `dedog train`. Default: "
+                               + "$DEDOG_MODEL, else \"default\".", valueName: "name|file"))
     var model: String?
 
     @Option(help: "Threads for the network.")
@@ -57,7 +61,7 @@ struct Classify: ParsableCommand {
     func run() throws {
         let classifier: Classifier
         do {
-            classifier = try Classifier(modelURL: model.map { URL(fileURLWithPath: $0) }, threads: threads)
+            classifier = try Classifier(modelURL: ModelLocator.model(model), threads: threads)
             classifier.decoderOptions.maxPixels = maxMegapixels * 1_000_000
         } catch {
             Terminal.error(error.description)

@@ -6,17 +6,23 @@ struct Evaluate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure a model on a labelled folder of photos.",
         discussion: """
-            DATASET is laid out as for `dedog train` (one sub-folder per class, named like the model's labels). \
-            Prints top-1 and top-5 accuracy, accuracy per class, the most confused pairs and the expected \
-            calibration error (how far confidences are from the accuracy they claim).
+            MODEL is a bundled model's name (default, fast), a model file, or "bundled" for every bundled \
+            breed model, compared in one table. DATASET is laid out as for `dedog train` (one sub-folder per \
+            class, named like the model's labels).
+
+            Prints top-1 and top-5 accuracy, the expected calibration error (how far confidences are from the \
+            accuracy they claim), the verdicts classify would give (a breed named, unsure, no dog) with the \
+            accuracy of the named breeds, the network's time per photo on one thread, accuracy per class and the \
+            most confused pairs.
 
             Examples:
-              dedog evaluate models/dedog-breeds.safetensors stanford-dogs-224 --split stanford-dogs-224/splits/test.txt
+              dedog evaluate default stanford-dogs-224 --split stanford-dogs-224/splits/test.txt
+              dedog evaluate bundled stanford-dogs-224 --split stanford-dogs-224/splits/test.txt
               dedog evaluate mydogs.safetensors ~/dogs-holdout --json > report.json
             """
     )
 
-    @Argument(help: ArgumentHelp("The model file.", valueName: "model"))
+    @Argument(help: ArgumentHelp("A bundled model's name, a model file, or \"bundled\".", valueName: "model"))
     var model: String
 
     @Argument(help: ArgumentHelp("Folder with one sub-folder of photos per class.", valueName: "dataset"))
@@ -25,32 +31,43 @@ struct Evaluate: ParsableCommand {
     @Option(help: ArgumentHelp("Evaluate only the images listed in this file.", valueName: "file"))
     var split: String?
 
-    @Flag(help: "Print the report as one JSON object.")
+    @Flag(help: "Print the report as one JSON object (with \"bundled\": an object keyed by model name).")
     var json = false
-
 
     @OptionGroup var features: FeatureOptions
 
     func run() throws {
-        let bar = ProgressBar("features")
-        let report: EvaluationReport
-        do throws(TrainError) {
-            report = try Evaluator.run(model: URL(fileURLWithPath: model), dataset: URL(fileURLWithPath: dataset),
-                                       split: split.map { URL(fileURLWithPath: $0) },
-                                       cacheRoot: features.cacheRoot, threads: features.threads,
-                                       memoryLimit: features.memoryLimit) { event in
-                if case let .extracting(_, done, total) = event { bar.update(done, of: total) }
+        let names = model == "bundled" ? ["default", "fast"] : [model]
+        var reports: [(name: String, report: EvaluationReport)] = []
+        for name in names {
+            let bar = ProgressBar("features")
+            do {
+                let url = try ModelLocator.model(name)
+                let report = try Evaluator.run(model: url, dataset: URL(fileURLWithPath: dataset),
+                                               split: split.map { URL(fileURLWithPath: $0) },
+                                               cacheRoot: features.cacheRoot, threads: features.threads,
+                                               memoryLimit: features.memoryLimit) { event in
+                    if case let .extracting(_, done, total) = event { bar.update(done, of: total) }
+                }
+                reports.append((name, report))
+            } catch let error as ClassifierError {
+                Terminal.error(error.description)
+                throw Status.modelUnavailable
+            } catch let error as TrainError {
+                Terminal.error(error.description)
+                throw error.isModelProblem ? Status.modelUnavailable : Status.someInputsFailed
             }
-        } catch {
-            Terminal.error(error.description)
-            throw error.isModelProblem ? Status.modelUnavailable : Status.someInputsFailed
         }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-            Terminal.out(String(decoding: try encoder.encode(report), as: UTF8.self))
-        } else {
-            Report.evaluation(report)
+            encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+            let data = model == "bundled" ? try encoder.encode(Dictionary(uniqueKeysWithValues: reports.map { ($0.name, $0.report) }))
+                                          : try encoder.encode(reports[0].report)
+            Terminal.out(String(decoding: data, as: UTF8.self))
+            return
         }
+        for (name, report) in reports { Report.evaluation(report, title: reports.count > 1 ? "Model \(name)" : "Evaluation") }
+        if reports.count > 1 { Report.comparison(reports) }
     }
 }

@@ -9,6 +9,13 @@ enum Report {
         Terminal.out("\(title): \(r.samples) images")
         Terminal.out("  top-1 \(percent(r.top1))   top-5 \(percent(r.top5))   loss \(String(format: "%.4f", r.loss))")
         Terminal.out("  calibration error \(percent(r.expectedCalibrationError)) (temperature \(String(format: "%.3f", r.temperature)))")
+        if let v = r.verdicts {
+            Terminal.out("  verdicts: \(percent(Float(v.dog) / Float(max(1, v.total)))) named a breed (top-1 \(percent(v.confidentTop1)) "
+                         + "of those), \(percent(v.unsureShare)) unsure, \(percent(v.noDogShare)) no dog")
+        }
+        if let ms = r.millisecondsPerPhoto {
+            Terminal.out("  time per photo: " + String(format: "%.1f ms", ms) + " (network and heads, one thread)")
+        }
         let worst = r.perClass.filter { $0.samples > 0 }.sorted { $0.top1 != $1.top1 ? $0.top1 < $1.top1 : $0.label < $1.label }
         if !worst.isEmpty {
             Terminal.out("  weakest classes:")
@@ -20,14 +27,35 @@ enum Report {
         }
     }
 
+    /// One line per model: the numbers the README's table shows.
+    static func comparison(_ reports: [(name: String, report: EvaluationReport)]) {
+        Terminal.out("")
+        Terminal.out("model      top-1    top-5    calibration  unsure   top-1 named  ms/photo")
+        for (name, r) in reports {
+            let v = r.verdicts
+            let columns = [name.padding(toLength: 9, withPad: " ", startingAt: 0),
+                           percent(r.top1).leftPadded(to: 7), percent(r.top5).leftPadded(to: 8),
+                           percent(r.expectedCalibrationError).leftPadded(to: 12),
+                           (v.map { percent($0.unsureShare) } ?? "–").leftPadded(to: 8),
+                           (v.map { percent($0.confidentTop1) } ?? "–").leftPadded(to: 12),
+                           (r.millisecondsPerPhoto.map { String(format: "%.1f", $0) } ?? "–").leftPadded(to: 9)]
+            Terminal.out(columns.joined(separator: " "))
+        }
+    }
+
     static func training(_ r: TrainingReport, output: String) {
         Terminal.out("Trained on \(r.trainImages) images of \(r.classes.count) classes, validated on \(r.validationImages).")
         Terminal.out("  features: \(r.featuresComputed) computed, \(r.featuresFromCache) from cache, "
-                     + String(format: "%.1f s", r.extractionSeconds) + "; head: " + String(format: "%.1f s", r.trainingSeconds)
-                     + ", \(r.history.count) epochs")
-        Terminal.out("  validation top-1: \(percent(r.validationTop1CenterOnly)) as is, \(percent(r.validationTop1MirrorAveraged)) "
-                     + "averaged with the mirror image → \(r.averagesMirror ? "averaging kept" : "not averaging")")
-        evaluation(r.validation, title: "Validation")
+                     + String(format: "%.1f s", r.extractionSeconds) + "; heads: " + String(format: "%.1f s", r.trainingSeconds))
+        for b in r.backbones {
+            Terminal.out("  \(Backbone.shortName(b.architecture)): \(b.history.count) epochs; validation top-1 "
+                         + "\(percent(b.validationTop1CenterOnly)) as is, \(percent(b.validationTop1MirrorAveraged)) "
+                         + "averaged with the mirror image → \(b.averagesMirror ? "averaging kept" : "not averaging")")
+        }
+        evaluation(r.validation, title: r.backbones.count > 1 ? "Validation, backbones combined" : "Validation")
+        if let share = r.validationNoDogShare {
+            Terminal.out("  \"no dog\" below a dog probability of \(percent(r.noDogBelow)): \(percent(share)) of the validation photos")
+        }
         for (title, list) in [("skipped \(r.unreadable.count) unreadable image(s)", r.unreadable),
                               ("ignored \(r.notImages.count) file(s) that are not images", r.notImages)] where !list.isEmpty {
             Terminal.out("  \(title):")

@@ -18,6 +18,15 @@ public struct Preprocessing: Codable, Sendable, Equatable {
         self.std = std
     }
 
+    /// The same view at a crop `pixels` larger: the resize grows in proportion, so the photo is seen the same but
+    /// at a higher resolution (objects appear larger to the network).
+    public func enlarged(by pixels: Int) -> Preprocessing {
+        var p = self
+        p.cropSize = cropSize + pixels
+        p.resizeShorterSide = Int((Double(p.cropSize) * Double(resizeShorterSide) / Double(max(1, cropSize))).rounded())
+        return p
+    }
+
     /// Why these values cannot be used, or nil when they can.
     public var problem: String? {
         if cropSize <= 0 { return "crop size \(cropSize) must be positive" }

@@ -59,8 +59,13 @@ public struct Backbone: Sendable, Equatable, CustomStringConvertible {
     /// The variant a model file's `architecture` names.
     public static func named(_ architecture: String) -> Backbone? { all.first { $0.architecture == architecture } }
 
+    /// The short name users type (`lite2` for `efficientnet-lite2`); other names are returned as they are.
+    public static func shortName(_ architecture: String) -> String {
+        architecture.hasPrefix("efficientnet-") ? String(architecture.dropFirst("efficientnet-".count)) : architecture
+    }
+
     /// Short name: `lite0`, `lite1`, `lite2`.
-    public var description: String { architecture.replacingOccurrences(of: "efficientnet-", with: "") }
+    public var description: String { Self.shortName(architecture) }
 
     public var blockCount: Int { stages.reduce(0) { $0 + $1.repeats } }
 

@@ -1,4 +1,5 @@
 import Foundation
+import DedogImage
 
 /// An inverted-residual block: 1×1 expand (ReLU6) → k×k depthwise (ReLU6) → 1×1 project (linear) (+ input).
 struct MBConvBlock: Sendable {
@@ -24,7 +25,8 @@ public final class EfficientNetLite: Sendable {
     /// pixel's worth of the image; above 1024 one image's activations pass a gigabyte.
     public static let inputSizes = 32...1024
 
-    public let model: ModelDescription
+    /// This backbone's part of the model file: architecture, input description, heads.
+    public let specification: BackboneDescription
     public let backbone: Backbone
     public let imagenetHead: Linear?
     public let breedHead: Linear?
@@ -32,18 +34,34 @@ public final class EfficientNetLite: Sendable {
     let blocks: [MBConvBlock]
     let head: PointwiseConvolution
 
+    /// The input this backbone takes: resize, crop and normalisation.
+    public var preprocessing: Preprocessing { specification.preprocessing }
+
+    /// Loads a model file that holds one backbone (use `Model` for files that combine several).
     public convenience init(contentsOf url: URL) throws(ModelError) {
         try self.init(tensors: SafeTensors(contentsOf: url))
     }
 
-    /// Builds the network from a model file, strictly: every tensor the architecture needs must be there with
-    /// its exact shape and dtype, and nothing else may be.
-    public init(tensors: SafeTensors) throws(ModelError) {
+    /// Builds the network from a one-backbone model file, strictly: every tensor the architecture needs must be
+    /// there with its exact shape and dtype, and nothing else may be.
+    public convenience init(tensors: SafeTensors) throws(ModelError) {
         let model = try ModelDescription(from: tensors)
-        guard let backbone = Backbone.named(model.architecture) else {
-            throw .unsupportedArchitecture(file: tensors.file, name: model.architecture)
+        guard model.backbones.count == 1 else {
+            throw .invalidMetadata(file: tensors.file, detail: "it combines \(model.backbones.count) backbones; "
+                                   + "load it as a whole model, not as one network")
         }
-        var loader = StrictLoader(tensors: tensors, epsilon: model.batchNormEpsilon)
+        var loader = StrictLoader(tensors: tensors)
+        try self.init(model.backbones[0], loader: &loader)
+        try loader.finish()
+    }
+
+    /// Builds one backbone of a model file; `loader` remembers which tensors were read.
+    init(_ specification: BackboneDescription, loader: inout StrictLoader) throws(ModelError) {
+        guard let backbone = Backbone.named(specification.architecture) else {
+            throw .unsupportedArchitecture(file: loader.tensors.file, name: specification.architecture)
+        }
+        loader.prefix = specification.tensorPrefix
+        loader.epsilon = specification.batchNormEpsilon
 
         let stemWeight = try loader.folded(conv: "_conv_stem.weight", bn: "_bn0",
                                            shape: [Self.stemChannels, 3, 3, 3])
@@ -70,10 +88,9 @@ public final class EfficientNetLite: Sendable {
         let last = backbone.stages.last!.outChannels
         head = try loader.pointwise(conv: "_conv_head.weight", bn: "_bn1", inputs: last, outputs: Self.featureCount,
                                     clampsToSix: true)
-        imagenetHead = try model.imagenetHead.map { d throws(ModelError) in try loader.linear(d, role: "ImageNet") }
-        breedHead = try model.breedHead.map { d throws(ModelError) in try loader.linear(d, role: "breed") }
-        try loader.finish()
-        self.model = model
+        imagenetHead = try specification.imagenetHead.map { d throws(ModelError) in try loader.linear(d, role: "ImageNet") }
+        breedHead = try specification.breedHead.map { d throws(ModelError) in try loader.linear(d, role: "breed") }
+        self.specification = specification
         self.backbone = backbone
     }
 
@@ -90,17 +107,21 @@ public final class EfficientNetLite: Sendable {
 
 /// Reads tensors by name, folds BatchNorm into the preceding convolution, and remembers what was read so
 /// that unused (unexpected) tensors can be reported.
-private struct StrictLoader {
+///
+/// Backbone tensors are named as in the checkpoint, after the backbone's `prefix`; head tensors by their full
+/// names in the description.
+struct StrictLoader {
     let tensors: SafeTensors
-    let epsilon: Float
+    var prefix = ""
+    var epsilon: Float = 1e-3
     var used: Set<String> = []
 
-    init(tensors: SafeTensors, epsilon: Float) {
+    init(tensors: SafeTensors) {
         self.tensors = tensors
-        self.epsilon = epsilon
     }
 
-    mutating func read(_ name: String, _ shape: [Int]) throws(ModelError) -> [Float] {
+    mutating func read(_ name: String, _ shape: [Int], prefixed: Bool = true) throws(ModelError) -> [Float] {
+        let name = prefixed ? prefix + name : name
         used.insert(name)
         return try tensors.floats(name, shape: shape)
     }
@@ -111,7 +132,7 @@ private struct StrictLoader {
         let mean = try read(bn + ".running_mean", [c]), variance = try read(bn + ".running_var", [c])
         var scale = [Double](repeating: 0, count: c), bias = [Float](repeating: 0, count: c)
         for o in 0..<c {
-            guard variance[o] + epsilon > 0 else { throw .nonFiniteValues(file: tensors.file, name: bn + ".running_var") }
+            guard variance[o] + epsilon > 0 else { throw .nonFiniteValues(file: tensors.file, name: prefix + bn + ".running_var") }
             scale[o] = Double(gamma[o]) / (Double(variance[o]) + Double(epsilon)).squareRoot()
             bias[o] = Float(Double(beta[o]) - Double(mean[o]) * scale[o])
         }
@@ -135,8 +156,8 @@ private struct StrictLoader {
     mutating func pointwise(conv: String, bn: String, inputs: Int, outputs: Int,
                             clampsToSix: Bool) throws(ModelError) -> PointwiseConvolution {
         let (scale, bias) = try batchNorm(bn, channels: outputs)
-        used.insert(conv)
-        return try tensors.withFloats(conv, shape: [outputs, inputs, 1, 1]) { w in
+        used.insert(prefix + conv)
+        return try tensors.withFloats(prefix + conv, shape: [outputs, inputs, 1, 1]) { w in
             PointwiseConvolution(inChannels: inputs, outChannels: outputs, weight: w.baseAddress!, scale: scale, bias: bias,
                                  clampsToSix: clampsToSix)
         }
@@ -148,7 +169,7 @@ private struct StrictLoader {
         guard outputs == head.labels.count else {
             throw .labelCountMismatch(file: tensors.file, head: role, labels: head.labels.count, outputs: outputs)
         }
-        let bias = try read(head.bias, [outputs])
+        let bias = try read(head.bias, [outputs], prefixed: false)
         used.insert(head.weight)
         return try tensors.withFloats(head.weight, shape: [outputs, EfficientNetLite.featureCount]) { w in
             Linear(inputs: EfficientNetLite.featureCount, outputs: outputs, weight: w.baseAddress!, bias: bias)

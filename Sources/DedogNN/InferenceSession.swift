@@ -48,7 +48,7 @@ public final class InferenceSession {
     /// named `stem`, `block_00` … `block_15`, `head` (for tests against golden tensors).
     public func features(_ input: [Float], batch: Int, height: Int? = nil, width: Int? = nil,
                          tap: ((String, [Float]) -> Void)? = nil) throws(ModelError) -> [Float] {
-        let height = height ?? network.model.preprocessing.cropSize, width = width ?? network.model.preprocessing.cropSize
+        let height = height ?? network.preprocessing.cropSize, width = width ?? network.preprocessing.cropSize
         let sizes = EfficientNetLite.inputSizes
         guard sizes.contains(height), sizes.contains(width) else {
             throw .badInput(detail: "\(width)×\(height) images: the network takes \(sizes.lowerBound) to \(sizes.upperBound) pixels a side")

@@ -49,41 +49,84 @@ public struct DecisionThresholds: Codable, Sendable, Equatable {
     }
 }
 
-/// The `dedog.model` JSON document in a model file's safetensors metadata: everything needed to classify
-/// besides the tensors themselves.
-public struct ModelDescription: Codable, Sendable, Equatable {
-    public static let currentVersion = 1
+/// What the classifier concludes about a photo.
+public enum Verdict: String, Sendable, Codable {
+    /// A dog, and the top breed is clearly ahead.
+    case dog
+    /// Probably a dog, but the top breeds are too close (or too weak) to name one.
+    case unsure
+    /// The photo probably shows no dog.
+    case noDog
+}
 
-    public var formatVersion: Int
+extension DecisionThresholds {
+    /// The verdict for a photo whose dog probability is `dogProbability` (nil when the model cannot judge it) and
+    /// whose two most probable breeds have `top` and `second`.
+    public func verdict(dogProbability: Float?, top: Float, second: Float) -> Verdict {
+        if let dog = dogProbability, dog < noDogBelow { return .noDog }
+        if top < unsureBelow || top - second < unsureMargin { return .unsure }
+        return .dog
+    }
+}
+
+/// One backbone of a model file and the heads on its features.
+public struct BackboneDescription: Codable, Sendable, Equatable {
     public var architecture: String
-    public var source: String?
+    /// What the names of this backbone's tensors start with in the file: "" when the file holds one backbone under
+    /// the checkpoint's own names (`_blocks.3._depthwise_conv.weight`), e.g. "lite2." when it holds several.
+    public var tensorPrefix: String
     public var preprocessing: Preprocessing
     public var batchNormEpsilon: Float
     /// The pretrained ImageNet classifier; it also decides whether a photo shows a dog at all.
     public var imagenetHead: HeadDescription?
     /// A trained breed classifier; when present, breeds are ranked with it.
     public var breedHead: HeadDescription?
-    public var decision: DecisionThresholds
     /// Classify each photo as it is and mirrored, and average the logits (set by training when it helps on the
     /// validation images; costs a second pass through the network).
     public var averagesMirror: Bool?
-    /// Free-form facts about how a trained head was made (dataset, metrics, date, seed).
-    public var training: [String: String]?
 
-    public init(formatVersion: Int = ModelDescription.currentVersion, architecture: String = "efficientnet-lite0",
-                source: String? = nil, preprocessing: Preprocessing = Preprocessing(), batchNormEpsilon: Float = 1e-3,
-                imagenetHead: HeadDescription?, breedHead: HeadDescription?,
-                decision: DecisionThresholds = DecisionThresholds(), averagesMirror: Bool? = nil,
-                training: [String: String]? = nil) {
-        self.formatVersion = formatVersion
+    public init(architecture: String = "efficientnet-lite0", tensorPrefix: String = "",
+                preprocessing: Preprocessing = Preprocessing(), batchNormEpsilon: Float = 1e-3,
+                imagenetHead: HeadDescription?, breedHead: HeadDescription?, averagesMirror: Bool? = nil) {
         self.architecture = architecture
-        self.source = source
+        self.tensorPrefix = tensorPrefix
         self.preprocessing = preprocessing
         self.batchNormEpsilon = batchNormEpsilon
         self.imagenetHead = imagenetHead
         self.breedHead = breedHead
-        self.decision = decision
         self.averagesMirror = averagesMirror
+    }
+}
+
+/// The `dedog.model` JSON document in a model file's safetensors metadata: everything needed to classify
+/// besides the tensors themselves.
+///
+/// Format 2 holds a list of backbones, each with its preprocessing and heads; their breed log-probabilities are
+/// averaged. Format 1 (dedog's first files) held one backbone with its fields at the top level; it is read as a
+/// one-backbone model and written back in its own layout.
+public struct ModelDescription: Codable, Sendable, Equatable {
+    public static let currentVersion = 2
+    /// How many backbones a model file may combine.
+    public static let backboneCounts = 1...3
+
+    public var formatVersion: Int
+    public var source: String?
+    public var backbones: [BackboneDescription]
+    public var decision: DecisionThresholds
+    /// The backbones' breed log-probabilities are averaged and divided by this before the softmax (the
+    /// calibration of the combination); 1 when absent.
+    public var combinedTemperature: Float?
+    /// Free-form facts about how a trained head was made (dataset, metrics, date, seed).
+    public var training: [String: String]?
+
+    public init(formatVersion: Int = ModelDescription.currentVersion, source: String? = nil,
+                backbones: [BackboneDescription], decision: DecisionThresholds = DecisionThresholds(),
+                combinedTemperature: Float? = nil, training: [String: String]? = nil) {
+        self.formatVersion = formatVersion
+        self.source = source
+        self.backbones = backbones
+        self.decision = decision
+        self.combinedTemperature = combinedTemperature
         self.training = training
     }
 
@@ -95,20 +138,34 @@ public struct ModelDescription: Codable, Sendable, Equatable {
         guard let json = tensors.metadata[Self.metadataKey] else {
             throw .invalidMetadata(file: file, detail: "no \"\(Self.metadataKey)\" entry in the safetensors metadata")
         }
+        // The version first: a newer file is reported as newer, not as malformed.
+        struct Version: Decodable { var formatVersion: Int }
+        let version: Int
+        do {
+            version = try JSONDecoder().decode(Version.self, from: Data(json.utf8)).formatVersion
+        } catch {
+            throw Self.decodingError(error, file: file)
+        }
+        guard (1...Self.currentVersion).contains(version) else {
+            throw .unsupportedVersion(file: file, version: version, supported: Self.currentVersion)
+        }
         do {
             self = try JSONDecoder().decode(ModelDescription.self, from: Data(json.utf8))
-        } catch let DecodingError.keyNotFound(key, context) {
-            throw .invalidMetadata(file: file, detail: "missing \(Self.path(context.codingPath + [key]))")
-        } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
-            throw .invalidMetadata(file: file, detail: "wrong type at \(Self.path(context.codingPath))")
         } catch {
-            throw .invalidMetadata(file: file, detail: "not valid JSON")
+            throw Self.decodingError(error, file: file)
         }
-        guard formatVersion <= Self.currentVersion, formatVersion >= 1 else {
-            throw .unsupportedVersion(file: file, version: formatVersion, supported: Self.currentVersion)
-        }
-        guard Backbone.named(architecture) != nil else { throw .unsupportedArchitecture(file: file, name: architecture) }
         try validate(file: file)
+    }
+
+    private static func decodingError(_ error: any Error, file: String) -> ModelError {
+        switch error {
+        case let DecodingError.keyNotFound(key, context):
+            return .invalidMetadata(file: file, detail: "missing \(path(context.codingPath + [key]))")
+        case let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context):
+            return .invalidMetadata(file: file, detail: "wrong type at \(path(context.codingPath))")
+        default:
+            return .invalidMetadata(file: file, detail: "not valid JSON")
+        }
     }
 
     /// Every field against what the engine and the classifier accept; the first that fails is named.
@@ -117,33 +174,64 @@ public struct ModelDescription: Codable, Sendable, Equatable {
             if !ok { throw .invalidValue(file: file, field: field, value: value(), requirement: requirement) }
         }
         func list(_ xs: [Float]) -> String { "[" + xs.map { "\($0)" }.joined(separator: ", ") + "]" }
-        let p = preprocessing, sizes = EfficientNetLite.inputSizes
-        try check(sizes.contains(p.cropSize), "preprocessing.cropSize", "\(p.cropSize)",
-                  "between \(sizes.lowerBound) and \(sizes.upperBound) pixels")
-        try check(p.resizeShorterSide >= p.cropSize && p.resizeShorterSide <= 4 * p.cropSize,
-                  "preprocessing.resizeShorterSide", "\(p.resizeShorterSide)",
-                  "at least the crop (\(p.cropSize)) and at most 4 times it")
-        try check(p.mean.count == 3 && p.mean.allSatisfy(\.isFinite), "preprocessing.mean", list(p.mean),
-                  "3 finite numbers (R, G, B)")
-        try check(p.std.count == 3 && p.std.allSatisfy { $0.isFinite && $0 > 0 }, "preprocessing.std", list(p.std),
-                  "3 positive finite numbers (R, G, B)")
-        try check(batchNormEpsilon.isFinite && batchNormEpsilon > 0 && batchNormEpsilon < 1, "batchNormEpsilon",
-                  "\(batchNormEpsilon)", "a positive number below 1")
-        guard imagenetHead != nil || breedHead != nil else {
-            throw .invalidMetadata(file: file, detail: "the model has no classifier head")
+        guard (1...Self.currentVersion).contains(formatVersion) else {
+            throw .unsupportedVersion(file: file, version: formatVersion, supported: Self.currentVersion)
         }
-        for (name, head) in [("imagenetHead", imagenetHead), ("breedHead", breedHead)] {
-            guard let head else { continue }
-            try check(!head.labels.isEmpty, name + ".labels", "empty", "at least one label")
-            var seen = Set<String>()
-            for (i, label) in head.labels.enumerated() {
-                try check(seen.insert(label.key).inserted, "\(name).labels[\(i)].key", "\"\(label.key)\"",
-                          "unique within the head (it names another label already)")
-                try check(!label.key.isEmpty, "\(name).labels[\(i)].key", "empty", "a non-empty key")
+        try check(Self.backboneCounts.contains(backbones.count), "backbones", "\(backbones.count) backbones",
+                  "\(Self.backboneCounts.lowerBound) to \(Self.backboneCounts.upperBound) backbones")
+        var prefixes = Set<String>()
+        for (b, backbone) in backbones.enumerated() {
+            // Format 1 has its one backbone's fields at the top level.
+            let at = formatVersion == 1 ? "" : "backbones[\(b)]."
+            guard Backbone.named(backbone.architecture) != nil else {
+                throw .unsupportedArchitecture(file: file, name: backbone.architecture)
             }
-            if let t = head.temperature {
-                try check(t.isFinite && t > 0, name + ".temperature", "\(t)", "a positive finite number")
+            try check(prefixes.insert(backbone.tensorPrefix).inserted, at + "tensorPrefix", "\"\(backbone.tensorPrefix)\"",
+                      "different for each backbone")
+            let p = backbone.preprocessing, sizes = EfficientNetLite.inputSizes
+            try check(sizes.contains(p.cropSize), at + "preprocessing.cropSize", "\(p.cropSize)",
+                      "between \(sizes.lowerBound) and \(sizes.upperBound) pixels")
+            try check(p.resizeShorterSide >= p.cropSize && p.resizeShorterSide <= 4 * p.cropSize,
+                      at + "preprocessing.resizeShorterSide", "\(p.resizeShorterSide)",
+                      "at least the crop (\(p.cropSize)) and at most 4 times it")
+            try check(p.mean.count == 3 && p.mean.allSatisfy(\.isFinite), at + "preprocessing.mean", list(p.mean),
+                      "3 finite numbers (R, G, B)")
+            try check(p.std.count == 3 && p.std.allSatisfy { $0.isFinite && $0 > 0 }, at + "preprocessing.std", list(p.std),
+                      "3 positive finite numbers (R, G, B)")
+            try check(backbone.batchNormEpsilon.isFinite && backbone.batchNormEpsilon > 0 && backbone.batchNormEpsilon < 1,
+                      at + "batchNormEpsilon", "\(backbone.batchNormEpsilon)", "a positive number below 1")
+            guard backbone.imagenetHead != nil || backbone.breedHead != nil else {
+                throw .invalidMetadata(file: file, detail: "\(at.isEmpty ? "the model" : "backbones[\(b)]") has no classifier head")
             }
+            for (name, head) in [("imagenetHead", backbone.imagenetHead), ("breedHead", backbone.breedHead)] {
+                guard let head else { continue }
+                try check(!head.labels.isEmpty, at + name + ".labels", "empty", "at least one label")
+                var seen = Set<String>()
+                for (i, label) in head.labels.enumerated() {
+                    try check(seen.insert(label.key).inserted, "\(at)\(name).labels[\(i)].key", "\"\(label.key)\"",
+                              "unique within the head (it names another label already)")
+                    try check(!label.key.isEmpty, "\(at)\(name).labels[\(i)].key", "empty", "a non-empty key")
+                }
+                if let t = head.temperature {
+                    try check(t.isFinite && t > 0, at + name + ".temperature", "\(t)", "a positive finite number")
+                }
+            }
+        }
+        // Combined backbones must answer the same question: the same labels in the same order, on all or none.
+        if let first = backbones.first {
+            for (b, backbone) in backbones.enumerated().dropFirst() {
+                for (name, mine, theirs) in [("breedHead", backbone.breedHead, first.breedHead),
+                                             ("imagenetHead", backbone.imagenetHead, first.imagenetHead)] {
+                    let keys = mine?.labels.map(\.key), expected = theirs?.labels.map(\.key)
+                    try check(keys == expected, "backbones[\(b)].\(name)",
+                              keys.map { "\($0.count) labels" } ?? "absent",
+                              expected.map { "the same \($0.count) labels as backbones[0], in the same order" }
+                                  ?? "absent, as in backbones[0]")
+                }
+            }
+        }
+        if let t = combinedTemperature {
+            try check(t.isFinite && t > 0, "combinedTemperature", "\(t)", "a positive finite number")
         }
         for (field, value) in [("noDogBelow", decision.noDogBelow), ("unsureBelow", decision.unsureBelow),
                                ("unsureMargin", decision.unsureMargin)] {
@@ -153,5 +241,64 @@ public struct ModelDescription: Codable, Sendable, Equatable {
 
     private static func path(_ keys: [CodingKey]) -> String {
         keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingCharacters(in: ["."])
+    }
+
+    // MARK: Both layouts
+
+    private enum CodingKeys: String, CodingKey {
+        case formatVersion, source, backbones, decision, combinedTemperature, training
+    }
+
+    /// Format 1: one backbone, its fields at the top level.
+    private struct Version1: Codable {
+        var formatVersion: Int
+        var architecture: String
+        var source: String?
+        var preprocessing: Preprocessing
+        var batchNormEpsilon: Float
+        var imagenetHead: HeadDescription?
+        var breedHead: HeadDescription?
+        var decision: DecisionThresholds
+        var averagesMirror: Bool?
+        var training: [String: String]?
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let version = try container.decode(Int.self, forKey: .formatVersion)
+        if version == 1 {
+            let v1 = try Version1(from: decoder)
+            self.init(formatVersion: 1, source: v1.source,
+                      backbones: [BackboneDescription(architecture: v1.architecture, preprocessing: v1.preprocessing,
+                                                      batchNormEpsilon: v1.batchNormEpsilon, imagenetHead: v1.imagenetHead,
+                                                      breedHead: v1.breedHead, averagesMirror: v1.averagesMirror)],
+                      decision: v1.decision, training: v1.training)
+            return
+        }
+        self.init(formatVersion: version, source: try container.decodeIfPresent(String.self, forKey: .source),
+                  backbones: try container.decode([BackboneDescription].self, forKey: .backbones),
+                  decision: try container.decode(DecisionThresholds.self, forKey: .decision),
+                  combinedTemperature: try container.decodeIfPresent(Float.self, forKey: .combinedTemperature),
+                  training: try container.decodeIfPresent([String: String].self, forKey: .training))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        if formatVersion == 1 {
+            guard backbones.count == 1, let b = backbones.first, b.tensorPrefix.isEmpty, combinedTemperature == nil else {
+                throw EncodingError.invalidValue(self, .init(codingPath: [], debugDescription:
+                    "format 1 holds exactly one backbone without a tensor prefix or combined temperature"))
+            }
+            try Version1(formatVersion: 1, architecture: b.architecture, source: source, preprocessing: b.preprocessing,
+                         batchNormEpsilon: b.batchNormEpsilon, imagenetHead: b.imagenetHead, breedHead: b.breedHead,
+                         decision: decision, averagesMirror: b.averagesMirror, training: training).encode(to: encoder)
+            return
+        }
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(formatVersion, forKey: .formatVersion)
+        try container.encodeIfPresent(source, forKey: .source)
+        try container.encode(backbones, forKey: .backbones)
+        try container.encode(decision, forKey: .decision)
+        try container.encodeIfPresent(combinedTemperature, forKey: .combinedTemperature)
+        try container.encodeIfPresent(training, forKey: .training)
     }
 }

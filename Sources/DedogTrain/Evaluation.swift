@@ -1,3 +1,4 @@
+import DedogNN
 import Foundation
 
 /// How well a head does on labelled features: accuracy, per class, the most confused pairs, calibration.
@@ -23,6 +24,10 @@ public struct EvaluationReport: Sendable, Codable, Equatable {
     public var temperature: Float
     public var perClass: [ClassAccuracy]
     public var mostConfused: [Confusion]
+    /// What classify would answer for these photos (set by `Evaluator`, which knows the model's thresholds).
+    public var verdicts: VerdictCounts?
+    /// Network time for one photo, every backbone and view, on one thread (set by `Evaluator`).
+    public var millisecondsPerPhoto: Double?
 
     /// Evaluates logits [n × classes] against `labels`.
     public init(logits: [Float], labels: [Int], classNames: [String], temperature: Float, confusedPairs: Int = 10) {
@@ -50,4 +55,33 @@ public struct EvaluationReport: Sendable, Codable, Equatable {
             .prefix(confusedPairs)
             .map { Confusion(actual: classNames[$0.key / classes], predicted: classNames[$0.key % classes], count: $0.value) }
     }
+}
+
+/// How many photos got each verdict, and how often the confident ones were right.
+public struct VerdictCounts: Sendable, Codable, Equatable {
+    public var dog = 0
+    public var unsure = 0
+    public var noDog = 0
+    /// Of the `dog` verdicts, how many named the right breed.
+    public var dogCorrect = 0
+
+    public init() {}
+
+    mutating func add(_ verdict: Verdict, correct: Bool) {
+        switch verdict {
+        case .dog:
+            dog += 1
+            if correct { dogCorrect += 1 }
+        case .unsure: unsure += 1
+        case .noDog: noDog += 1
+        }
+    }
+
+    public var total: Int { dog + unsure + noDog }
+    /// Share of photos called unsure.
+    public var unsureShare: Float { total > 0 ? Float(unsure) / Float(total) : 0 }
+    /// Share of photos (all showing dogs in a breed dataset) called "no dog".
+    public var noDogShare: Float { total > 0 ? Float(noDog) / Float(total) : 0 }
+    /// Top-1 accuracy of the confident ("dog") answers.
+    public var confidentTop1: Float { dog > 0 ? Float(dogCorrect) / Float(dog) : 0 }
 }

@@ -1,31 +1,29 @@
 import Foundation
+import DedogImage
 import DedogNN
 
 /// What `dedog evaluate` does: a model on a labelled ImageFolder dataset (optionally one split file of it).
 public enum Evaluator {
     public static func run(model url: URL, dataset root: URL, split: URL?, cacheRoot: URL?, threads: Int,
-                           memoryLimit: Int? = nil, progress: (TrainProgress) -> Void = { _ in }) throws(TrainError) -> EvaluationReport {
+                           memoryLimit: Int? = nil, timing: Bool = true,
+                           progress: (TrainProgress) -> Void = { _ in }) throws(TrainError) -> EvaluationReport {
         let dataset = try Dataset(root: root)
         let samples = try split.map { url throws(TrainError) in try dataset.samples(listedIn: url) } ?? dataset.samples
-        let tensors: SafeTensors, network: EfficientNetLite
-        // Checked for the larger case (two views) before the model is known.
-        let needed = FeatureExtractor.memoryNeeded(samples: samples.count, views: 2) + Trainer.workingMemory
-        if let memoryLimit, needed > memoryLimit {
-            throw .memoryLimit(task: "evaluating \(samples.count) images", needed: needed, limit: memoryLimit)
-        }
+        let tensors: SafeTensors, model: Model
         do {
             tensors = try SafeTensors(contentsOf: url)
-            network = try EfficientNetLite(tensors: tensors)
+            model = try Model(tensors: tensors)
         } catch {
             throw .model(error.description)
         }
+        let views = model.backbones.map { ($0.specification.averagesMirror ?? false) ? [FeatureView.center, .mirrored] : [.center] }
+        let needed = views.reduce(0) { $0 + FeatureExtractor.memoryNeeded(samples: samples.count, views: $1.count) }
+            + Trainer.workingMemory
+        if let memoryLimit, needed > memoryLimit {
+            throw .memoryLimit(task: "evaluating \(samples.count) images", needed: needed, limit: memoryLimit)
+        }
         // Which output of the model stands for each dataset class.
-        let head: Linear, labels: [Label], temperature: Float
-        if let h = network.breedHead, let d = network.model.breedHead {
-            (head, labels, temperature) = (h, d.labels, d.temperature ?? 1)
-        } else if let h = network.imagenetHead, let d = network.model.imagenetHead {
-            (head, labels, temperature) = (h, d.labels, d.temperature ?? 1)
-        } else {
+        guard let labels = model.breedLabels ?? model.imagenetLabels else {
             throw .labelsMismatch(detail: "it has no classifier head")
         }
         let index = Dictionary(labels.enumerated().map { ($1.key, $0) }, uniquingKeysWith: { a, _ in a })
@@ -34,30 +32,84 @@ public enum Evaluator {
             throw .labelsMismatch(detail: "class \(dataset.classes[unknown]) is not among the model's labels")
         }
 
-        let cache = try cacheRoot.map { root throws(TrainError) in
-            try FeatureCache(root: root, backboneFingerprint: FeatureExtractor.fingerprint(of: tensors, model: network.model),
-                             width: EfficientNetLite.featureCount)
-        }
-        let mirror = network.model.averagesMirror ?? false
-        let result = try FeatureExtractor(network: network, cache: cache, threads: threads)
-            .features(of: samples.map(dataset.url), views: mirror ? [.center, .mirrored] : [.center]) {
-                progress(.extracting(phase: "evaluate", done: $0, total: $1))
+        var results: [FeatureExtractor.Result] = []
+        for (b, network) in model.backbones.enumerated() {
+            let cache = try cacheRoot.map { root throws(TrainError) in
+                try FeatureCache(root: root, backboneFingerprint: FeatureExtractor.fingerprint(
+                                    of: tensors, model: model.specification, backbone: b),
+                                 width: EfficientNetLite.featureCount)
             }
-        var logits: [Float] = [], y: [Int] = []
+            let phase = model.backbones.count > 1 ? "evaluate (\(Backbone.shortName(network.specification.architecture)))" : "evaluate"
+            results.append(try FeatureExtractor(network: network, cache: cache, threads: threads)
+                .features(of: samples.map(dataset.url), views: views[b]) {
+                    progress(.extracting(phase: phase, done: $0, total: $1))
+                })
+        }
+        var scores: [Float] = [], y: [Int] = []
+        var verdicts = VerdictCounts()
         let classes = dataset.classes.count
-        for i in result.present.indices where result.present[i] {
-            // Logits averaged over the views, as classify does.
-            let averaged: [Float]
+        for i in samples.indices where results.allSatisfy({ $0.present[i] }) {
+            // Scores combined over backbones and views, as classify does.
+            let features = results.map { Array($0.features(of: i)) }
+            let all: [Float], temperature: Float, dog: Float?
             do {
-                averaged = try head.averaged(Array(result.features(of: i)), views: result.views)
+                if let breed = try model.breedScores(features) {
+                    (all, temperature) = (breed, model.combinedTemperature)
+                } else {
+                    all = try (model.imagenetProbabilities(features) ?? []).map { Foundation.log(max($0, .leastNormalMagnitude)) }
+                    temperature = 1
+                }
+                dog = try model.imagenetProbabilities(features).map { p in
+                    zip(model.imagenetLabels ?? [], p).filter(\.0.isDog).reduce(0) { $0 + $1.1 }
+                }
             } catch {
                 throw .model(error.description)
             }
-            logits += rows.map { averaged[$0!] }
+            scores += rows.map { all[$0!] }
             y.append(samples[i].label)
+            // The verdict classify would give: over the breed head's labels, or the dataset's classes among the
+            // ImageNet ones.
+            let named = model.breedLabels != nil ? all : rows.map { all[$0!] }
+            let top = named.indices.max { named[$0] != named[$1] ? named[$0] < named[$1] : $0 > $1 }
+            let truth = model.breedLabels != nil ? rows[samples[i].label] : samples[i].label
+            let p = Model.softmax(named, temperature: temperature).sorted(by: >)
+            verdicts.add(model.specification.decision.verdict(dogProbability: dog, top: p.first ?? 0, second: p.count > 1 ? p[1] : 0),
+                         correct: top == truth)
         }
-        // `rows` has one entry per class (checked above), so each image adds `classes` logits.
-        assert(logits.count == y.count * classes)
-        return EvaluationReport(logits: logits, labels: y, classNames: dataset.classes, temperature: temperature)
+        // `rows` has one entry per class (checked above), so each image adds `classes` scores.
+        assert(scores.count == y.count * classes)
+        var report = EvaluationReport(logits: scores, labels: y, classNames: dataset.classes, temperature: model.combinedTemperature)
+        report.verdicts = verdicts
+        if timing, let first = samples.indices.first(where: { i in results.allSatisfy { $0.present[i] } }) {
+            report.millisecondsPerPhoto = try timePerPhoto(model, photo: dataset.url(samples[first]))
+        }
+        return report
+    }
+
+    /// The time one photo takes through every backbone and its views, on one thread (decoded once beforehand;
+    /// the fastest of 5 runs after a warm-up, so that it measures the model rather than the machine's noise).
+    static func timePerPhoto(_ model: Model, photo: URL) throws(TrainError) -> Double? {
+        let largest = model.backbones.map(\.preprocessing.resizeShorterSide).max()
+        guard let image = try? ImageDecoder(options: .init(minimumShorterSide: largest)).decode(contentsOf: photo) else { return nil }
+        let sessions = model.backbones.map { $0.makeSession(threads: 1) }
+        var best = Double.infinity
+        for run in 0..<6 {
+            let started = DispatchTime.now().uptimeNanoseconds
+            do {
+                var features: [[Float]] = []
+                for (network, session) in zip(model.backbones, sessions) {
+                    let p = network.preprocessing, mirror = network.specification.averagesMirror ?? false
+                    let input = try p.tensor(image) + (mirror ? p.tensor(image, mirrored: true) : [])
+                    features.append(try session.features(input, batch: mirror ? 2 : 1))
+                }
+                _ = try model.breedProbabilities(features)
+                _ = try model.imagenetProbabilities(features)
+            } catch {
+                return nil
+            }
+            let ms = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
+            if run > 0 { best = min(best, ms) }
+        }
+        return best
     }
 }

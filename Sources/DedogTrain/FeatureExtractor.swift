@@ -12,21 +12,28 @@ public final class FeatureExtractor {
     public let batchSize: Int
     private let session: InferenceSession
 
-    /// The backbone's identity for cache keys: its tensors' bytes and its preprocessing, not its heads.
-    public static func fingerprint(of tensors: SafeTensors, model: ModelDescription) -> String {
+    /// Backbone `b`'s identity for cache keys: its tensors' names (after its prefix) and bytes, and its
+    /// preprocessing; not its heads. The same backbone has the same fingerprint in every file that holds it.
+    public static func fingerprint(of tensors: SafeTensors, model: ModelDescription, backbone b: Int,
+                                   preprocessing: Preprocessing? = nil) -> String {
         var hash = ContentHash()
-        let heads = Set([model.imagenetHead, model.breedHead].compactMap { $0 }.flatMap { [$0.weight, $0.bias] })
-        for name in tensors.entries.keys.sorted() where !heads.contains(name) {
-            hash.update(name)
+        let backbone = model.backbones[b]
+        for name in model.backboneTensorNames(b, among: tensors.entries.keys) {
+            hash.update(String(name.dropFirst(backbone.tensorPrefix.count)))
             hash.update(tensors.bytes(of: name))
         }
-        let p = model.preprocessing
-        hash.update("\(p.resizeShorterSide) \(p.cropSize) \(p.mean) \(p.std) \(model.batchNormEpsilon)")
+        let p = preprocessing ?? backbone.preprocessing
+        hash.update("\(p.resizeShorterSide) \(p.cropSize) \(p.mean) \(p.std) \(backbone.batchNormEpsilon)")
         return String(hash.hex.prefix(16))
     }
 
-    public init(network: EfficientNetLite, cache: FeatureCache?, threads: Int, batchSize: Int = 8) {
+    /// The input the features are computed from: the network's own unless another is given.
+    public let preprocessing: Preprocessing
+
+    public init(network: EfficientNetLite, preprocessing: Preprocessing? = nil, cache: FeatureCache?, threads: Int,
+                batchSize: Int = 8) {
         self.network = network
+        self.preprocessing = preprocessing ?? network.preprocessing
         self.cache = cache
         self.threads = max(1, threads)
         self.batchSize = max(1, batchSize)
@@ -92,7 +99,6 @@ public final class FeatureExtractor {
     public func features(of urls: [URL], views: [FeatureView], progress: (Int, Int) -> Void = { _, _ in })
         throws(TrainError) -> Result {
         var result = Result(samples: urls.count, views: views.count)
-        let preprocessing = network.model.preprocessing
         let viewPreprocessing = views.map { $0.preprocessing(from: preprocessing) }
         let decoder = ImageDecoder(options: .init(minimumShorterSide: viewPreprocessing.map(\.resizeShorterSide).max()))
         let width = EfficientNetLite.featureCount

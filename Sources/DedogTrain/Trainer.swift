@@ -1,6 +1,7 @@
 import Foundation
 import DedogFiles
 import DedogNN
+import DedogImage
 
 /// What `dedog train` does, as values.
 public struct TrainConfiguration: Sendable {
@@ -12,9 +13,16 @@ public struct TrainConfiguration: Sendable {
     public var validationFraction = 0.1
     /// Extra views of each training image (features computed once and cached).
     public var augmentation: Augmentation = .mirror
+    /// The model classifies at each backbone's crop this many pixels larger than it trains at (resize in
+    /// proportion); validation, early stopping and calibration use the larger input, as classify will. Networks
+    /// pretrained on random crops see objects larger than a centre crop shows them ("FixRes", Touvron et al.,
+    /// 2019): on Stanford Dogs validation photos +32 pixels gave Lite1+Lite2 +1.1 points. 0 turns it off.
+    public var testSizeIncrease = 32
     /// Start from the base model's ImageNet classifier rows for classes whose folder names its labels.
     public var startFromImageNet = true
-    public var baseModel: URL
+    /// Files holding the pretrained backbones; every backbone they hold gets a breed head, and the model written
+    /// combines them (at most `ModelDescription.backboneCounts.upperBound`, no architecture twice).
+    public var baseModels: [URL]
     public var output: URL
     /// nil: no cache.
     public var cacheRoot: URL?
@@ -23,10 +31,14 @@ public struct TrainConfiguration: Sendable {
     public var memoryLimit: Int?
     public var options = TrainingOptions()
 
-    public init(dataset: URL, baseModel: URL, output: URL) {
+    public init(dataset: URL, baseModels: [URL], output: URL) {
         self.dataset = dataset
-        self.baseModel = baseModel
+        self.baseModels = baseModels
         self.output = output
+    }
+
+    public init(dataset: URL, baseModel: URL, output: URL) {
+        self.init(dataset: dataset, baseModels: [baseModel], output: output)
     }
 }
 
@@ -37,6 +49,18 @@ public enum TrainProgress: Sendable {
 }
 
 public struct TrainingReport: Sendable {
+    /// How one backbone's breed head was trained.
+    public struct Backbone: Sendable {
+        public var architecture: String
+        public var history: [EpochMetrics]
+        /// Its own validation report (calibrated with its own temperature).
+        public var validation: EvaluationReport
+        public var validationTop1CenterOnly: Float
+        public var validationTop1MirrorAveraged: Float
+        /// Whether it averages each photo with its mirror image (chosen on the validation loss).
+        public var averagesMirror: Bool
+    }
+
     public var classes: [String]
     /// Images actually used (unreadable ones are in `unreadable`).
     public var trainImages: Int
@@ -45,12 +69,12 @@ public struct TrainingReport: Sendable {
     public var notImages: [(path: String, reason: String)]
     /// Images that could not be read or decoded (skipped; training went on without them).
     public var unreadable: [(path: String, reason: String)]
-    public var history: [EpochMetrics]
+    public var backbones: [Backbone]
+    /// The whole model on the validation images: the backbones combined, as classify combines them.
     public var validation: EvaluationReport
-    public var validationTop1CenterOnly: Float
-    public var validationTop1MirrorAveraged: Float
-    /// Whether the model averages each photo with its mirror image (chosen on the validation loss).
-    public var averagesMirror: Bool
+    /// The "no dog" threshold chosen on the validation photos, and the share of them that fall below it.
+    public var noDogBelow: Float
+    public var validationNoDogShare: Float?
     public var featuresFromCache: Int
     public var featuresComputed: Int
     /// Why the feature cache stopped storing, if it did (training went on without it).
@@ -115,64 +139,161 @@ public enum Trainer {
             throw .memoryLimit(task: "training on \(train.count + validation.count) images", needed: needed, limit: limit)
         }
 
-        let tensors: SafeTensors, network: EfficientNetLite
-        do {
-            tensors = try SafeTensors(contentsOf: config.baseModel)
-            network = try EfficientNetLite(tensors: tensors)
-        } catch {
-            throw .model(error.description)
+        // Every backbone of every base file, in order.
+        var members: [(tensors: SafeTensors, model: Model, index: Int)] = []
+        for url in config.baseModels {
+            do {
+                let tensors = try SafeTensors(contentsOf: url)
+                let model = try Model(tensors: tensors)
+                members += model.backbones.indices.map { (tensors, model, $0) }
+            } catch {
+                throw .model(error.description)
+            }
         }
-        let cache = try config.cacheRoot.map { root throws(TrainError) in
-            try FeatureCache(root: root, backboneFingerprint: FeatureExtractor.fingerprint(of: tensors, model: network.model),
-                             width: EfficientNetLite.featureCount)
+        let architectures = members.map { $0.model.backbones[$0.index].specification.architecture }
+        guard ModelDescription.backboneCounts.contains(members.count) else {
+            throw .model("the base models hold \(members.count) backbones (\(architectures.joined(separator: ", "))); "
+                         + "a model combines \(ModelDescription.backboneCounts.lowerBound) to "
+                         + "\(ModelDescription.backboneCounts.upperBound): choose fewer")
         }
-        let extractor = FeatureExtractor(network: network, cache: cache, threads: config.threads)
-
-        let started = Date()
-        var unreadable: [(path: String, reason: String)] = []
-        var trainFeatures = try extractor.features(of: train.map(dataset.url), views: trainViews) {
-            progress(.extracting(phase: "train", done: $0, total: $1))
+        if let twice = architectures.first(where: { a in architectures.filter { $0 == a }.count > 1 }) {
+            throw .model("\(twice) is given twice; each backbone can be in a model once")
         }
-        var validationFeatures = try extractor.features(of: validation.map(dataset.url), views: [.center, .mirrored]) {
-            progress(.extracting(phase: "validation", done: $0, total: $1))
-        }
-        let extractionSeconds = Date().timeIntervalSince(started)
-        for failure in trainFeatures.failures { unreadable.append((train[failure.index].path, failure.message)) }
-        for failure in validationFeatures.failures { unreadable.append((validation[failure.index].path, failure.message)) }
-
-        // The features become the training matrices in place: rows of unreadable images are dropped, nothing copied.
-        let y = trainFeatures.removeFailed().flatMap { Array(repeating: train[$0].label, count: trainViews.count) }
-        let x = trainFeatures.features
-        let vy = validationFeatures.removeFailed().map { validation[$0].label }
-        let width = EfficientNetLite.featureCount
-        var vx = [Float](), mirroredX = [Float]()
-        for i in vy.indices {
-            let both = validationFeatures.features(of: i)
-            vx += both.prefix(width)
-            mirroredX += both.suffix(width)
-        }
-        guard !y.isEmpty else { throw .datasetTooSmall(path: dataset.root.path, detail: "no training image could be read") }
-
-        let initial = config.startFromImageNet ? imagenetStart(network: network, classes: dataset.classes) : nil
-        let trainingStarted = Date()
-        let (head, history) = HeadTrainer.train(x: x, y: y, vx: vx, vy: vy, classes: dataset.classes.count, inputs: width,
-                                                options: config.options, initial: initial) { progress(.epoch($0)) }
-        // Averaging with the mirrored view is kept only if it helps on the validation images.
-        let centerLogits = head.logits(vx)
-        let averagedLogits = zip(centerLogits, head.logits(mirroredX)).map { ($0 + $1) / 2 }
         let classes = dataset.classes.count
-        let centerOnly = HeadTrainer.summarize(logits: centerLogits, labels: vy, classes: classes)
-        let averaged = HeadTrainer.summarize(logits: averagedLogits, labels: vy, classes: classes)
-        let averagesMirror = averaged.loss < centerOnly.loss
-        let validationLogits = averagesMirror ? averagedLogits : centerLogits
-        let temperature = Calibration.temperature(logits: validationLogits, labels: vy, classes: classes)
-        let trainingSeconds = Date().timeIntervalSince(trainingStarted)
-        let report = EvaluationReport(logits: validationLogits, labels: vy, classNames: dataset.classes, temperature: temperature)
+        let labels = dataset.classes.map(Label.init(folder:))
+        var reports: [TrainingReport.Backbone] = [], parts: [ModelWriter.Part] = []
+        var written: [BackboneDescription] = []
+        var unreadable: [(path: String, reason: String)] = []
+        var fromCache = 0, computed = 0, cacheProblem: String? = nil
+        var extractionSeconds = 0.0, trainingSeconds = 0.0
+        // Per backbone, the calibrated log-probabilities of each validation image it could read.
+        var validationScores: [[Int: ArraySlice<Float>]] = []
+        var dogProbabilities: [[Int: Float]] = []
+        var trainImages = 0
+        for member in members {
+            let network = member.model.backbones[member.index]
+            let name = Backbone.shortName(network.specification.architecture)
+            let phase = members.count > 1 ? " (\(name))" : ""
+            let testPreprocessing = network.preprocessing.enlarged(by: config.testSizeIncrease)
+            guard EfficientNetLite.inputSizes.contains(testPreprocessing.cropSize) else {
+                throw .model("\(name) would classify at \(testPreprocessing.cropSize) pixels, over the engine's "
+                             + "\(EfficientNetLite.inputSizes.upperBound); choose a smaller --test-size-increase")
+            }
+            func extractor(_ preprocessing: Preprocessing) throws(TrainError) -> FeatureExtractor {
+                let cache = try config.cacheRoot.map { root throws(TrainError) in
+                    try FeatureCache(root: root, backboneFingerprint: FeatureExtractor.fingerprint(
+                                        of: member.tensors, model: member.model.specification, backbone: member.index,
+                                        preprocessing: preprocessing),
+                                     width: EfficientNetLite.featureCount)
+                }
+                return FeatureExtractor(network: network, preprocessing: preprocessing, cache: cache, threads: config.threads)
+            }
+            let trainExtractor = try extractor(network.preprocessing)
+            let testExtractor = config.testSizeIncrease == 0 ? trainExtractor : try extractor(testPreprocessing)
 
-        var model = network.model
-        model.averagesMirror = averagesMirror
-        model.breedHead = HeadDescription(weight: ModelWriter.breedWeight, bias: ModelWriter.breedBias,
-                                          labels: dataset.classes.map(Label.init(folder:)), temperature: temperature)
+            let started = Date()
+            var trainFeatures = try trainExtractor.features(of: train.map(dataset.url), views: trainViews) {
+                progress(.extracting(phase: "train" + phase, done: $0, total: $1))
+            }
+            var validationFeatures = try testExtractor.features(of: validation.map(dataset.url), views: [.center, .mirrored]) {
+                progress(.extracting(phase: "validation" + phase, done: $0, total: $1))
+            }
+            extractionSeconds += Date().timeIntervalSince(started)
+            // Every backbone meets the same unreadable photos; each is listed once.
+            let failed = trainFeatures.failures.map { (train[$0.index].path, $0.message) }
+                + validationFeatures.failures.map { (validation[$0.index].path, $0.message) }
+            for (path, message) in failed where !unreadable.contains(where: { $0.path == path }) {
+                unreadable.append((path, message))
+            }
+            fromCache += trainFeatures.fromCache + validationFeatures.fromCache
+            computed += trainFeatures.computed + validationFeatures.computed
+            cacheProblem = cacheProblem ?? trainFeatures.cacheProblem ?? validationFeatures.cacheProblem
+
+            // The features become the training matrices in place: rows of unreadable images are dropped, nothing copied.
+            let y = trainFeatures.removeFailed().flatMap { Array(repeating: train[$0].label, count: trainViews.count) }
+            let x = trainFeatures.features
+            let keptValidation = validationFeatures.removeFailed()
+            let vy = keptValidation.map { validation[$0].label }
+            let width = EfficientNetLite.featureCount
+            var vx = [Float](), mirroredX = [Float]()
+            for i in vy.indices {
+                let both = validationFeatures.features(of: i)
+                vx += both.prefix(width)
+                mirroredX += both.suffix(width)
+            }
+            guard !y.isEmpty else { throw .datasetTooSmall(path: dataset.root.path, detail: "no training image could be read") }
+            trainImages = y.count / trainViews.count
+
+            let initial = config.startFromImageNet ? imagenetStart(network: network, classes: dataset.classes) : nil
+            let trainingStarted = Date()
+            let (head, history) = HeadTrainer.train(x: x, y: y, vx: vx, vy: vy, classes: classes, inputs: width,
+                                                    options: config.options, initial: initial) { progress(.epoch($0)) }
+            // Averaging with the mirrored view is kept only if it helps on the validation images.
+            let centerLogits = head.logits(vx)
+            let averagedLogits = zip(centerLogits, head.logits(mirroredX)).map { ($0 + $1) / 2 }
+            let centerOnly = HeadTrainer.summarize(logits: centerLogits, labels: vy, classes: classes)
+            let averaged = HeadTrainer.summarize(logits: averagedLogits, labels: vy, classes: classes)
+            let averagesMirror = averaged.loss < centerOnly.loss
+            let validationLogits = averagesMirror ? averagedLogits : centerLogits
+            let temperature = Calibration.temperature(logits: validationLogits, labels: vy, classes: classes)
+            trainingSeconds += Date().timeIntervalSince(trainingStarted)
+            reports.append(.init(architecture: network.specification.architecture, history: history,
+                                 validation: EvaluationReport(logits: validationLogits, labels: vy,
+                                                              classNames: dataset.classes, temperature: temperature),
+                                 validationTop1CenterOnly: centerOnly.top1, validationTop1MirrorAveraged: averaged.top1,
+                                 averagesMirror: averagesMirror))
+            var scores: [Int: ArraySlice<Float>] = [:]
+            let logProbabilities = stride(from: 0, to: validationLogits.count, by: classes).flatMap {
+                Model.logSoftmax(Array(validationLogits[$0..<($0 + classes)]), temperature: temperature)
+            }
+            for (row, sample) in keptValidation.enumerated() {
+                scores[sample] = logProbabilities[(row * classes)..<((row + 1) * classes)]
+            }
+            validationScores.append(scores)
+            // How sure the ImageNet head is that each validation photo (all of dogs) shows a dog, with the views
+            // classify will use.
+            if let imagenet = network.imagenetHead, let d = network.specification.imagenetHead {
+                var dog: [Int: Float] = [:]
+                for (row, sample) in keptValidation.enumerated() {
+                    let views = averagesMirror ? Array(validationFeatures.features(of: row)) : Array(vx[(row * width)..<((row + 1) * width)])
+                    guard let logits = try? imagenet.averaged(views, views: views.count / width) else { continue }
+                    let p = Model.softmax(logits, temperature: d.temperature ?? 1)
+                    dog[sample] = zip(d.labels, p).reduce(Float(0)) { $0 + ($1.0.isDog ? $1.1 : 0) }
+                }
+                dogProbabilities.append(dog)
+            }
+
+            var description = network.specification
+            description.tensorPrefix = members.count > 1 ? name + "." : ""
+            description.averagesMirror = averagesMirror
+            description.preprocessing = testPreprocessing
+            description.breedHead = HeadDescription(weight: "", bias: "", labels: labels, temperature: temperature)
+            written.append(description)
+            parts.append(ModelWriter.Part(base: member.tensors, source: network.specification,
+                                          breedWeight: head.weight, breedBias: head.bias))
+        }
+
+        // The backbones together, on the validation images every one of them could read, as classify combines them.
+        let common = validation.indices.filter { i in validationScores.allSatisfy { $0[i] != nil } }
+        var combined = [Float](), vy = [Int]()
+        combined.reserveCapacity(common.count * classes)
+        for i in common {
+            combined += (0..<classes).map { c in
+                validationScores.reduce(Float(0)) { $0 + $1[i]![$1[i]!.startIndex + c] } / Float(validationScores.count)
+            }
+            vy.append(validation[i].label)
+        }
+        let combinedTemperature = members.count > 1 ? Calibration.temperature(logits: combined, labels: vy, classes: classes) : nil
+        let report = EvaluationReport(logits: combined, labels: vy, classNames: dataset.classes,
+                                      temperature: combinedTemperature ?? 1)
+
+        let first = members[0].model.specification
+        var decision = first.decision
+        let dog = common.compactMap { i -> Float? in
+            let each = dogProbabilities.compactMap { $0[i] }
+            return each.count == members.count ? each.reduce(0, +) / Float(each.count) : nil
+        }
+        decision.noDogBelow = noDogThreshold(validationDogProbabilities: dog, start: decision.noDogBelow)
         let counts = Dictionary(grouping: train, by: \.label).mapValues(\.count)
         var fingerprint = ContentHash()
         // Paths inside the dataset folder, so that the fingerprint is the dataset's wherever it lies, and a shared
@@ -182,38 +303,59 @@ public enum Trainer {
             let inside = s.path.hasPrefix(root) ? String(s.path.dropFirst(root.count)) : (s.path as NSString).lastPathComponent
             fingerprint.update("\(inside)\t\(s.label)\n")
         }
-        model.training = [
+        var training = [
             "date": ISO8601DateFormatter().string(from: Date()),
             "dataset": dataset.root.standardizedFileURL.lastPathComponent,
             "datasetFingerprint": fingerprint.hex,
-            "classes": "\(dataset.classes.count)",
-            "trainImages": "\(y.count / trainViews.count)",
+            "backbones": architectures.map(Backbone.shortName).joined(separator: "+"),
+            "classes": "\(classes)",
+            "trainImages": "\(trainImages)",
             "validationImages": "\(vy.count)",
             "imagesPerClass": "\(counts.values.min() ?? 0)–\(counts.values.max() ?? 0)",
             "augmentation": config.augmentation.rawValue,
+            "testSizeIncrease": "\(config.testSizeIncrease)",
             "seed": "\(config.options.seed)",
-            "epochs": "\(history.count)",
             "validationTop1": String(format: "%.4f", report.top1),
             "validationTop5": String(format: "%.4f", report.top5),
-            "temperature": String(format: "%.4f", temperature),
-            "validationTop1CenterOnly": String(format: "%.4f", centerOnly.top1),
-            "validationTop1MirrorAveraged": String(format: "%.4f", averaged.top1),
         ]
+        for (b, r) in reports.enumerated() {
+            let key = members.count > 1 ? Backbone.shortName(r.architecture) + "." : ""
+            training[key + "epochs"] = "\(r.history.count)"
+            training[key + "temperature"] = String(format: "%.4f", written[b].breedHead?.temperature ?? 1)
+            training[key + "validationTop1CenterOnly"] = String(format: "%.4f", r.validationTop1CenterOnly)
+            training[key + "validationTop1MirrorAveraged"] = String(format: "%.4f", r.validationTop1MirrorAveraged)
+            if members.count > 1 { training[key + "validationTop1"] = String(format: "%.4f", r.validation.top1) }
+        }
+        training["noDogBelow"] = String(format: "%.3f", decision.noDogBelow)
+        let model = ModelDescription(source: first.source, backbones: written, decision: decision,
+                                     combinedTemperature: combinedTemperature, training: training)
         do {
-            try ModelWriter.write(base: tensors, model: model, breedWeight: head.weight, breedBias: head.bias, to: config.output)
+            try ModelWriter.write(model, parts: parts, to: config.output)
         } catch let .cannotWrite(_, reason) {
             throw .output(path: config.output.path, reason: reason)
         } catch {
             throw .output(path: config.output.path, reason: error.description)
         }
-        return TrainingReport(classes: dataset.classes, trainImages: y.count / trainViews.count, validationImages: vy.count,
-                              notImages: dataset.skipped, unreadable: unreadable, history: history, validation: report,
-                              validationTop1CenterOnly: centerOnly.top1, validationTop1MirrorAveraged: averaged.top1,
-                              averagesMirror: averagesMirror,
-                              featuresFromCache: trainFeatures.fromCache + validationFeatures.fromCache,
-                              featuresComputed: trainFeatures.computed + validationFeatures.computed,
-                              cacheProblem: trainFeatures.cacheProblem ?? validationFeatures.cacheProblem,
+        return TrainingReport(classes: dataset.classes, trainImages: trainImages, validationImages: vy.count,
+                              notImages: dataset.skipped, unreadable: unreadable, backbones: reports, validation: report,
+                              noDogBelow: decision.noDogBelow,
+                              validationNoDogShare: dog.isEmpty ? nil : Float(dog.filter { $0 < decision.noDogBelow }.count) / Float(dog.count),
+                              featuresFromCache: fromCache, featuresComputed: computed, cacheProblem: cacheProblem,
                               extractionSeconds: extractionSeconds, trainingSeconds: trainingSeconds)
+    }
+
+    /// The "no dog" threshold for a model whose validation photos all show dogs: the base's (0.5) unless more
+    /// than 1 % of them fall below it; then lowered until at most 1 % do, but not below `floor`. Stronger
+    /// backbones spread their ImageNet belief over more classes (Lite1 and Lite2 put under half of it on dog
+    /// classes for 3 % of Stanford Dogs validation photos, Lite0 for under 2 %), while photos without dogs stay
+    /// far below the floor: the cats, birds, horses, giraffe, painting and objects of public test images get at
+    /// most 12 % from the Lite1+Lite2 model.
+    public static func noDogThreshold(validationDogProbabilities p: [Float], start: Float, floor: Float = 0.3) -> Float {
+        let sorted = p.sorted()
+        guard !sorted.isEmpty else { return start }
+        let allowed = sorted.count / 100  // photos that may fall below
+        guard sorted.filter({ $0 < start }).count > allowed else { return start }
+        return min(start, max(floor, sorted[allowed]))
     }
 
     /// Estimated peak memory of a training run: the features of every view of every image, held for the head's
@@ -231,7 +373,7 @@ public enum Trainer {
     /// The ImageNet classifier's rows for the classes it knows by the same key (for Stanford Dogs, all 120),
     /// zeros for the others: training starts where the pretrained network already is.
     static func imagenetStart(network: EfficientNetLite, classes: [String]) -> SoftmaxHead? {
-        guard let head = network.imagenetHead, let labels = network.model.imagenetHead?.labels else { return nil }
+        guard let head = network.imagenetHead, let labels = network.specification.imagenetHead?.labels else { return nil }
         let width = head.inputs
         var start = SoftmaxHead(classes: classes.count, inputs: width)
         var matched = 0

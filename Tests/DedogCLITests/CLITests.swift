@@ -76,6 +76,27 @@ struct CLI {
         #expect(r.stderr.isEmpty)
     }
 
+    /// Bundled models by name: the default combines Lite1 and Lite2, `fast` is Lite0 alone; both find the beagle.
+    /// A name that is no bundled model is taken as a file, and the message says so.
+    @Test func modelsAreChosenByName() throws {
+        for name in ["fast", "default"] {
+            let r = try CLI.run(["classify", "--model", name, "--json", "-k", "1", "datasets/samples/beagle.jpg"])
+            #expect(r.status == 0, "\(name): \(r.stderr)")
+            #expect(r.stdout.contains(#""key":"n02088364-beagle""#), "\(name): \(r.stdout)")
+        }
+        let fast = try CLI.run(["classify", "--model", "fast", "--json", "datasets/samples/beagle.jpg"])
+        let plain = try CLI.run(["classify", "--json", "datasets/samples/beagle.jpg"])
+        let byFile = try CLI.run(["classify", "--model", "models/dedog-breeds-fast.safetensors", "--json", "datasets/samples/beagle.jpg"])
+        #expect(fast.stdout == byFile.stdout)
+        #expect(fast.stdout != plain.stdout, "the default is not the fast model")
+        let env = try CLI.run(["classify", "--json", "datasets/samples/beagle.jpg"], environment: ["DEDOG_MODEL": "fast"])
+        #expect(env.stdout == fast.stdout)
+
+        let missing = try CLI.run(["classify", "--model", "fastest", "datasets/samples/beagle.jpg"])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("fastest: cannot read"), "\(missing.stderr)")
+    }
+
     @Test func jsonLinesHaveStableKeys() throws {
         let r = try CLI.run(["classify", "--json", "-k", "1", "datasets/samples/beagle.jpg", "no-such.jpg"])
         #expect(r.status == 1)
@@ -192,5 +213,35 @@ struct CLI {
         #expect(r.stdout.contains("Examples:"))
         #expect(r.stdout.contains("--json"))
         #expect(try CLI.run(["--version"]).stdout == "0.1.0\n")
+    }
+}
+
+@Suite struct TrainCommandTests {
+    /// `--backbone` names bundled bases; several joined by + make one combined model that classify loads.
+    @Test func backbonesAreChosenByName() throws {
+        let data = try SyntheticDataset(name: "cli-backbones")
+        defer { data.remove() }
+        let output = data.root.appendingPathComponent("both.safetensors")
+        let r = try CLI.run(["train", data.root.path, "--output", output.path, "--no-cache", "--val-fraction", "0.25",
+                             "--epochs", "5", "--backbone", "lite0+lite1"])
+        #expect(r.status == 1, "the corrupt PNG of the synthetic set is reported: \(r.stderr)")
+        #expect(r.stdout.contains("\n  lite0: "), "\(r.stdout)")
+        #expect(r.stdout.contains("\n  lite1: "), "\(r.stdout)")
+        #expect(r.stdout.contains("Validation, backbones combined: 6 images"), "\(r.stdout)")
+        let classify = try CLI.run(["classify", "--model", output.path, "--json",
+                                    data.root.appendingPathComponent("checks").path])
+        #expect(classify.status == 0, "\(classify.stderr)")
+        #expect(classify.stdout.split(separator: "\n").count == 8)
+
+        for (arguments, message) in [
+            (["--backbone", "lite3"], "--backbone: \"lite3\" is not a backbone; use lite0, lite1, lite2 or several joined by +, e.g. lite1+lite2."),
+            (["--backbone", "lite1+lite1"], "--backbone: each backbone can be named once."),
+            (["--backbone", "lite0", "--base-model", "models/efficientnet-lite0-imagenet.safetensors"],
+             "give --backbone or --base-model, not both."),
+        ] {
+            let bad = try CLI.run(["train", data.root.path, "--output", output.path] + arguments)
+            #expect(bad.status == 64, "\(arguments): \(bad.stderr)")
+            #expect(bad.stderr.contains(message), "\(bad.stderr)")
+        }
     }
 }

@@ -181,18 +181,6 @@ struct HostileWorkspace {
 /// Edits of the bundled model file, done on its safetensors header and bytes (not through dedog's own writer,
 /// which would refuse to write most of them).
 enum HostileModel {
-    /// `value` put at `path` (object keys, or array indices where the component is a number) inside `json`.
-    static func set(_ value: Any, at path: [String], in json: Any) -> Any {
-        guard let key = path.first else { return value }
-        if var array = json as? [Any], let i = Int(key) {
-            array[i] = set(value, at: Array(path.dropFirst()), in: array[i])
-            return array
-        }
-        var object = json as? [String: Any] ?? [:]
-        object[key] = set(value, at: Array(path.dropFirst()), in: object[key] ?? [String: Any]())
-        return object
-    }
-
     static func make(_ recipe: [String: JSONValue]) throws -> Data {
         let bytes = try Data(contentsOf: SharedData.packageRoot.appendingPathComponent(recipe["base"]!.string!))
         let length = Int(bytes.prefix(8).enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) })
@@ -219,7 +207,7 @@ enum HostileModel {
             case "architecture-resnet50": model["architecture"] = "resnet50"
             case "set":
                 let value = try JSONSerialization.jsonObject(with: Data(recipe["json"]!.string!.utf8), options: .fragmentsAllowed)
-                model = set(value, at: recipe["path"]!.string!.split(separator: ".").map(String.init), in: model) as! [String: Any]
+                model = JSONEdit.set(value, at: recipe["path"]!.string!.split(separator: ".").map(String.init), in: model) as! [String: Any]
             default: fatalError("unknown metadata edit \(edit)")
             }
             metadata["dedog.model"] = String(decoding: try JSONSerialization.data(withJSONObject: model), as: UTF8.self)

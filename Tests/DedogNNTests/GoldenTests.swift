@@ -68,7 +68,7 @@ enum BundledModel {
         let network = try EfficientNetLite(contentsOf: SharedData.packageRoot
             .appendingPathComponent("models/\(architecture)-imagenet.safetensors"))
         #expect(network.backbone.architecture == architecture)
-        let size = network.model.preprocessing.cropSize
+        let size = network.preprocessing.cropSize
         #expect(size == network.backbone.resolution)
         let input = try Self.tensor(architecture, "input")
         #expect(input.count == 3 * size * size)

@@ -64,7 +64,7 @@ import DedogNN
 
     @Test func labelCountMustMatchTheHead() throws {
         var model = try JSONDecoder().decode(ModelDescription.self, from: Data(Self.original.metadata["dedog.model"]!.utf8))
-        model.imagenetHead!.labels.removeLast()
+        model.backbones[0].imagenetHead!.labels.removeLast()
         let metadata = ["dedog.model": String(decoding: try JSONEncoder().encode(model), as: UTF8.self)]
         #expect(throws: ModelError.labelCountMismatch(file: "test.safetensors", head: "ImageNet", labels: 999, outputs: 1000)) {
             try Self.load(Self.original.tensors, metadata: metadata)
@@ -80,7 +80,7 @@ import DedogNN
             try Self.load(Self.original.tensors, metadata: ["dedog.model": #"{"formatVersion":1,"architecture":"efficientnet-lite0","batchNormEpsilon":0.001,"decision":{"noDogBelow":0.5,"unsureBelow":0.4,"unsureMargin":0.1}}"#])
         }
         let future = Self.original.metadata["dedog.model"]!.replacingOccurrences(of: #""formatVersion":1"#, with: #""formatVersion":7"#)
-        #expect(throws: ModelError.unsupportedVersion(file: "test.safetensors", version: 7, supported: 1)) {
+        #expect(throws: ModelError.unsupportedVersion(file: "test.safetensors", version: 7, supported: 2)) {
             try Self.load(Self.original.tensors, metadata: ["dedog.model": future])
         }
     }

@@ -63,7 +63,7 @@ import DedogNN
     }
 
     @Test func bundledModelDescribesItself() {
-        let model = BundledModel.network.model
+        let model = BundledModel.network.specification
         #expect(model.architecture == "efficientnet-lite0")
         #expect(model.imagenetHead?.labels.count == 1000)
         #expect(model.imagenetHead?.labels.filter(\.isDog).count == 121)

@@ -28,9 +28,9 @@ import Dedog
     }
 
     /// What the harness does with every model that loads: classify a small image through the public API.
-    static func classifyProbe(_ network: EfficientNetLite) {
+    static func classifyProbe(_ model: Model) {
         guard let probe = try? RGBImage(width: 48, height: 40, pixels: (0..<(48 * 40 * 3)).map { UInt8(truncatingIfNeeded: $0 &* 37) }) else { return }
-        guard let classifier = try? Classifier(network: network, modelURL: URL(fileURLWithPath: "fuzz")) else { return }
+        guard let classifier = try? Classifier(model: model, modelURL: URL(fileURLWithPath: "fuzz")) else { return }
         _ = try? classifier.classify(probe, top: 5)
     }
 
@@ -40,7 +40,7 @@ import Dedog
         for file in files {
             guard let tensors = try? SafeTensors(Data(contentsOf: file), file: file.lastPathComponent) else { continue }
             _ = try? ModelDescription(from: tensors)
-            if let network = try? EfficientNetLite(tensors: tensors) { Self.classifyProbe(network) }
+            if let model = try? Model(tensors: tensors) { Self.classifyProbe(model) }
             for (name, entry) in tensors.entries { _ = try? tensors.floats(name, shape: entry.shape) }
         }
     }
@@ -53,9 +53,9 @@ import Dedog
         var loaded = 0
         for file in files {
             let json = String(decoding: try Data(contentsOf: file), as: UTF8.self)
-            guard let network = try? EfficientNetLite(tensors: real.replacingMetadata([ModelDescription.metadataKey: json])) else { continue }
+            guard let model = try? Model(tensors: real.replacingMetadata([ModelDescription.metadataKey: json])) else { continue }
             loaded += 1
-            Self.classifyProbe(network)
+            Self.classifyProbe(model)
         }
         #expect(loaded >= 2)  // the two seeds
     }

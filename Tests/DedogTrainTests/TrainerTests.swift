@@ -29,14 +29,18 @@ import DedogTrain
         #expect(report.notImages.map(\.path) == ["stripes/notes.txt"])
 
         let network = try EfficientNetLite(contentsOf: data.root.appendingPathComponent("model.safetensors"))
-        let head = try #require(network.model.breedHead)
+        let head = try #require(network.specification.breedHead)
         #expect(head.labels.map(\.key) == ["checks", "discs", "stripes"])
         #expect((head.temperature ?? 0) > 0)
-        #expect(network.model.training?["classes"] == "3")
         #expect(network.imagenetHead != nil)  // kept for the no-dog verdict
+        let model = try Model(contentsOf: data.root.appendingPathComponent("model.safetensors")).specification
+        #expect(model.formatVersion == 2)
+        #expect(model.combinedTemperature == nil, "one backbone needs no combined calibration")
+        #expect(model.training?["classes"] == "3")
+        #expect(model.training?["backbones"] == "lite0")
         // A shared model names the dataset folder only: no absolute path, no home folder, no user name.
-        #expect(network.model.training?["dataset"] == data.root.lastPathComponent)
-        #expect(network.model.training?.values.allSatisfy { !$0.contains("/") } == true, "\(network.model.training ?? [:])")
+        #expect(model.training?["dataset"] == data.root.lastPathComponent)
+        #expect(model.training?.values.allSatisfy { !$0.contains("/") } == true, "\(model.training ?? [:])")
     }
 
     @Test func aRunOverTheMemoryLimitIsRefusedBeforeAnyWork() throws {
@@ -44,7 +48,7 @@ import DedogTrain
         defer { data.remove() }
         var config = configuration(data, output: "model.safetensors")
         config.memoryLimit = 150 << 20
-        config.baseModel = data.root.appendingPathComponent("no-such-model.safetensors")  // not reached
+        config.baseModels = [data.root.appendingPathComponent("no-such-model.safetensors")]  // not reached
         // 19 training images × 2 views and 6 validation images × 2 views of 1280 floats, 3 classes' head
         // (weights, gradient, two Adam moments), plus the working set.
         let needed = (19 * 2 + 6 * 2) * 1280 * 4 + 4 * 3 * 1281 * 4 + Trainer.workingMemory
@@ -68,6 +72,63 @@ import DedogTrain
         let b = try SafeTensors(contentsOf: data.root.appendingPathComponent("b.safetensors"))
         #expect(a.bytes(of: "breed_head.weight") == b.bytes(of: "breed_head.weight"))
         #expect(a.bytes(of: "breed_head.bias") == b.bytes(of: "breed_head.bias"))
+    }
+
+    /// Two base files, two backbones: each gets a head on its own features, their combination is calibrated on
+    /// the validation images, and the one model file written classifies with both.
+    @Test func twoBackbonesMakeOneCombinedModel() throws {
+        let data = try SyntheticDataset(name: "two-backbones")
+        defer { data.remove() }
+        let cache = data.root.appendingPathComponent(".cache")
+        var config = configuration(data, output: "both.safetensors", cache: cache)
+        config.baseModels = [Self.base, Self.base.deletingLastPathComponent()
+            .appendingPathComponent("efficientnet-lite1-imagenet.safetensors")]
+        let report = try Trainer.run(config)
+        #expect(report.backbones.map(\.architecture) == ["efficientnet-lite0", "efficientnet-lite1"])
+        #expect(report.validation.top1 == 1.0, "validation top-1 \(report.validation.top1)")
+        let model = try Model(contentsOf: data.root.appendingPathComponent("both.safetensors"))
+        let specification = model.specification
+        #expect(specification.backbones.map(\.tensorPrefix) == ["lite0.", "lite1."])
+        // Each classifies 32 pixels larger than it trained (the trainer's default test size increase).
+        #expect(specification.backbones.map(\.preprocessing.cropSize) == [256, 272])
+        #expect(specification.backbones.map(\.preprocessing.resizeShorterSide) == [293, 311])
+        #expect(specification.combinedTemperature.map { $0 > 0 } == true)
+        #expect(specification.training?["backbones"] == "lite0+lite1")
+        #expect(model.breedLabels?.map(\.key) == ["checks", "discs", "stripes"])
+        #expect(model.imagenetLabels?.count == 1000)  // both ImageNet heads kept, for the no-dog verdict
+
+        // A backbone inside a combined file has the fingerprint of its base at the same input, so evaluating the
+        // model reuses the features cached for validation while training.
+        let base = try SafeTensors(contentsOf: Self.base)
+        let baseModel = try ModelDescription(from: base)
+        let combined = try SafeTensors(contentsOf: data.root.appendingPathComponent("both.safetensors"))
+        #expect(FeatureExtractor.fingerprint(of: combined, model: specification, backbone: 0)
+                == FeatureExtractor.fingerprint(of: base, model: baseModel, backbone: 0,
+                                                preprocessing: baseModel.backbones[0].preprocessing.enlarged(by: 32)))
+        #expect(FeatureExtractor.fingerprint(of: combined, model: specification, backbone: 0)
+                != FeatureExtractor.fingerprint(of: combined, model: specification, backbone: 1))
+        let evaluation = try Evaluator.run(model: data.root.appendingPathComponent("both.safetensors"), dataset: data.root,
+                                           split: nil, cacheRoot: cache, threads: 2, timing: false)
+        #expect(evaluation.samples == 24)
+        #expect(evaluation.verdicts?.total == 24)
+
+        config.baseModels = [Self.base, Self.base]
+        #expect(throws: TrainError.model("efficientnet-lite0 is given twice; each backbone can be in a model once")) {
+            try Trainer.run(config)
+        }
+    }
+
+    /// The no-dog threshold stays at the base's 0.5 while at most 1 % of the validation dogs fall below it, is
+    /// lowered until 1 % do, and never goes under the floor.
+    @Test func noDogThresholdFollowsTheValidationDogs() {
+        let few = [Float](repeating: 0.9, count: 199) + [0.1]
+        #expect(Trainer.noDogThreshold(validationDogProbabilities: few, start: 0.5) == 0.5)
+        let some = [Float](repeating: 0.9, count: 190) + [0.1, 0.2, 0.35, 0.38, 0.4, 0.42, 0.44, 0.46, 0.48, 0.49]
+        #expect(Trainer.noDogThreshold(validationDogProbabilities: some, start: 0.5) == 0.35)
+        #expect(some.filter { $0 < 0.35 }.count == 2, "1 % of 200")
+        let many = [Float](repeating: 0.9, count: 150) + [Float](repeating: 0.1, count: 50)
+        #expect(Trainer.noDogThreshold(validationDogProbabilities: many, start: 0.5) == 0.3)
+        #expect(Trainer.noDogThreshold(validationDogProbabilities: [], start: 0.5) == 0.5)
     }
 
     @Test func damagedCacheEntriesAreDetectedAndRebuilt() throws {

@@ -10,8 +10,8 @@ let probe = try! RGBImage(width: 48, height: 40, pixels: (0..<(48 * 40 * 3)).map
 
 /// What a loaded model does with a photo: everything the description steers (preprocessing, heads, labels,
 /// temperatures, thresholds, mirror averaging) runs; it must end in a value or a typed error.
-func classifyProbe(_ network: EfficientNetLite) {
-    guard let classifier = try? Classifier(network: network, modelURL: URL(fileURLWithPath: "fuzz")) else { return }
+func classifyProbe(_ model: Model) {
+    guard let classifier = try? Classifier(model: model, modelURL: URL(fileURLWithPath: "fuzz")) else { return }
     _ = try? classifier.classify(probe, top: 5)
 }
 
@@ -42,12 +42,12 @@ public func testOneInput(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     case "model":
         if let tensors = try? SafeTensors(Data(bytes), file: "fuzz") {
             _ = try? ModelDescription(from: tensors)
-            if let network = try? EfficientNetLite(tensors: tensors) { classifyProbe(network) }
+            if let model = try? Model(tensors: tensors) { classifyProbe(model) }
             for name in tensors.entries.keys { _ = try? tensors.floats(name, shape: tensors.entries[name]!.shape) }
         }
     case "description":
         let tensors = realTensors!.replacingMetadata([ModelDescription.metadataKey: String(decoding: bytes, as: UTF8.self)])
-        if let network = try? EfficientNetLite(tensors: tensors) { classifyProbe(network) }
+        if let model = try? Model(tensors: tensors) { classifyProbe(model) }
     case "catalogue":
         if let catalogue = try? Catalogue(Data(bytes), file: "fuzz") {
             _ = catalogue.search("ovcak")

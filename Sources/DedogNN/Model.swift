@@ -1,0 +1,110 @@
+import Foundation
+
+/// A whole model file: one to three backbones, each with its heads, and how their answers combine.
+///
+/// Each backbone sees the photo at its own input size; the breed answer averages the backbones'
+/// log-probabilities (each at its own temperature) and applies the model's combined temperature; the ImageNet
+/// answer, which decides whether a photo shows a dog, averages their probabilities. A one-backbone model gives
+/// exactly its head's calibrated softmax.
+///
+/// ```swift
+/// let model = try Model(contentsOf: URL(fileURLWithPath: "models/dedog-breeds.safetensors"))
+/// let views = try model.backbones.map { try $0.makeSession().features(input(for: $0), batch: 1) }
+/// let breeds = try model.breedProbabilities(views)   // [breeds], sums to 1
+/// ```
+public final class Model: Sendable {
+    public let specification: ModelDescription
+    public let backbones: [EfficientNetLite]
+    /// The file it was read from, for messages.
+    public let file: String
+
+    public convenience init(contentsOf url: URL) throws(ModelError) {
+        try self.init(tensors: SafeTensors(contentsOf: url))
+    }
+
+    /// Builds every backbone, strictly: each needs all its tensors under its prefix, and the file may hold nothing else.
+    public init(tensors: SafeTensors) throws(ModelError) {
+        let specification = try ModelDescription(from: tensors)
+        var loader = StrictLoader(tensors: tensors)
+        var backbones: [EfficientNetLite] = []
+        for backbone in specification.backbones {
+            backbones.append(try EfficientNetLite(backbone, loader: &loader))
+        }
+        try loader.finish()
+        self.specification = specification
+        self.backbones = backbones
+        file = tensors.file
+    }
+
+    /// The breed head's labels (the same for every backbone), if the model has breed heads.
+    public var breedLabels: [Label]? { specification.backbones.first?.breedHead?.labels }
+    /// The ImageNet head's labels, if the model has ImageNet heads.
+    public var imagenetLabels: [Label]? { specification.backbones.first?.imagenetHead?.labels }
+    /// The temperature applied to the averaged breed log-probabilities.
+    public var combinedTemperature: Float { specification.combinedTemperature ?? 1 }
+
+    /// The breed heads' combined scores for one photo, before the combined temperature: the mean over backbones
+    /// of log softmax(logits / temperature), each backbone's logits averaged over its views.
+    /// `features[b]` holds backbone b's views of the photo, [views × 1280]. Nil without breed heads.
+    public func breedScores(_ features: [[Float]]) throws(ModelError) -> [Float]? {
+        try combined(features, head: \.breedHead, description: \.breedHead) { logProbabilities in
+            let n = Float(logProbabilities.count)
+            return (0..<logProbabilities[0].count).map { i in logProbabilities.reduce(0) { $0 + $1[i] } / n }
+        }
+    }
+
+    /// The calibrated breed probabilities for one photo (see `breedScores`).
+    public func breedProbabilities(_ features: [[Float]]) throws(ModelError) -> [Float]? {
+        try breedScores(features).map { Self.softmax($0, temperature: combinedTemperature) }
+    }
+
+    /// The ImageNet probabilities for one photo: each backbone's calibrated softmax, averaged. Nil without
+    /// ImageNet heads.
+    public func imagenetProbabilities(_ features: [[Float]]) throws(ModelError) -> [Float]? {
+        try combined(features, head: \.imagenetHead, description: \.imagenetHead) { logProbabilities in
+            let n = Float(logProbabilities.count)
+            return (0..<logProbabilities[0].count).map { i in logProbabilities.reduce(0) { $0 + Foundation.exp($1[i]) } / n }
+        }
+    }
+
+    private func combined(_ features: [[Float]], head: KeyPath<EfficientNetLite, Linear?>,
+                          description: KeyPath<BackboneDescription, HeadDescription?>,
+                          combine: ([[Float]]) -> [Float]) throws(ModelError) -> [Float]? {
+        guard features.count == backbones.count else {
+            throw .badInput(detail: "features of \(features.count) backbones for a model of \(backbones.count)")
+        }
+        var logProbabilities: [[Float]] = []
+        for (network, x) in zip(backbones, features) {
+            guard let linear = network[keyPath: head], let d = network.specification[keyPath: description] else { return nil }
+            let views = x.count / linear.inputs
+            guard views >= 1, x.count == views * linear.inputs else {
+                throw .badInput(detail: "\(x.count) features are not whole views of \(linear.inputs)")
+            }
+            logProbabilities.append(Self.logSoftmax(try linear.averaged(x, views: views), temperature: d.temperature ?? 1))
+        }
+        return combine(logProbabilities)
+    }
+
+    public static func softmax(_ logits: [Float], temperature: Float = 1) -> [Float] {
+        logSoftmax(logits, temperature: temperature).map { Foundation.exp($0) }
+    }
+
+    public static func logSoftmax(_ logits: [Float], temperature: Float = 1) -> [Float] {
+        let scaled = logits.map { $0 / temperature }
+        let top = scaled.max() ?? 0
+        let logSum = Foundation.log(scaled.reduce(Float(0)) { $0 + Foundation.exp($1 - top) }) + top
+        return scaled.map { $0 - logSum }
+    }
+}
+
+extension ModelDescription {
+    /// The names of backbone `b`'s own tensors among `names` (its convolutions and BatchNorms, not its heads):
+    /// those after its prefix that no backbone with a longer prefix claims.
+    public func backboneTensorNames(_ b: Int, among names: some Sequence<String>) -> [String] {
+        guard backbones.indices.contains(b) else { return [] }
+        let prefix = backbones[b].tensorPrefix
+        let longer = backbones.map(\.tensorPrefix).filter { $0.count > prefix.count }
+        let heads = Set(backbones.flatMap { [$0.imagenetHead, $0.breedHead] }.compactMap { $0 }.flatMap { [$0.weight, $0.bias] })
+        return names.filter { $0.hasPrefix(prefix) && !heads.contains($0) && !longer.contains(where: $0.hasPrefix) }.sorted()
+    }
+}

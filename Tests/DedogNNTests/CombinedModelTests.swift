@@ -1,0 +1,159 @@
+import Foundation
+import Testing
+import DedogTestSupport
+import DedogNN
+
+/// Model files that combine several backbones (format 2), and format 1 files read as one-backbone models.
+@Suite(.serialized) struct CombinedModelTests {
+    static let labels = ["a", "b", "c"].map { Label(key: $0, name: $0.uppercased(), isDog: true) }
+
+    /// A breed head with fixed pseudo-random weights, different for each seed.
+    static func head(seed: UInt64) -> (weight: [Float], bias: [Float]) {
+        var state = seed
+        func next() -> Float {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Float(Int64(bitPattern: state >> 11) % 2000 - 1000) / 20_000
+        }
+        return ((0..<(3 * 1280)).map { _ in next() }, (0..<3).map { _ in next() })
+    }
+
+    static let base = try! SafeTensors(contentsOf: BundledModel.url)
+    static var baseBackbone: BackboneDescription { try! ModelDescription(from: base).backbones[0] }
+
+    /// Writes a model of the Lite0 base with one backbone per (prefix, seed, temperature).
+    static func write(_ backbones: [(prefix: String, seed: UInt64, temperature: Float)], combined: Float? = nil,
+                      to url: URL) throws {
+        var descriptions: [BackboneDescription] = [], parts: [ModelWriter.Part] = []
+        for b in backbones {
+            var d = baseBackbone
+            d.tensorPrefix = b.prefix
+            d.breedHead = HeadDescription(weight: "", bias: "", labels: labels, temperature: b.temperature)
+            descriptions.append(d)
+            let (w, bias) = head(seed: b.seed)
+            parts.append(ModelWriter.Part(base: base, source: baseBackbone, breedWeight: w, breedBias: bias))
+        }
+        try ModelWriter.write(ModelDescription(backbones: descriptions, combinedTemperature: combined), parts: parts, to: url)
+    }
+
+    static let folder: URL = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-combined-\(getpid())")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }()
+
+    static let features: [Float] = {
+        let input: [Float] = (0..<(3 * 224 * 224)).map { (i: Int) -> Float in Float((i * 7919) % 255) / 128 - 1 }
+        return try! BundledModel.network.makeSession().features(input, batch: 1)
+    }()
+
+    @Test func oneBackboneGivesItsHeadsCalibratedSoftmax() throws {
+        let url = Self.folder.appendingPathComponent("one.safetensors")
+        try Self.write([("", 1, 1.7)], to: url)
+        let model = try Model(contentsOf: url)
+        #expect(model.specification.formatVersion == 2)
+        #expect(model.specification.backbones[0].breedHead?.weight == "breed_head.weight")
+        let (w, b) = Self.head(seed: 1)
+        let logits = (0..<3).map { o in (0..<1280).reduce(b[o]) { $0 + w[o * 1280 + $1] * Self.features[$1] } }
+        let e = logits.map { exp(Double($0) / 1.7) }, sum = e.reduce(0, +)
+        let got = try #require(try model.breedProbabilities([Self.features]))
+        for (p, q) in zip(got, e.map { $0 / sum }) { #expect(abs(Double(p) - q) < 1e-5, "\(got)") }
+    }
+
+    /// Two backbones: the mean of their calibrated log-probabilities, over the combined temperature; the
+    /// ImageNet answer is the mean of their probabilities.
+    @Test func twoBackbonesAverageLogProbabilities() throws {
+        let first = Self.folder.appendingPathComponent("first.safetensors")
+        let second = Self.folder.appendingPathComponent("second.safetensors")
+        let both = Self.folder.appendingPathComponent("both.safetensors")
+        try Self.write([("", 1, 1.7)], to: first)
+        try Self.write([("", 2, 0.8)], to: second)
+        try Self.write([("x.", 1, 1.7), ("y.", 2, 0.8)], combined: 1.3, to: both)
+        let p1 = try #require(try Model(contentsOf: first).breedProbabilities([Self.features]))
+        let p2 = try #require(try Model(contentsOf: second).breedProbabilities([Self.features]))
+        let combined = try Model(contentsOf: both)
+        #expect(combined.backbones.count == 2)
+        #expect(combined.specification.backbones.map(\.tensorPrefix) == ["x.", "y."])
+        let got = try #require(try combined.breedProbabilities([Self.features, Self.features]))
+        let s = zip(p1, p2).map { exp((log(Double($0)) + log(Double($1))) / 2 / 1.3) }
+        for (p, q) in zip(got, s.map { $0 / s.reduce(0, +) }) { #expect(abs(Double(p) - q) < 1e-5, "\(got)") }
+
+        let i1 = try #require(try Model(contentsOf: first).imagenetProbabilities([Self.features]))
+        let i12 = try #require(try combined.imagenetProbabilities([Self.features, Self.features]))
+        #expect(zip(i1, i12).allSatisfy { abs($0 - $1) < 1e-6 }, "the same ImageNet head twice averages to itself")
+        #expect(throws: ModelError.badInput(detail: "features of 1 backbones for a model of 2")) {
+            try combined.breedProbabilities([Self.features])
+        }
+    }
+
+    /// A format 1 file is a one-backbone model, and is written back in its own layout.
+    @Test func formatOneFilesStillLoad() throws {
+        let model = try Model(contentsOf: BundledModel.url)
+        #expect(model.specification.formatVersion == 1)
+        #expect(model.specification.backbones.map(\.tensorPrefix) == [""])
+        #expect(model.imagenetLabels?.count == 1000)
+        let json = try JSONEncoder().encode(model.specification)
+        let object = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
+        #expect(object["architecture"] as? String == "efficientnet-lite0")
+        #expect(object["backbones"] == nil)
+        #expect(try JSONDecoder().decode(ModelDescription.self, from: json) == model.specification)
+    }
+
+    /// Edits of a two-backbone file's description that must be refused, each naming its field.
+    @Test(arguments: [
+        ("backbones.1.tensorPrefix", #""x.""#, "backbones[1].tensorPrefix"),
+        ("backbones.1.breedHead.labels.0.key", #""z""#, "backbones[1].breedHead"),
+        ("combinedTemperature", "0", "combinedTemperature"),
+        ("backbones.1.preprocessing.cropSize", "8", "backbones[1].preprocessing.cropSize"),
+    ])
+    func inconsistentBackbonesAreRefused(_ path: String, _ value: String, _ field: String) throws {
+        let url = Self.folder.appendingPathComponent("edit.safetensors")
+        try Self.write([("x.", 1, 1), ("y.", 2, 1)], combined: 1, to: url)
+        let file = try SafeTensors(contentsOf: url)
+        var object = try JSONSerialization.jsonObject(with: Data(file.metadata[ModelDescription.metadataKey]!.utf8))
+        object = JSONEdit.set(try JSONSerialization.jsonObject(with: Data(value.utf8), options: .fragmentsAllowed),
+                          at: path.split(separator: ".").map(String.init), in: object)
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+        let edited = file.replacingMetadata([ModelDescription.metadataKey: json])
+        let error = #expect(throws: ModelError.self) { try Model(tensors: edited) }
+        guard case let .invalidValue(_, got, _, _)? = error else {
+            Issue.record("\(path) = \(value): \(String(describing: error))")
+            return
+        }
+        #expect(got == field)
+    }
+
+    @Test func fourBackbonesAreTooMany() throws {
+        let url = Self.folder.appendingPathComponent("four.safetensors")
+        #expect(throws: ModelError.invalidValue(file: url.path, field: "backbones", value: "4 backbones",
+                                                requirement: "1 to 3 backbones")) {
+            try Self.write([("a.", 1, 1), ("b.", 2, 1), ("c.", 3, 1), ("d.", 4, 1)], to: url)
+        }
+        #expect(!FileManager.default.fileExists(atPath: url.path))
+    }
+
+    /// Strict loading per backbone: a tensor missing under one prefix is named with it, and a tensor no backbone
+    /// claims is refused.
+    @Test func tensorsAreCheckedUnderEachPrefix() throws {
+        let url = Self.folder.appendingPathComponent("strict.safetensors")
+        try Self.write([("x.", 1, 1), ("y.", 2, 1)], combined: 1, to: url)
+        let file = try SafeTensors(contentsOf: url)
+        func rewritten(dropping drop: String? = nil, adding add: String? = nil) throws -> SafeTensors {
+            var tensors: [(name: String, dtype: String, shape: [Int], bytes: Data)] = []
+            for (name, entry) in file.entries.sorted(by: { $0.key < $1.key }) where name != drop {
+                tensors.append((name, entry.dtype, entry.shape, file.bytes(of: name)))
+            }
+            if let add { tensors.append((add, "F32", [1], Data(count: 4))) }
+            return try SafeTensors(try SafeTensors.encode(tensors, metadata: file.metadata), file: "t")
+        }
+        #expect(throws: ModelError.missingTensor(file: "t", name: "y._blocks.5._bn1.running_var")) {
+            try Model(tensors: try rewritten(dropping: "y._blocks.5._bn1.running_var"))
+        }
+        #expect(throws: ModelError.unexpectedTensor(file: "t", name: "z._conv_head.weight")) {
+            try Model(tensors: try rewritten(adding: "z._conv_head.weight"))
+        }
+        #expect(throws: ModelError.invalidMetadata(file: url.path, detail:
+            "it combines 2 backbones; load it as a whole model, not as one network")) {
+            try EfficientNetLite(contentsOf: url)
+        }
+    }
+}
