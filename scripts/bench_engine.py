@@ -119,6 +119,22 @@ d_proc, d_peak = process_time([str(args.bin / "dedog"), "classify", "--threads",
 o_proc, o_peak = process_time([sys.executable, str(ort_script), str(photo)])
 rows.append(("classify one photo, whole process (ms)", d_proc, o_proc))
 rows.append(("peak RSS of that process (MB)", d_peak, o_peak))
+# The bundled breed models, whole process, against the same Python + ORT process running Lite0 alone.
+for name in ("default", "fast"):
+    t, peak = process_time([str(args.bin / "dedog"), "classify", "--threads", "2", "--model", name, str(photo)])
+    rows.append((f"  same, dedog --model {name} (ms)", t, o_proc))
+    rows.append((f"  peak RSS, dedog --model {name} (MB)", peak, o_peak))
+
+# Folder throughput: one process classifying 40 photos (copies of the sample, so decoding is included).
+folder = work / "throughput"
+folder.mkdir(exist_ok=True)
+for i in range(40):
+    (folder / f"photo-{i:02d}.jpg").write_bytes(photo.read_bytes())
+throughput = []
+for name in ("default", "fast"):
+    for threads in (1, 2):
+        t, _ = process_time([str(args.bin / "dedog"), "classify", "--threads", str(threads), "--model", name, str(folder)], runs=3)
+        throughput.append((name, threads, 40 / (t / 1000)))
 
 layers = subprocess.run([str(args.bin / "DedogBench"), "layers", "--threads", "1", "--runs", str(max(20, args.runs // 4)),
                          "--model", str(model_file)], check=True, capture_output=True, text=True).stdout
@@ -130,6 +146,12 @@ print(f"| {'measure':<40} | {'dedog':>9} | {'ORT':>9} | {'dedog/ORT':>9} |")
 print(f"|{'-' * 42}|{'-' * 11}|{'-' * 11}|{'-' * 11}|")
 for label, d, o in rows:
     print(f"| {label:<40} | {d:9.2f} | {o:9.2f} | {d / o:9.2f} |")
+
+print("\nFolder of 40 photos, one `dedog classify` process (median of 3):\n")
+print("| model | threads | photos/s |")
+print("|---|---|---|")
+for name, threads, rate in throughput:
+    print(f"| {name} | {threads} | {rate:.1f} |")
 
 print("\nPer step of dedog's execution plan, one image, one thread, each kernel build this CPU runs:\n")
 print(layers)
