@@ -44,7 +44,8 @@ struct Train: ParsableCommand {
     @Option(help: "Share of each class held out for validation when no --validation-split is given.")
     var valFraction = 0.1
 
-    @Option(help: ArgumentHelp("Extra views of each training photo: none, mirror, or crops (mirror plus a wider and a closer crop).",
+    @Option(help: ArgumentHelp("Extra views of each training photo: none, mirror, crops (mirror plus a wider and a closer crop) "
+                               + "or aspect (mirror plus the photo stretched 33 % wider and 25 % narrower).",
                                valueName: "kind"))
     var augment: Augmentation = .mirror
 

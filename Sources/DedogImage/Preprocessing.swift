@@ -9,6 +9,11 @@ public struct Preprocessing: Codable, Sendable, Equatable {
     public var mean: [Float]
     /// Per channel (R, G, B): the difference is divided by this.
     public var std: [Float]
+    /// Widths are multiplied by this before the resize (training views only; not stored in model files): 4/3
+    /// shows the photo 33 % wider, as a 4:3 photo looks beside the same one squeezed to a square.
+    public var horizontalStretch: Double = 1
+
+    private enum CodingKeys: String, CodingKey { case resizeShorterSide, cropSize, mean, std }
 
     public init(resizeShorterSide: Int = 256, cropSize: Int = 224,
                 mean: [Float] = [127, 127, 127], std: [Float] = [128, 128, 128]) {
@@ -42,6 +47,10 @@ public struct Preprocessing: Codable, Sendable, Equatable {
 
     /// The size of the resized image before cropping, as Pillow computes it (floor of the longer side).
     public func resizedSize(width: Int, height: Int) -> (width: Int, height: Int) {
+        if horizontalStretch != 1 {
+            let w = Double(width) * horizontalStretch, h = Double(height), r = Double(resizeShorterSide)
+            return w <= h ? (resizeShorterSide, max(1, Int(r * h / w))) : (max(1, Int(r * w / h)), resizeShorterSide)
+        }
         if width <= height {
             return (resizeShorterSide, max(1, resizeShorterSide * height / width))
         }

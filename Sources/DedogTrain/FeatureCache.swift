@@ -91,6 +91,10 @@ public enum FeatureView: String, Sendable, CaseIterable {
     case wide
     /// A closer view: the shorter side resized 1.15× larger than for `center` before the same crop.
     case zoomed
+    /// The photo 33 % wider (widths × 4/3) before the usual resize and crop.
+    case stretchedWide
+    /// The photo 25 % narrower (widths × 3/4) before the usual resize and crop.
+    case stretchedNarrow
 
     /// The preprocessing that makes this view from the model's own.
     public func preprocessing(from base: Preprocessing) -> Preprocessing {
@@ -99,6 +103,8 @@ public enum FeatureView: String, Sendable, CaseIterable {
         case .center, .mirrored: break
         case .wide: p.resizeShorterSide = base.cropSize
         case .zoomed: p.resizeShorterSide = Int((Double(base.resizeShorterSide) * 1.15).rounded())
+        case .stretchedWide: p.horizontalStretch = 4.0 / 3
+        case .stretchedNarrow: p.horizontalStretch = 3.0 / 4
         }
         return p
     }

@@ -91,12 +91,16 @@ public enum Augmentation: String, Sendable, CaseIterable {
     case mirror
     /// Also mirrored, a wider and a closer crop.
     case crops
+    /// Also mirrored, and the photo stretched 33 % wider and squeezed 25 % narrower: real photos keep their
+    /// proportions, while datasets such as the shared Stanford Dogs copy are stretched to squares.
+    case aspect
 
     public var views: [FeatureView] {
         switch self {
         case .none: return [.center]
         case .mirror: return [.center, .mirrored]
         case .crops: return [.center, .mirrored, .wide, .zoomed]
+        case .aspect: return [.center, .mirrored, .stretchedWide, .stretchedNarrow]
         }
     }
 }

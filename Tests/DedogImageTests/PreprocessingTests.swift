@@ -109,4 +109,30 @@ import DedogImage
             try Preprocessing().tensor(RGBImage(width: 0, height: 0, pixels: []))
         }
     }
+
+    /// A stretched training view resizes the photo as if it were wider (or narrower), then crops as usual: a
+    /// square photo stretched by 4/3 equals the same photo first resized to 4:3.
+    @Test func horizontalStretchIsAnAnisotropicResize() throws {
+        var stretched = Preprocessing(resizeShorterSide: 64, cropSize: 56)
+        stretched.horizontalStretch = 4.0 / 3
+        #expect(stretched.resizedSize(width: 100, height: 100) == (85, 64))
+        #expect(stretched.resizedSize(width: 300, height: 100) == (256, 64))
+        stretched.horizontalStretch = 3.0 / 4
+        #expect(stretched.resizedSize(width: 100, height: 100) == (64, 85))
+
+        let square = try RGBImage(width: 120, height: 120, pixels: (0..<(120 * 120 * 3)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 / 360) })
+        stretched.horizontalStretch = 4.0 / 3
+        let direct = try stretched.cropped(square)
+        let plain = Preprocessing(resizeShorterSide: 64, cropSize: 56)
+        let size = stretched.resizedSize(width: 120, height: 120)
+        let resized = try Resampler.resizedRegion(square, width: size.width, height: size.height, left: 0, top: 0,
+                                                  regionWidth: size.width, regionHeight: size.height)
+        #expect(try plain.cropped(resized).pixels == direct.pixels)
+        #expect(try plain.cropped(square).pixels != direct.pixels)
+
+        // Training-only: not written into model files.
+        let json = String(decoding: try JSONEncoder().encode(stretched), as: UTF8.self)
+        #expect(!json.contains("Stretch"), "\(json)")
+        #expect(try JSONDecoder().decode(Preprocessing.self, from: Data(json.utf8)).horizontalStretch == 1)
+    }
 }
