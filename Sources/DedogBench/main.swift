@@ -42,12 +42,13 @@ func input(batch: Int, size: Int) -> [Float] {
 let mode = CommandLine.arguments.dropFirst().first ?? "help"
 switch mode {
 case "latency":
-    // latency --threads T --batch B --runs R --warmup W: median ms per forward pass (backbone + ImageNet head).
+    // latency --threads T --batch B --runs R --warmup W [--size S]: median ms per forward pass (backbone + ImageNet
+    // head) at the model's own input size unless --size says otherwise.
     let threads = option("--threads", 1), batch = option("--batch", 1)
     let runs = option("--runs", 200), warmup = option("--warmup", 20)
     let network = model()
     let session = network.makeSession(threads: threads, bandsBlocks: !CommandLine.arguments.contains("--unbanded"))
-    let size = network.backbone.resolution
+    let size = option("--size", network.preprocessing.cropSize)
     let x = input(batch: batch, size: size)
     var times: [Double] = []
     for i in 0..<(warmup + runs) {
@@ -66,7 +67,7 @@ case "layers":
     // with each set's FMA ceiling on one core.
     let threads = option("--threads", 1), runs = option("--runs", 50)
     let network = model()
-    let size = option("--size", network.backbone.resolution)
+    let size = option("--size", network.preprocessing.cropSize)
     let args = CommandLine.arguments
     let sets = args.firstIndex(of: "--kernels").map { args[$0 + 1].split(separator: ",").compactMap { KernelSet(rawValue: String($0)) } }
         ?? KernelSet.supported.reversed()

@@ -11,7 +11,8 @@ struct Classify: ParsableCommand {
             that are not images are skipped with a warning. Results are printed as each photo is done.
 
             For each photo dedog prints the most likely breeds with their probability. It says "no dog" \
-            when the network puts less than half of its belief on dog classes, and "unsure" when the top \
+            when the networks put less of their belief on dog classes than the model allows (30 % for the \
+            default model, 33 % for fast), and "unsure" when the top \
             breed is below 45 % or less than 15 points ahead of the next (the thresholds come from the \
             model file).
 
@@ -33,9 +34,9 @@ struct Classify: ParsableCommand {
     @Flag(help: "Print one JSON object per photo (JSON Lines) instead of text.")
     var json = false
 
-    @Option(help: ArgumentHelp("The model: \"fast\" (Lite0 alone, about 3 times faster, a few points less accurate), "
-                               + "\"default\" (Lite1 and Lite2 combined), or a model file from `dedog train`. Default: "
-                               + "$DEDOG_MODEL, else \"default\".", valueName: "name|file"))
+    @Option(help: ArgumentHelp("The model: a model file from `dedog train`, or a bundled one by name ("
+                               + ModelLocator.bundled.map { "\($0.name): \($0.summary)" }.joined(separator: "; ")
+                               + "). Default: $DEDOG_MODEL, else \"default\".", valueName: "name|file"))
     var model: String?
 
     @Option(help: "Threads for the network.")

@@ -60,7 +60,7 @@ struct Train: ParsableCommand {
     @Option(help: ArgumentHelp("Classify at a crop this many pixels larger than training uses (validation and "
                                + "calibration too); +32 gave 1 point more on Stanford Dogs. 0 turns it off.",
                                valueName: "pixels"))
-    var testSizeIncrease = 32
+    var testSizeIncrease = Backbone.testSizeIncrease
 
     @Option(help: "Maximum passes over the training features.")
     var epochs = 60

@@ -56,6 +56,15 @@ public struct Backbone: Sendable, Equatable, CustomStringConvertible {
     public static let lite2 = Backbone(architecture: "efficientnet-lite2", width: 1.1, depth: 1.2, resolution: 260)
     public static let all: [Backbone] = [.lite0, .lite1, .lite2]
 
+    /// How many pixels larger than its resolution a trained model classifies by default (`dedog train
+    /// --test-size-increase`; the bundled breed models do): networks pretrained on random crops see objects
+    /// larger than a centre crop shows them ("FixRes"). Measured on Stanford Dogs validation photos.
+    public static let testSizeIncrease = 32
+
+    /// The input sizes dedog's models run this backbone at: its resolution (ImageNet bases) and the larger one
+    /// trained models classify at. Kernel tests and benchmarks use these.
+    public var inputSizes: [Int] { [resolution, resolution + Self.testSizeIncrease] }
+
     /// The variant a model file's `architecture` names.
     public static func named(_ architecture: String) -> Backbone? { all.first { $0.architecture == architecture } }
 

@@ -17,7 +17,7 @@ public struct TrainConfiguration: Sendable {
     /// proportion); validation, early stopping and calibration use the larger input, as classify will. Networks
     /// pretrained on random crops see objects larger than a centre crop shows them ("FixRes", Touvron et al.,
     /// 2019): on Stanford Dogs validation photos +32 pixels gave Lite1+Lite2 +1.1 points. 0 turns it off.
-    public var testSizeIncrease = 32
+    public var testSizeIncrease = Backbone.testSizeIncrease
     /// Start from the base model's ImageNet classifier rows for classes whose folder names its labels.
     public var startFromImageNet = true
     /// Files holding the pretrained backbones; every backbone they hold gets a breed head, and the model written

@@ -29,10 +29,12 @@ struct SeededRandom {
         LayerShape(name: "odd", kind: .project, inChannels: 1, outChannels: 1, kernel: 1, stride: 1, height: 1, width: 1, hasResidual: true),
     ]
 
-    /// Every distinct layer shape of every backbone (repeated blocks share shapes), then the awkward ones.
+    /// Every distinct layer shape of every backbone at every input size models use (repeated blocks share
+    /// shapes), then the awkward ones.
     static let shapes: [LayerShape] = {
         var seen = Set<String>()
-        return (Backbone.all.flatMap { $0.layers() } + awkward).filter {
+        let real = Backbone.all.flatMap { backbone in backbone.inputSizes.flatMap { backbone.layers(size: $0) } }
+        return (real + awkward).filter {
             seen.insert("\($0.kind) \($0.kernel)/\($0.stride) \($0.inChannels)→\($0.outChannels) @\($0.height)×\($0.width) \($0.hasResidual)").inserted
         }
     }()
