@@ -178,7 +178,10 @@ public enum Trainer {
             let network = member.model.backbones[member.index]
             let name = Backbone.shortName(network.specification.architecture)
             let phase = members.count > 1 ? " (\(name))" : ""
-            let testPreprocessing = network.preprocessing.enlarged(by: config.testSizeIncrease)
+            // Training sees the backbone at its own resolution, classification that much larger; a base that is
+            // itself a trained model (already enlarged) is brought back to the resolution first.
+            let trainPreprocessing = network.preprocessing.enlarged(by: network.backbone.resolution - network.preprocessing.cropSize)
+            let testPreprocessing = trainPreprocessing.enlarged(by: config.testSizeIncrease)
             guard EfficientNetLite.inputSizes.contains(testPreprocessing.cropSize) else {
                 throw .model("\(name) would classify at \(testPreprocessing.cropSize) pixels, over the engine's "
                              + "\(EfficientNetLite.inputSizes.upperBound); choose a smaller --test-size-increase")
@@ -192,8 +195,8 @@ public enum Trainer {
                 }
                 return FeatureExtractor(network: network, preprocessing: preprocessing, cache: cache, threads: config.threads)
             }
-            let trainExtractor = try extractor(network.preprocessing)
-            let testExtractor = config.testSizeIncrease == 0 ? trainExtractor : try extractor(testPreprocessing)
+            let trainExtractor = try extractor(trainPreprocessing)
+            let testExtractor = testPreprocessing == trainPreprocessing ? trainExtractor : try extractor(testPreprocessing)
 
             let started = Date()
             var trainFeatures = try trainExtractor.features(of: train.map(dataset.url), views: trainViews) {

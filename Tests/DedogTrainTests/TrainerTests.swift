@@ -112,6 +112,16 @@ import DedogTrain
         #expect(evaluation.samples == 24)
         #expect(evaluation.verdicts?.total == 24)
 
+        // A trained model serves as a base too: its backbones are trained anew at their own resolution and
+        // classify at the same larger size, not 32 pixels more again.
+        config.baseModels = [data.root.appendingPathComponent("both.safetensors")]
+        config.output = data.root.appendingPathComponent("again.safetensors")
+        let again = try Trainer.run(config)
+        #expect(again.featuresComputed == 0, "the same backbones at the same sizes: all from the cache")
+        let retrained = try Model(contentsOf: config.output).specification
+        #expect(retrained.backbones.map(\.preprocessing) == specification.backbones.map(\.preprocessing))
+        #expect(retrained.backbones.map(\.tensorPrefix) == ["lite0.", "lite1."])
+
         config.baseModels = [Self.base, Self.base]
         #expect(throws: TrainError.model("efficientnet-lite0 is given twice; each backbone can be in a model once")) {
             try Trainer.run(config)
