@@ -107,7 +107,7 @@ public final class Classifier {
         var dogProbability: Float? = nil
         var lookalikes: [Prediction] = []
         if let imagenet, let labels = model.imagenetLabels {
-            dogProbability = zip(labels, imagenet).filter { $0.0.isDog }.map(\.1).reduce(0, +)
+            dogProbability = labels.dogProbability(imagenet)
             lookalikes = Self.ranked(labels, imagenet, top: 3) { !$0.isDog }
         }
 

@@ -16,6 +16,13 @@ public struct Label: Codable, Sendable, Equatable {
     }
 }
 
+extension Collection where Element == Label {
+    /// The share of `probabilities` (one per label, in order) that falls on dog classes.
+    public func dogProbability(_ probabilities: [Float]) -> Float {
+        zip(self, probabilities).reduce(Float(0)) { $0 + ($1.0.isDog ? $1.1 : 0) }
+    }
+}
+
 /// A fully-connected classifier on the 1280 pooled backbone features.
 public struct HeadDescription: Codable, Sendable, Equatable {
     /// Tensor names of the [classes × 1280] weight and [classes] bias.

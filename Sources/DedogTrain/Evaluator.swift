@@ -51,20 +51,19 @@ public enum Evaluator {
         for i in samples.indices where results.allSatisfy({ $0.present[i] }) {
             // Scores combined over backbones and views, as classify does.
             let features = results.map { Array($0.features(of: i)) }
-            let all: [Float], temperature: Float, dog: Float?
+            let all: [Float], temperature: Float, imagenet: [Float]?
             do {
+                imagenet = try model.imagenetProbabilities(features)
                 if let breed = try model.breedScores(features) {
                     (all, temperature) = (breed, model.combinedTemperature)
                 } else {
-                    all = try (model.imagenetProbabilities(features) ?? []).map { Foundation.log(max($0, .leastNormalMagnitude)) }
+                    all = (imagenet ?? []).map { Foundation.log(max($0, .leastNormalMagnitude)) }
                     temperature = 1
-                }
-                dog = try model.imagenetProbabilities(features).map { p in
-                    zip(model.imagenetLabels ?? [], p).filter(\.0.isDog).reduce(0) { $0 + $1.1 }
                 }
             } catch {
                 throw .model(error.description)
             }
+            let dog = imagenet.map { (model.imagenetLabels ?? []).dogProbability($0) }
             scores += rows.map { all[$0!] }
             y.append(samples[i].label)
             // The verdict classify would give: over the breed head's labels, or the dataset's classes among the

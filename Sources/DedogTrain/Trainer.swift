@@ -265,7 +265,7 @@ public enum Trainer {
                     let views = averagesMirror ? Array(validationFeatures.features(of: row)) : Array(vx[(row * width)..<((row + 1) * width)])
                     guard let logits = try? imagenet.averaged(views, views: views.count / width) else { continue }
                     let p = Model.softmax(logits, temperature: d.temperature ?? 1)
-                    dog[sample] = zip(d.labels, p).reduce(Float(0)) { $0 + ($1.0.isDog ? $1.1 : 0) }
+                    dog[sample] = d.labels.dogProbability(p)
                 }
                 dogProbabilities.append(dog)
             }
