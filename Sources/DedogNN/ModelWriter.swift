@@ -45,9 +45,9 @@ public enum ModelWriter {
                   part.breedBias.count == head.labels.count else {
                 throw .labelCountMismatch(file: url.path, head: "breed", labels: head.labels.count, outputs: part.breedBias.count)
             }
-            // The base's tensors as stored (F16 stays F16, so a model trained on a small base stays small), each
-            // checked as a loader would check it; the base's own breed head is replaced. Names move from the
-            // base's prefix to the new one.
+            // The base's tensors as stored (F16 stays F16, so a model trained on a small base stays small); the
+            // base's own breed head is replaced. Names move from the base's prefix to the new one. Each tensor is
+            // checked once, when the result is loaded back below.
             let baseModel = part.base.model ?? ModelDescription(backbones: [part.source])
             guard let index = baseModel.backbones.firstIndex(of: part.source) else {
                 throw .invalidMetadata(file: part.base.file, detail: "it holds no such backbone as the one to write")
@@ -58,7 +58,6 @@ public enum ModelWriter {
             }
             for name in baseModel.backboneTensorNames(index, among: part.base.entries.keys) + imagenet {
                 guard let entry = part.base.entries[name] else { throw .missingTensor(file: part.base.file, name: name) }
-                _ = try part.base.floats(name, shape: entry.shape)
                 tensors.append((renamed(name), entry.dtype, entry.shape, part.base.bytes(of: name)))
             }
             if var imagenet = part.source.imagenetHead {
@@ -82,7 +81,7 @@ public enum ModelWriter {
         } catch {
             throw .invalidMetadata(file: url.path, detail: "cannot encode the model: \(error)")
         }
-        // Loaded back before it replaces anything: the names, shapes and description must make a model.
+        // Loaded back before it replaces anything: the names, shapes, values and description must make a model.
         do {
             _ = try Model(tensors: SafeTensors(bytes, file: url.path))
         } catch {
