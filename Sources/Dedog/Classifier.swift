@@ -78,15 +78,14 @@ public final class Classifier {
         guard image.width > 0, image.height > 0 else { throw .image(.empty(file: "the image")) }
         var features: [[Float]] = []
         for (b, network) in model.backbones.enumerated() {
-            let p = network.preprocessing, mirror = b < averagesMirror.count && averagesMirror[b]
-            let input: [Float]
+            let input: (tensor: [Float], views: Int)
             do {
-                input = try p.tensor(image) + (mirror ? p.tensor(image, mirrored: true) : [])
+                input = try network.input(for: image, mirrored: b < averagesMirror.count && averagesMirror[b])
             } catch {
                 throw .image(error)
             }
             do {
-                features.append(try sessions[b].features(input, batch: mirror ? 2 : 1, height: p.cropSize, width: p.cropSize))
+                features.append(try sessions[b].features(input.tensor, batch: input.views))
             } catch {
                 throw .model(error)
             }

@@ -39,7 +39,7 @@ public enum ModelLocator {
         return folders
     }
 
-    /// Whether `argument` names a bundled model rather than a file: a bundled name, without a path separator.
+    /// Whether `argument` names a bundled model rather than a file (`./fast` is a file).
     public static func isName(_ argument: String) -> Bool {
         bundled.contains { $0.name == argument }
     }

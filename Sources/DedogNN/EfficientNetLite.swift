@@ -101,6 +101,13 @@ public final class EfficientNetLite: Sendable {
         InferenceSession(network: self, threads: threads, kernels: kernels, bandsBlocks: bandsBlocks)
     }
 
+    /// This network's input for `image`: its centre crop, then the crop of its mirror image when `mirrored`
+    /// (logits are averaged over the views); `views` is the batch to run.
+    public func input(for image: RGBImage, mirrored: Bool) throws(ImageError) -> (tensor: [Float], views: Int) {
+        let p = preprocessing
+        return (try p.tensor(image) + (mirrored ? p.tensor(image, mirrored: true) : []), mirrored ? 2 : 1)
+    }
+
     /// Number of MBConv blocks (16 for Lite0, 21 for Lite1 and Lite2).
     public var blockCount: Int { blocks.count }
 }

@@ -97,9 +97,8 @@ public enum Evaluator {
             do {
                 var features: [[Float]] = []
                 for (network, session) in zip(model.backbones, sessions) {
-                    let p = network.preprocessing, mirror = network.specification.averagesMirror ?? false
-                    let input = try p.tensor(image) + (mirror ? p.tensor(image, mirrored: true) : [])
-                    features.append(try session.features(input, batch: mirror ? 2 : 1))
+                    let input = try network.input(for: image, mirrored: network.specification.averagesMirror ?? false)
+                    features.append(try session.features(input.tensor, batch: input.views))
                 }
                 _ = try model.breedProbabilities(features)
                 _ = try model.imagenetProbabilities(features)
