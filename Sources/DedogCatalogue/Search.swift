@@ -126,3 +126,52 @@ extension Catalogue {
         return previous[y.count]
     }
 }
+
+/// What a class folder's name (or a name given on the command line) stands for in the catalogue.
+public enum NameMatch: Sendable, Equatable {
+    /// One breed, and the name or label it matched by.
+    case breed(Breed, matched: String)
+    /// Several breeds answer to the name exactly (e.g. "poodle": toy, miniature and standard).
+    case ambiguous([Breed])
+    /// No breed answers to it exactly; the breeds `search` finds for it, best first (often none).
+    case unknown(closest: [Breed])
+
+    public var breed: Breed? {
+        if case let .breed(b, _) = self { return b }
+        return nil
+    }
+}
+
+extension Catalogue {
+    /// The breed a class name stands for, folding case, diacritics and punctuation as `search` does: a model
+    /// label or Stanford Dogs folder (`n02085620-Chihuahua`), or a breed's English or Czech name or alias, whole
+    /// (`čivava`, `Golden_Retriever`, `german-shepherd-dog`). A leading WordNet id (`n02085620-`) is ignored, so
+    /// ImageNet-style folders match by their name too. Only whole names match; for anything else the closest
+    /// breeds are given, so that a folder is never silently taken for a breed it only resembles.
+    public func match(className: String) -> NameMatch {
+        if let breed = breed(forLabel: className) { return .breed(breed, matched: className) }
+        let name = Self.withoutWordNetID(className)
+        let key = TextKey.normalized(name)
+        guard !key.isEmpty else { return .unknown(closest: []) }
+        var found: [(Breed, String)] = []
+        for breed in breeds {
+            let names = [breed.id, breed.name.en, breed.name.cs] + breed.aliases.en + breed.aliases.cs
+                + breed.labels.map(Self.withoutWordNetID)
+            if let hit = names.first(where: { TextKey.normalized($0) == key }) { found.append((breed, hit)) }
+        }
+        switch found.count {
+        case 1: return .breed(found[0].0, matched: found[0].1)
+        case 0:
+            return .unknown(closest: search(name).prefix(3).map(\.breed))
+        default: return .ambiguous(found.map(\.0).sorted { $0.name.en < $1.name.en })
+        }
+    }
+
+    /// `n02085620-Chihuahua` → `Chihuahua`; other names as they are.
+    static func withoutWordNetID(_ name: String) -> String {
+        guard name.first == "n", let dash = name.firstIndex(of: "-"),
+              name[name.index(after: name.startIndex)..<dash].count == 8,
+              name[name.index(after: name.startIndex)..<dash].allSatisfy(\.isNumber) else { return name }
+        return String(name[name.index(after: dash)...])
+    }
+}

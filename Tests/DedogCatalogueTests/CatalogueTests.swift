@@ -119,3 +119,36 @@ import DedogCatalogue
         }
     }
 }
+
+/// Class folders and `--breed` names meet the catalogue with the same folding as search, whole names only.
+@Suite struct NameMatchTests {
+    let catalogue: Catalogue
+
+    init() throws { catalogue = try Catalogue.bundled() }
+
+    @Test(arguments: [
+        ("čivava", "chihuahua"), ("CIVAVA", "chihuahua"), ("n02085620-Chihuahua", "chihuahua"),
+        ("Golden_Retriever", "golden-retriever"), ("zlatý retrívr", "golden-retriever"),
+        ("n09999999-golden_retriever", "golden-retriever"), ("Japanese spaniel", "japanese-chin"),
+        ("border-collie", "border-collie"),
+    ])
+    func namesMatchTheirBreed(_ name: String, _ id: String) {
+        #expect(catalogue.match(className: name).breed?.id == id, "\(name)")
+    }
+
+    @Test func sharedNamesAreAmbiguousAndOthersUnknown() throws {
+        guard case let .ambiguous(poodles) = catalogue.match(className: "poodle") else {
+            Issue.record("poodle should name several breeds")
+            return
+        }
+        #expect(Set(poodles.map(\.id)) == ["toy-poodle", "miniature-poodle", "standard-poodle"])
+        // A typo is not taken for the breed, but offered as the closest.
+        guard case let .unknown(closest) = catalogue.match(className: "civavaa") else {
+            Issue.record("a misspelt name must not match")
+            return
+        }
+        #expect(closest.first?.id == "chihuahua")
+        #expect(catalogue.match(className: "class0") == .unknown(closest: []))
+        #expect(catalogue.match(className: "chihua").breed == nil, "a prefix is not a whole name")
+    }
+}
