@@ -30,6 +30,10 @@ public final class EfficientNetLite: Sendable {
     public let backbone: Backbone
     public let imagenetHead: Linear?
     public let breedHead: Linear?
+    /// [breed labels × 1280] unit vectors (see `BackboneDescription.prototypes`).
+    public let prototypes: [Float]?
+    /// [memory rows × 1280] unit vectors (see `BackboneDescription.memory`).
+    public let memory: [Float]?
     let stem: StemConvolution
     let blocks: [MBConvBlock]
     let head: PointwiseConvolution
@@ -90,6 +94,13 @@ public final class EfficientNetLite: Sendable {
                                     clampsToSix: true)
         imagenetHead = try specification.imagenetHead.map { d throws(ModelError) in try loader.linear(d, role: "ImageNet") }
         breedHead = try specification.breedHead.map { d throws(ModelError) in try loader.linear(d, role: "breed") }
+        prototypes = try specification.prototypes.map { name throws(ModelError) in
+            try loader.read(name, [specification.breedHead?.labels.count ?? 0, Self.featureCount], prefixed: false)
+        }
+        memory = try specification.memory.map { name throws(ModelError) in
+            let rows = loader.tensors.entries[name]?.shape.first ?? 0
+            return try loader.read(name, [rows, Self.featureCount], prefixed: false)
+        }
         self.specification = specification
         self.backbone = backbone
     }

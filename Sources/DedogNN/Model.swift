@@ -31,6 +31,12 @@ public final class Model: Sendable {
             backbones.append(try EfficientNetLite(backbone, loader: &loader))
         }
         try loader.finish()
+        let rows = specification.memory?.count ?? 0
+        for (b, network) in backbones.enumerated() {
+            guard let stored = network.memory, stored.count != rows * EfficientNetLite.featureCount else { continue }
+            throw .invalidValue(file: tensors.file, field: "memory", value: "\(rows) entries",
+                                requirement: "one per row of backbones[\(b)].memory (\(stored.count / EfficientNetLite.featureCount) rows)")
+        }
         self.specification = specification
         self.backbones = backbones
         file = tensors.file
@@ -46,11 +52,78 @@ public final class Model: Sendable {
     /// The breed heads' combined scores for one photo, before the combined temperature: the mean over backbones
     /// of log softmax(logits / temperature), each backbone's logits averaged over its views.
     /// `features[b]` holds backbone b's views of the photo, [views × 1280]. Nil without breed heads.
+    /// Confirmed photos in the model's memory (`dedog learn`) add `memoryWeight` · Σ exp(`memorySharpness` ·
+    /// (cos − 1)) to their breed's score, over the confirmed photos of that breed: a photo nearly the same as a
+    /// confirmed one moves strongly, a merely similar one a little, others not at all.
     public func breedScores(_ features: [[Float]]) throws(ModelError) -> [Float]? {
-        try combined(features, head: \.breedHead, description: \.breedHead) { logProbabilities in
+        guard var scores = try combined(features, head: \.breedHead, description: \.breedHead, combine: { logProbabilities in
             let n = Float(logProbabilities.count)
             return (0..<logProbabilities[0].count).map { i in logProbabilities.reduce(0) { $0 + $1[i] } / n }
+        }) else { return nil }
+        if let memory = specification.memory, !memory.isEmpty, let labels = breedLabels {
+            let row = Dictionary(labels.enumerated().map { ($1.key, $0) }, uniquingKeysWith: { a, _ in a })
+            for (network, x) in zip(backbones, features) {
+                guard let stored = network.memory else { continue }
+                let direction = Self.direction(x)
+                for (j, entry) in memory.enumerated() {
+                    guard let c = row[entry.label] else { continue }
+                    let cosine = Self.dot(direction, stored, row: j)
+                    scores[c] += Self.memoryWeight * Foundation.exp(Self.memorySharpness * (cosine - 1)) / Float(backbones.count)
+                }
+            }
         }
+        return scores
+    }
+
+    /// How strongly a confirmed photo pulls photos like it to its breed (see `breedScores`).
+    /// Chosen on Stanford Dogs train photos only (a Lite0 model trained on 60 photos per breed, confirmed and
+    /// checked photos from the other 40; grid w ∈ {2, 4}, k ∈ {3, 5}): with 10 confirmed photos of each of its 3
+    /// weakest breeds, their other photos went from 61 % to 82 % right and the other breeds' from 87.2 % to 85.6 %.
+    /// Stronger settings gained more on the learned breeds and cost the others up to 8 points.
+    public static let memoryWeight: Float = 2
+    public static let memorySharpness: Float = 5
+
+    /// Per breed, how like that breed's own photos this photo is: the cosine between the photo's features and
+    /// the breed's prototype or its nearest confirmed photo, whichever is closer, averaged over backbones.
+    /// Nil when the model has no prototypes.
+    public func similarities(_ features: [[Float]]) throws(ModelError) -> [Float]? {
+        guard features.count == backbones.count else {
+            throw .badInput(detail: "features of \(features.count) backbones for a model of \(backbones.count)")
+        }
+        guard let labels = breedLabels, backbones.allSatisfy({ $0.prototypes != nil }) else { return nil }
+        var similarity = [Float](repeating: 0, count: labels.count)
+        let row = Dictionary(labels.enumerated().map { ($1.key, $0) }, uniquingKeysWith: { a, _ in a })
+        for (network, x) in zip(backbones, features) {
+            guard let prototypes = network.prototypes, x.count % EfficientNetLite.featureCount == 0, !x.isEmpty else {
+                throw .badInput(detail: "\(x.count) features are not whole views of \(EfficientNetLite.featureCount)")
+            }
+            let direction = Self.direction(x)
+            var best = (0..<labels.count).map { Self.dot(direction, prototypes, row: $0) }
+            if let stored = network.memory {
+                for (j, entry) in (specification.memory ?? []).enumerated() {
+                    guard let c = row[entry.label] else { continue }
+                    best[c] = max(best[c], Self.dot(direction, stored, row: j))
+                }
+            }
+            for c in best.indices { similarity[c] += best[c] / Float(backbones.count) }
+        }
+        return similarity
+    }
+
+    /// The unit vector along the mean of `views` [views × 1280].
+    public static func direction(_ views: [Float]) -> [Float] {
+        let width = EfficientNetLite.featureCount
+        var mean = [Float](repeating: 0, count: width)
+        for (i, v) in views.enumerated() { mean[i % width] += v }
+        let norm = mean.reduce(Float(0)) { $0 + $1 * $1 }.squareRoot()
+        return norm > 0 ? mean.map { $0 / norm } : mean
+    }
+
+    static func dot(_ a: [Float], _ matrix: [Float], row: Int) -> Float {
+        let width = a.count
+        var sum: Float = 0
+        for k in 0..<width { sum += a[k] * matrix[row * width + k] }
+        return sum
     }
 
     /// The calibrated breed probabilities for one photo (see `breedScores`).
@@ -98,13 +171,15 @@ public final class Model: Sendable {
 }
 
 extension ModelDescription {
-    /// The names of backbone `b`'s own tensors among `names` (its convolutions and BatchNorms, not its heads):
+    /// The names of backbone `b`'s own tensors among `names` (its convolutions and BatchNorms, not its heads,
+    /// prototypes or memory):
     /// those after its prefix that no backbone with a longer prefix claims.
     public func backboneTensorNames(_ b: Int, among names: some Sequence<String>) -> [String] {
         guard backbones.indices.contains(b) else { return [] }
         let prefix = backbones[b].tensorPrefix
         let longer = backbones.map(\.tensorPrefix).filter { $0.count > prefix.count }
-        let heads = Set(backbones.flatMap { [$0.imagenetHead, $0.breedHead] }.compactMap { $0 }.flatMap { [$0.weight, $0.bias] })
+        let heads = Set(backbones.flatMap { [$0.imagenetHead, $0.breedHead] }.compactMap { $0 }.flatMap { [$0.weight, $0.bias] }
+                        + backbones.flatMap { [$0.prototypes, $0.memory].compactMap { $0 } })
         return names.filter { $0.hasPrefix(prefix) && !heads.contains($0) && !longer.contains(where: $0.hasPrefix) }.sorted()
     }
 }

@@ -8,11 +8,15 @@ public struct Label: Codable, Sendable, Equatable {
     /// Human-readable name, e.g. "Chihuahua".
     public var name: String
     public var isDog: Bool
+    /// The breed catalogue's id for it (`chihuahua`), when training matched its folder to a catalogue breed; the
+    /// catalogue also knows the Stanford Dogs keys directly.
+    public var breed: String?
 
-    public init(key: String, name: String, isDog: Bool) {
+    public init(key: String, name: String, isDog: Bool, breed: String? = nil) {
         self.key = key
         self.name = name
         self.isDog = isDog
+        self.breed = breed
     }
 }
 
@@ -48,11 +52,17 @@ public struct DecisionThresholds: Codable, Sendable, Equatable {
     public var unsureBelow: Float
     /// … or when it leads the second breed by less than this.
     public var unsureMargin: Float
+    /// "Not one of my breeds" when the photo's features are less similar than this (cosine) to the top breed's
+    /// own photos (its prototype, or a confirmed photo in the model's memory). Set by training, from how similar
+    /// held-out photos of the model's own breeds are; nil when the model has no prototypes.
+    public var otherBreedBelow: Float?
 
-    public init(noDogBelow: Float = 0.5, unsureBelow: Float = 0.45, unsureMargin: Float = 0.15) {
+    public init(noDogBelow: Float = 0.5, unsureBelow: Float = 0.45, unsureMargin: Float = 0.15,
+                otherBreedBelow: Float? = nil) {
         self.noDogBelow = noDogBelow
         self.unsureBelow = unsureBelow
         self.unsureMargin = unsureMargin
+        self.otherBreedBelow = otherBreedBelow
     }
 }
 
@@ -64,15 +74,38 @@ public enum Verdict: String, Sendable, Codable {
     case unsure
     /// The photo probably shows no dog.
     case noDog
+    /// A dog, but none of the breeds the model knows: it looks less like any of them than their own photos do.
+    case otherBreed
 }
 
 extension DecisionThresholds {
     /// The verdict for a photo whose dog probability is `dogProbability` (nil when the model cannot judge it) and
-    /// whose two most probable breeds have `top` and `second`.
-    public func verdict(dogProbability: Float?, top: Float, second: Float) -> Verdict {
+    /// whose two most probable breeds have `top` and `second`; `similarity` is how like its own photos the top
+    /// breed the photo is (nil when the model cannot tell).
+    public func verdict(dogProbability: Float?, top: Float, second: Float, similarity: Float? = nil) -> Verdict {
         if let dog = dogProbability, dog < noDogBelow { return .noDog }
+        if let similarity, let below = otherBreedBelow, similarity < below { return .otherBreed }
         if top < unsureBelow || top - second < unsureMargin { return .unsure }
         return .dog
+    }
+}
+
+/// A photo a user confirmed as showing one of the model's breeds (`dedog learn`).
+public struct MemoryEntry: Codable, Sendable, Equatable {
+    /// The breed label's key.
+    public var label: String
+    /// The photo's file name when it was learned (for people; not used to match).
+    public var photo: String
+    /// The photo's content hash: the same photo learned twice is kept once, and `forget` finds it by content.
+    public var fingerprint: String
+    /// When it was learned (ISO 8601).
+    public var added: String
+
+    public init(label: String, photo: String, fingerprint: String, added: String) {
+        self.label = label
+        self.photo = photo
+        self.fingerprint = fingerprint
+        self.added = added
     }
 }
 
@@ -91,10 +124,19 @@ public struct BackboneDescription: Codable, Sendable, Equatable {
     /// Classify each photo as it is and mirrored, and average the logits (set by training when it helps on the
     /// validation images; costs a second pass through the network).
     public var averagesMirror: Bool?
+    /// Tensor [breed labels × 1280]: each breed's prototype, the mean direction of its training photos' features
+    /// (unit vectors, as classify computes them). Written by training; used for "not one of my breeds".
+    public var prototypes: String?
+    /// Tensor [memory entries × 1280]: the features of the photos users confirmed (`ModelDescription.memory`),
+    /// unit vectors, in the same order.
+    public var memory: String?
 
     public init(architecture: String = "efficientnet-lite0", tensorPrefix: String = "",
                 preprocessing: Preprocessing = Preprocessing(), batchNormEpsilon: Float = 1e-3,
-                imagenetHead: HeadDescription?, breedHead: HeadDescription?, averagesMirror: Bool? = nil) {
+                imagenetHead: HeadDescription?, breedHead: HeadDescription?, averagesMirror: Bool? = nil,
+                prototypes: String? = nil, memory: String? = nil) {
+        self.prototypes = prototypes
+        self.memory = memory
         self.architecture = architecture
         self.tensorPrefix = tensorPrefix
         self.preprocessing = preprocessing
@@ -125,10 +167,13 @@ public struct ModelDescription: Codable, Sendable, Equatable {
     public var combinedTemperature: Float?
     /// Free-form facts about how a trained head was made (dataset, metrics, date, seed).
     public var training: [String: String]?
+    /// Photos users confirmed (`dedog learn`), one row of each backbone's `memory` tensor per entry.
+    public var memory: [MemoryEntry]?
 
     public init(formatVersion: Int = ModelDescription.currentVersion, source: String? = nil,
                 backbones: [BackboneDescription], decision: DecisionThresholds = DecisionThresholds(),
-                combinedTemperature: Float? = nil, training: [String: String]? = nil) {
+                combinedTemperature: Float? = nil, training: [String: String]? = nil, memory: [MemoryEntry]? = nil) {
+        self.memory = memory
         self.formatVersion = formatVersion
         self.source = source
         self.backbones = backbones
@@ -240,6 +285,23 @@ public struct ModelDescription: Codable, Sendable, Equatable {
         if let t = combinedTemperature {
             try check(t.isFinite && t > 0, "combinedTemperature", "\(t)", "a positive finite number")
         }
+        // Prototypes and memory belong to breed heads; memory rows name the model's breeds, in every backbone.
+        let breedKeys = Set(backbones.first?.breedHead?.labels.map(\.key) ?? [])
+        for (b, backbone) in backbones.enumerated() {
+            let at = "backbones[\(b)]."
+            try check(backbone.prototypes == nil || backbone.breedHead != nil, at + "prototypes", "present",
+                      "absent without a breed head")
+            try check((backbone.memory != nil) == (memory != nil), at + "memory",
+                      backbone.memory == nil ? "absent" : "present", memory == nil ? "absent, as the model has no memory"
+                          : "present, as the model has memory")
+        }
+        for (i, entry) in (memory ?? []).enumerated() {
+            try check(breedKeys.contains(entry.label), "memory[\(i)].label", "\"\(entry.label)\"",
+                      "one of the breed head's label keys")
+        }
+        if let t = decision.otherBreedBelow {
+            try check(t.isFinite && (-1...1).contains(t), "decision.otherBreedBelow", "\(t)", "between -1 and 1")
+        }
         for (field, value) in [("noDogBelow", decision.noDogBelow), ("unsureBelow", decision.unsureBelow),
                                ("unsureMargin", decision.unsureMargin)] {
             try check(value.isFinite && (0...1).contains(value), "decision." + field, "\(value)", "between 0 and 1")
@@ -253,7 +315,7 @@ public struct ModelDescription: Codable, Sendable, Equatable {
     // MARK: Both layouts
 
     private enum CodingKeys: String, CodingKey {
-        case formatVersion, source, backbones, decision, combinedTemperature, training
+        case formatVersion, source, backbones, decision, combinedTemperature, training, memory
     }
 
     /// Format 1: one backbone, its fields at the top level.
@@ -286,14 +348,16 @@ public struct ModelDescription: Codable, Sendable, Equatable {
                   backbones: try container.decode([BackboneDescription].self, forKey: .backbones),
                   decision: try container.decode(DecisionThresholds.self, forKey: .decision),
                   combinedTemperature: try container.decodeIfPresent(Float.self, forKey: .combinedTemperature),
-                  training: try container.decodeIfPresent([String: String].self, forKey: .training))
+                  training: try container.decodeIfPresent([String: String].self, forKey: .training),
+                  memory: try container.decodeIfPresent([MemoryEntry].self, forKey: .memory))
     }
 
     public func encode(to encoder: any Encoder) throws {
         if formatVersion == 1 {
-            guard backbones.count == 1, let b = backbones.first, b.tensorPrefix.isEmpty, combinedTemperature == nil else {
+            guard backbones.count == 1, let b = backbones.first, b.tensorPrefix.isEmpty, combinedTemperature == nil,
+                  b.prototypes == nil, b.memory == nil, memory == nil, decision.otherBreedBelow == nil else {
                 throw EncodingError.invalidValue(self, .init(codingPath: [], debugDescription:
-                    "format 1 holds exactly one backbone without a tensor prefix or combined temperature"))
+                    "format 1 holds exactly one backbone without a tensor prefix, combined temperature, prototypes or memory"))
             }
             try Version1(formatVersion: 1, architecture: b.architecture, source: source, preprocessing: b.preprocessing,
                          batchNormEpsilon: b.batchNormEpsilon, imagenetHead: b.imagenetHead, breedHead: b.breedHead,
@@ -307,5 +371,6 @@ public struct ModelDescription: Codable, Sendable, Equatable {
         try container.encode(decision, forKey: .decision)
         try container.encodeIfPresent(combinedTemperature, forKey: .combinedTemperature)
         try container.encodeIfPresent(training, forKey: .training)
+        try container.encodeIfPresent(memory, forKey: .memory)
     }
 }

@@ -13,18 +13,30 @@ public enum ModelWriter {
         /// The breed head, [labels × 1280] and [labels].
         public var breedWeight: [Float]
         public var breedBias: [Float]
+        /// The breeds' prototypes, [labels × 1280], if any.
+        public var prototypes: [Float]?
+        /// The memory's rows for this backbone, [model memory entries × 1280], if the model has memory.
+        public var memory: [Float]?
 
-        public init(base: SafeTensors, source: BackboneDescription, breedWeight: [Float], breedBias: [Float]) {
+        public init(base: SafeTensors, source: BackboneDescription, breedWeight: [Float], breedBias: [Float],
+                    prototypes: [Float]? = nil, memory: [Float]? = nil) {
             self.base = base
             self.source = source
             self.breedWeight = breedWeight
             self.breedBias = breedBias
+            self.prototypes = prototypes
+            self.memory = memory
         }
     }
+
+    /// One tensor to write.
+    public typealias Tensor = (name: String, dtype: String, shape: [Int], bytes: Data)
 
     /// What a backbone's breed head tensors are called, after its prefix.
     public static let breedWeight = "breed_head.weight"
     public static let breedBias = "breed_head.bias"
+    public static let prototypes = "breed_prototypes"
+    public static let memory = "memory"
 
     /// Writes `model` with `parts[i]` as its backbone i to `url`, atomically: an interrupted write leaves the
     /// previous file as it was. Tensor names are set here: each backbone's tensors keep their names after its
@@ -35,7 +47,7 @@ public enum ModelWriter {
             throw .invalidMetadata(file: url.path, detail: "\(parts.count) backbones given for a description of \(model.backbones.count)")
         }
         var model = model
-        var tensors: [(name: String, dtype: String, shape: [Int], bytes: Data)] = []
+        var tensors: [Tensor] = []
         for (b, part) in parts.enumerated() {
             let prefix = model.backbones[b].tensorPrefix
             guard var head = model.backbones[b].breedHead else {
@@ -70,7 +82,51 @@ public enum ModelWriter {
             model.backbones[b].breedHead = head
             tensors.append((head.weight, "F32", [head.labels.count, EfficientNetLite.featureCount], raw(part.breedWeight)))
             tensors.append((head.bias, "F32", [head.labels.count], raw(part.breedBias)))
+            model.backbones[b].prototypes = nil
+            if let prototypes = part.prototypes {
+                guard prototypes.count == part.breedWeight.count else {
+                    throw .labelCountMismatch(file: url.path, head: "prototype", labels: head.labels.count,
+                                              outputs: prototypes.count / EfficientNetLite.featureCount)
+                }
+                model.backbones[b].prototypes = prefix + Self.prototypes
+                tensors.append((prefix + Self.prototypes, "F32", [head.labels.count, EfficientNetLite.featureCount], raw(prototypes)))
+            }
+            model.backbones[b].memory = nil
+            if let memory = part.memory {
+                model.backbones[b].memory = prefix + Self.memory
+                tensors.append((prefix + Self.memory, "F32", [memory.count / EfficientNetLite.featureCount,
+                                                              EfficientNetLite.featureCount], raw(memory)))
+            }
         }
+        try write(model, tensors: tensors, to: url)
+    }
+
+    /// Writes `file` again with its memory replaced: `model` (its description with the new `memory` entries) and
+    /// `memory[b]`, backbone b's rows [entries × 1280]; every other tensor is copied as stored. Atomic, and
+    /// loaded back first, as `write` does.
+    public static func replacingMemory(of file: SafeTensors, model: ModelDescription, memory: [[Float]],
+                                       to url: URL) throws(ModelError) {
+        guard memory.count == model.backbones.count else {
+            throw .invalidMetadata(file: url.path, detail: "memory for \(memory.count) backbones given for a model of \(model.backbones.count)")
+        }
+        var model = model
+        let old = Set(model.backbones.compactMap(\.memory))
+        var tensors: [Tensor] = file.entries.keys.sorted().filter { !old.contains($0) }.compactMap { name in
+            file.entries[name].map { (name, $0.dtype, $0.shape, file.bytes(of: name)) }
+        }
+        let entries = model.memory ?? []
+        for b in model.backbones.indices {
+            guard !entries.isEmpty else { model.backbones[b].memory = nil; continue }
+            let name = model.backbones[b].tensorPrefix + Self.memory
+            model.backbones[b].memory = name
+            tensors.append((name, "F32", [entries.count, EfficientNetLite.featureCount], raw(memory[b])))
+        }
+        if entries.isEmpty { model.memory = nil }
+        try write(model, tensors: tensors, to: url)
+    }
+
+    /// Writes `tensors` with `model` as their description, checked and loaded back before the atomic rename.
+    static func write(_ model: ModelDescription, tensors: [Tensor], to url: URL) throws(ModelError) {
         try model.validate(file: url.path)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

@@ -26,6 +26,9 @@ public struct EvaluationReport: Sendable, Codable, Equatable {
     public var mostConfused: [Confusion]
     /// What classify would answer for these photos (set by `Evaluator`, which knows the model's thresholds).
     public var verdicts: VerdictCounts?
+    /// What classify would answer for photos of breeds the model does not know (dataset folders that are none of
+    /// its labels); `dog` counts confident wrong answers.
+    public var otherBreeds: VerdictCounts?
     /// Network time for one photo, every backbone and view, on one thread (set by `Evaluator`).
     public var millisecondsPerPhoto: Double?
 
@@ -62,6 +65,8 @@ public struct VerdictCounts: Sendable, Codable, Equatable {
     public var dog = 0
     public var unsure = 0
     public var noDog = 0
+    /// Photos called "not one of my breeds".
+    public var otherBreed = 0
     /// Of the `dog` verdicts, how many named the right breed.
     public var dogCorrect = 0
 
@@ -74,10 +79,11 @@ public struct VerdictCounts: Sendable, Codable, Equatable {
             if correct { dogCorrect += 1 }
         case .unsure: unsure += 1
         case .noDog: noDog += 1
+        case .otherBreed: otherBreed += 1
         }
     }
 
-    public var total: Int { dog + unsure + noDog }
+    public var total: Int { dog + unsure + noDog + otherBreed }
     /// Share of photos called unsure.
     public var unsureShare: Float { total > 0 ? Float(unsure) / Float(total) : 0 }
     /// Share of photos (all showing dogs in a breed dataset) called "no dog".

@@ -28,9 +28,17 @@ public enum Evaluator {
         }
         let index = Dictionary(labels.enumerated().map { ($1.key, $0) }, uniquingKeysWith: { a, _ in a })
         let rows = dataset.classes.map { index[$0] }
-        if let unknown = dataset.classes.indices.first(where: { rows[$0] == nil }) {
+        // Folders the model has no label for hold photos of other breeds: they measure how often the model names
+        // one of its breeds for a dog it does not know (only a breed model can be asked that).
+        guard rows.contains(where: { $0 != nil }) else {
+            throw .labelsMismatch(detail: "none of the dataset's classes (\(dataset.classes.prefix(3).joined(separator: ", "))…) "
+                                  + "is among the model's labels")
+        }
+        if model.breedLabels == nil, let unknown = dataset.classes.indices.first(where: { rows[$0] == nil }) {
             throw .labelsMismatch(detail: "class \(dataset.classes[unknown]) is not among the model's labels")
         }
+        let known = dataset.classes.indices.filter { rows[$0] != nil }
+        let knownIndex = Dictionary(uniqueKeysWithValues: known.enumerated().map { ($1, $0) })
 
         var results: [FeatureExtractor.Result] = []
         for (b, network) in model.backbones.enumerated() {
@@ -46,8 +54,8 @@ public enum Evaluator {
                 })
         }
         var scores: [Float] = [], y: [Int] = []
-        var verdicts = VerdictCounts()
-        let classes = dataset.classes.count
+        var verdicts = VerdictCounts(), others = VerdictCounts()
+        let classes = known.count
         for i in samples.indices where results.allSatisfy({ $0.present[i] }) {
             // Scores combined over backbones and views, as classify does.
             let features = results.map { Array($0.features(of: i)) }
@@ -64,21 +72,34 @@ public enum Evaluator {
                 throw .model(error.description)
             }
             let dog = imagenet.map { (model.imagenetLabels ?? []).dogProbability($0) }
-            scores += rows.map { all[$0!] }
-            y.append(samples[i].label)
             // The verdict classify would give: over the breed head's labels, or the dataset's classes among the
             // ImageNet ones.
-            let named = model.breedLabels != nil ? all : rows.map { all[$0!] }
-            let top = named.indices.max { named[$0] != named[$1] ? named[$0] < named[$1] : $0 > $1 }
-            let truth = model.breedLabels != nil ? rows[samples[i].label] : samples[i].label
+            let named = model.breedLabels != nil ? all : known.map { all[rows[$0]!] }
+            let top = named.indices.max { named[$0] != named[$1] ? named[$0] < named[$1] : $0 > $1 }!
             let p = Model.softmax(named, temperature: temperature).sorted(by: >)
-            verdicts.add(model.specification.decision.verdict(dogProbability: dog, top: p.first ?? 0, second: p.count > 1 ? p[1] : 0),
-                         correct: top == truth)
+            let similarity: Float?
+            do {
+                similarity = try model.similarities(features)?[top]
+            } catch {
+                throw .model(error.description)
+            }
+            let verdict = model.specification.decision.verdict(dogProbability: dog, top: p.first ?? 0,
+                                                               second: p.count > 1 ? p[1] : 0, similarity: similarity)
+            guard let k = knownIndex[samples[i].label] else {
+                others.add(verdict, correct: false)
+                continue
+            }
+            scores += known.map { all[rows[$0]!] }
+            y.append(k)
+            let truth = model.breedLabels != nil ? rows[samples[i].label]! : k
+            verdicts.add(verdict, correct: top == truth)
         }
         // `rows` has one entry per class (checked above), so each image adds `classes` scores.
         assert(scores.count == y.count * classes)
-        var report = EvaluationReport(logits: scores, labels: y, classNames: dataset.classes, temperature: model.combinedTemperature)
+        var report = EvaluationReport(logits: scores, labels: y, classNames: known.map { dataset.classes[$0] },
+                                      temperature: model.combinedTemperature)
         report.verdicts = verdicts
+        report.otherBreeds = others.total > 0 ? others : nil
         if timing, let first = samples.indices.first(where: { i in results.allSatisfy { $0.present[i] } }) {
             report.millisecondsPerPhoto = try timePerPhoto(model, photo: dataset.url(samples[first]))
         }
