@@ -30,7 +30,7 @@ let package = Package(
         // The inference engine: layers, execution plans, EfficientNet-Lite, safetensors model files.
         .target(name: "DedogNN", dependencies: ["DedogFiles", "DedogImage", "DedogKernels"]),
         // Transfer learning: dataset scan, feature cache, head training, calibration, metrics.
-        .target(name: "DedogTrain", dependencies: ["DedogFiles", "DedogImage", "DedogNN"]),
+        .target(name: "DedogTrain", dependencies: ["DedogFiles", "DedogImage", "DedogNN", "DedogCatalogue"]),
         // The breed catalogue (English + Czech), built by scripts/build-catalogue, and its search.
         .target(name: "DedogCatalogue", dependencies: ["DedogFiles"], resources: [.copy("Resources/breeds.json")]),
         // The facade: image in, ranked breeds out; training and evaluation entry points.

@@ -5,16 +5,23 @@ import Foundation
 public enum Calibration {
     /// The T in [0.05, 20] minimising the mean cross-entropy of `logits` [n × classes] against `labels`
     /// (golden-section search on log T; the loss is unimodal in T).
+    ///
+    /// The targets are smoothed by 1/(n + 2), Laplace's rule of succession: n answers, all right, support a
+    /// confidence of (n + 1)/(n + 2), not certainty. Without it a few dozen held-out photos that a head gets all
+    /// right would sharpen every later answer to 100 %; with Stanford Dogs' 1,200 it changes nothing visible.
     public static func temperature(logits: [Float], labels: [Int], classes: Int) -> Float {
         guard !labels.isEmpty else { return 1 }
+        let smoothing = 1 / Double(labels.count + 2)
         func loss(_ logT: Double) -> Double {
             let t = Foundation.exp(logT)
             var total = 0.0
             for (r, label) in labels.enumerated() {
                 let row = logits[(r * classes)..<((r + 1) * classes)]
                 let m = Double(row.max()!) / t
-                let sum = row.reduce(0.0) { $0 + Foundation.exp(Double($1) / t - m) }
-                total += Foundation.log(sum) + m - Double(row[row.startIndex + label]) / t
+                let logSum = Foundation.log(row.reduce(0.0) { $0 + Foundation.exp(Double($1) / t - m) }) + m
+                // −Σ target · log p, with (1 − s) on the label and s spread evenly over all classes.
+                let mean = row.reduce(0.0) { $0 + Double($1) } / Double(classes) / t
+                total += (1 - smoothing) * (logSum - Double(row[row.startIndex + label]) / t) + smoothing * (logSum - mean)
             }
             return total / Double(labels.count)
         }

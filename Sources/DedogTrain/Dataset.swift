@@ -8,6 +8,11 @@ public struct Dataset: Sendable {
         /// Path relative to the dataset root, e.g. `n02085620-Chihuahua/n02085620_10074.jpg`.
         public let path: String
         public let label: Int
+
+        public init(path: String, label: Int) {
+            self.path = path
+            self.label = label
+        }
     }
 
     public let root: URL

@@ -28,6 +28,13 @@ public struct SoftmaxHead: Sendable, Equatable {
         }
     }
 
+    /// Row `c` becomes row `r` of `linear` (same width).
+    mutating func setRow(_ c: Int, from linear: Linear, row r: Int) {
+        guard let (w, b) = linear.row(r), w.count == inputs else { return }
+        for k in 0..<inputs { weight[c * inputs + k] = w[k] }
+        bias[c] = b
+    }
+
     /// Logits of whole rows of `x`; the trainer passes only feature matrices it built, `inputs` wide.
     func logits(_ x: [Float]) -> [Float] {
         assert(x.count % inputs == 0)
@@ -38,8 +45,13 @@ public struct SoftmaxHead: Sendable, Equatable {
 /// Options for `HeadTrainer`, with defaults that work for Stanford Dogs-sized data.
 public struct TrainingOptions: Sendable, Equatable {
     public var epochs = 60
+    /// At most this many rows per step; small datasets take smaller batches, so that every epoch makes at least
+    /// `minimumStepsPerEpoch` steps (60 photos would otherwise make one step an epoch and barely move the head).
     public var batchSize = 128
+    public var minimumStepsPerEpoch = 8
     public var learningRate: Float = 1e-4
+    /// Decoupled weight decay towards the head's starting weights (the ImageNet classifier's rows, or zero): a
+    /// prior that keeps a head trained on few photos near what the pretrained network already knows.
     public var weightDecay: Float = 1e-4
     public var labelSmoothing: Float = 0.1
     /// Stop after this many epochs without a better validation loss; the best epoch's weights are kept.
@@ -63,19 +75,23 @@ public struct EpochMetrics: Sendable, Equatable {
 /// The head's training loop, for `Trainer`, which builds every matrix it is given.
 enum HeadTrainer {
     /// Trains on `x` [n × inputs] with labels `y`, validating on `vx`/`vy` each epoch.
-    /// `initial` starts from given weights (e.g. the ImageNet classifier's rows for the same classes).
+    /// `initial` starts from given weights (e.g. the ImageNet classifier's rows for the same classes), which the
+    /// weight decay then pulls towards. Without validation rows, or with `stopsEarly` false, every epoch runs and
+    /// the last weights are returned.
     static func train(x: [Float], y: [Int], vx: [Float], vy: [Int], classes: Int, inputs: Int,
-                             options: TrainingOptions, initial: SoftmaxHead? = nil,
+                             options: TrainingOptions, initial: SoftmaxHead? = nil, stopsEarly: Bool = true,
                              epochEnded: (EpochMetrics) -> Void = { _ in }) -> (head: SoftmaxHead, history: [EpochMetrics]) {
         assert(x.count == y.count * inputs && vx.count == vy.count * inputs)
         var head = initial ?? SoftmaxHead(classes: classes, inputs: inputs)
+        let anchor = head.weight
+        let batchSize = max(1, min(options.batchSize, y.count / max(1, options.minimumStepsPerEpoch)))
         var best = head
         var bestLoss = Float.infinity
         var history: [EpochMetrics] = []
         var rng = SplitMix64(seed: options.seed)
         var order = Array(0..<y.count)
         var adam = Adam(count: head.weight.count + head.bias.count)
-        var batchX = [Float](repeating: 0, count: options.batchSize * inputs)
+        var batchX = [Float](repeating: 0, count: batchSize * inputs)
         var sinceBest = 0
 
         for epoch in 1...max(1, options.epochs) {
@@ -83,7 +99,7 @@ enum HeadTrainer {
             var lossSum: Double = 0, correct = 0, correct5 = 0
             var start = 0
             while start < order.count {
-                let idx = order[start..<min(order.count, start + options.batchSize)]
+                let idx = order[start..<min(order.count, start + batchSize)]
                 let b = idx.count
                 for (row, i) in idx.enumerated() {
                     for k in 0..<inputs { batchX[row * inputs + k] = x[i * inputs + k] }
@@ -106,7 +122,8 @@ enum HeadTrainer {
                 }
                 gradient.append(contentsOf: repeatElement(0, count: classes))
                 for r in 0..<b { for c in 0..<classes { gradient[head.weight.count + c] += dLogits[r * classes + c] } }
-                adam.step(&head, gradient: gradient, learningRate: options.learningRate, weightDecay: options.weightDecay)
+                adam.step(&head, gradient: gradient, learningRate: options.learningRate, weightDecay: options.weightDecay,
+                          anchor: anchor)
                 start += b
             }
             let v = evaluate(head, vx, vy)
@@ -116,7 +133,7 @@ enum HeadTrainer {
                                        validationLoss: v.loss, validationTop1: v.top1, validationTop5: v.top5)
             history.append(metrics)
             epochEnded(metrics)
-            if vy.isEmpty || v.loss < bestLoss {
+            if vy.isEmpty || !stopsEarly || v.loss < bestLoss {
                 bestLoss = v.loss
                 best = head
                 sinceBest = 0
@@ -126,6 +143,74 @@ enum HeadTrainer {
             }
         }
         return (best, history)
+    }
+
+    /// What cross-validation found: the epoch count with the lowest loss over all folds, each fold's answers for
+    /// its own photos after that many epochs (center and mirrored views), and the mean loss per epoch.
+    struct CrossValidation {
+        var epochs: Int
+        var centerLogits: [Float]
+        var mirroredLogits: [Float]
+        var history: [EpochMetrics]
+    }
+
+    /// k-fold cross-validation of the head. Training rows `x` hold `views` rows per sample, sample i in fold
+    /// `sampleFolds[i]`; checked photos `vx`/`mirroredX` (one row each) are in `checkFolds`. Each fold's head
+    /// trains on the other folds' samples for every epoch; the epoch count with the lowest mean held-out loss is
+    /// chosen, and each fold retrained for exactly that many gives the out-of-fold answers.
+    static func crossValidate(x: [Float], y: [Int], views: Int, sampleFolds: [Int], vx: [Float], mirroredX: [Float],
+                              vy: [Int], checkFolds: [Int], folds: Int, classes: Int, inputs: Int,
+                              options: TrainingOptions, initial: SoftmaxHead?,
+                              epochEnded: (EpochMetrics) -> Void = { _ in }) -> CrossValidation {
+        func rows(_ m: [Float], _ keep: [Int], per: Int) -> [Float] {
+            keep.flatMap { i in m[(i * per * inputs)..<((i + 1) * per * inputs)] }
+        }
+        func split(_ f: Int) -> (x: [Float], y: [Int], vx: [Float], mx: [Float], vy: [Int], held: [Int]) {
+            let fit = sampleFolds.indices.filter { sampleFolds[$0] != f }
+            let held = checkFolds.indices.filter { checkFolds[$0] == f }
+            return (rows(x, fit, per: views), fit.flatMap { Array(repeating: y[$0 * views], count: views) },
+                    rows(vx, held, per: 1), rows(mirroredX, held, per: 1), held.map { vy[$0] }, held)
+        }
+        var lossSum = [Double](repeating: 0, count: max(1, options.epochs)), trainSum = lossSum, hitSum = lossSum
+        var counted = 0
+        for f in 0..<folds {
+            let part = split(f)
+            guard !part.vy.isEmpty, !part.y.isEmpty else { continue }
+            let history = train(x: part.x, y: part.y, vx: part.vx, vy: part.vy, classes: classes, inputs: inputs,
+                                options: options, initial: initial, stopsEarly: false).history
+            for (e, m) in history.enumerated() {
+                lossSum[e] += Double(m.validationLoss) * Double(part.vy.count)
+                trainSum[e] += Double(m.trainLoss) * Double(part.vy.count)
+                hitSum[e] += Double(m.validationTop1) * Double(part.vy.count)
+            }
+            counted += part.vy.count
+        }
+        let n = Double(max(1, counted))
+        let history = lossSum.indices.map { e in
+            EpochMetrics(epoch: e + 1, trainLoss: Float(trainSum[e] / n), trainTop1: 0, trainTop5: 0,
+                         validationLoss: Float(lossSum[e] / n), validationTop1: Float(hitSum[e] / n), validationTop5: 0)
+        }
+        history.forEach(epochEnded)
+        let epochs = (history.indices.min { history[$0].validationLoss < history[$1].validationLoss } ?? 0) + 1
+        var options = options
+        options.epochs = epochs
+        var center = [Float](repeating: 0, count: vy.count * classes), mirrored = center
+        for f in 0..<folds {
+            let part = split(f)
+            guard !part.vy.isEmpty else { continue }
+            // A fold without training photos (possible only with one photo in all) answers from the start.
+            let head = part.y.isEmpty ? (initial ?? SoftmaxHead(classes: classes, inputs: inputs))
+                : train(x: part.x, y: part.y, vx: [], vy: [], classes: classes, inputs: inputs, options: options,
+                        initial: initial).head
+            let (c, m) = (head.logits(part.vx), head.logits(part.mx))
+            for (r, i) in part.held.enumerated() {
+                for k in 0..<classes {
+                    center[i * classes + k] = c[r * classes + k]
+                    mirrored[i * classes + k] = m[r * classes + k]
+                }
+            }
+        }
+        return CrossValidation(epochs: epochs, centerLogits: center, mirroredLogits: mirrored, history: history)
     }
 
     /// Softmax cross-entropy with label smoothing: gradient w.r.t. the logits (not yet divided by the batch size),
@@ -183,7 +268,7 @@ enum HeadTrainer {
     }
 }
 
-/// AdamW (decoupled weight decay on the weights, none on the bias).
+/// AdamW (decoupled weight decay of the weights towards `anchor`, none on the bias).
 struct Adam {
     var m: [Float], v: [Float]
     var t = 0
@@ -194,7 +279,8 @@ struct Adam {
         v = [Float](repeating: 0, count: count)
     }
 
-    mutating func step(_ head: inout SoftmaxHead, gradient g: [Float], learningRate lr: Float, weightDecay: Float) {
+    mutating func step(_ head: inout SoftmaxHead, gradient g: [Float], learningRate lr: Float, weightDecay: Float,
+                       anchor: [Float]) {
         t += 1
         let c1 = 1 - Foundation.pow(beta1, Float(t)), c2 = 1 - Foundation.pow(beta2, Float(t))
         let nw = head.weight.count
@@ -203,7 +289,7 @@ struct Adam {
             v[i] = beta2 * v[i] + (1 - beta2) * g[i] * g[i]
             let update = lr * (m[i] / c1) / ((v[i] / c2).squareRoot() + epsilon)
             if i < nw {
-                head.weight[i] -= update + lr * weightDecay * head.weight[i]
+                head.weight[i] -= update + lr * weightDecay * (head.weight[i] - anchor[i])
             } else {
                 head.bias[i - nw] -= update
             }

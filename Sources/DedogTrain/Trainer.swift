@@ -2,6 +2,7 @@ import Foundation
 import DedogFiles
 import DedogNN
 import DedogImage
+import DedogCatalogue
 
 /// What `dedog train` does, as values.
 public struct TrainConfiguration: Sendable {
@@ -30,6 +31,15 @@ public struct TrainConfiguration: Sendable {
     /// If set, training refuses to start when its estimated peak memory (`Trainer.memoryNeeded`) is larger.
     public var memoryLimit: Int?
     public var options = TrainingOptions()
+    /// Class folders are looked up here by name (`Catalogue.match`): a matched class carries its breed and starts
+    /// from that breed's ImageNet row. Nil: folder names are labels only.
+    public var catalogue: Catalogue?
+    /// With fewer validation photos than this (and no --validation-split), the head is chosen and calibrated by
+    /// k-fold cross-validation over all photos instead: a temperature fitted on a handful of photos is noise.
+    public var crossValidationBelow = 100
+    /// The share of held-out photos of the model's own breeds allowed to fall below the "not one of my breeds"
+    /// threshold.
+    public var otherBreedShare: Float = 0.05
 
     public init(dataset: URL, baseModels: [URL], output: URL) {
         self.dataset = dataset
@@ -53,6 +63,9 @@ public struct TrainingReport: Sendable {
     public struct Backbone: Sendable {
         public var architecture: String
         public var history: [EpochMetrics]
+        /// The epochs the written head was trained for: the best on validation, or, cross-validating, the best on
+        /// average over the folds.
+        public var epochs: Int
         /// Its own validation report (calibrated with its own temperature).
         public var validation: EvaluationReport
         public var validationTop1CenterOnly: Float
@@ -62,6 +75,17 @@ public struct TrainingReport: Sendable {
     }
 
     public var classes: [String]
+    /// What each class became in the model: its key (the folder), name and catalogue breed.
+    public var labels: [Label]
+    /// What each folder name matched in the catalogue (nil without a catalogue).
+    public var matches: [NameMatch?]
+    public var warnings: [TrainWarning]
+    /// Set when the dataset was too small for a held-out validation part: the folds every photo was answered in.
+    public var crossValidationFolds: Int?
+    /// Classes whose head started from the base model's own breed head (`--resume`).
+    public var resumedClasses: Int
+    /// Confirmed photos (`dedog learn`) carried over from the base model.
+    public var memoryKept: Int
     /// Images actually used (unreadable ones are in `unreadable`).
     public var trainImages: Int
     public var validationImages: Int
@@ -75,6 +99,8 @@ public struct TrainingReport: Sendable {
     /// The "no dog" threshold chosen on the validation photos, and the share of them that fall below it.
     public var noDogBelow: Float
     public var validationNoDogShare: Float?
+    /// The "not one of my breeds" threshold (see `DecisionThresholds.otherBreedBelow`).
+    public var otherBreedBelow: Float?
     public var featuresFromCache: Int
     public var featuresComputed: Int
     /// Why the feature cache stopped storing, if it did (training went on without it).
@@ -164,16 +190,48 @@ public enum Trainer {
             throw .model("\(twice) is given twice; each backbone can be in a model once")
         }
         let classes = dataset.classes.count
-        let labels = dataset.classes.map(Label.init(folder:))
+        // Folder names meet the catalogue: a matched class carries its breed (details, Czech name) and starts from
+        // that breed's ImageNet row, whatever the folder is called.
+        let matches = dataset.classes.map { config.catalogue?.match(className: $0) }
+        var labels = dataset.classes.map(Label.init(folder:))
+        var startKeys = dataset.classes.map { [$0] }
+        for (c, match) in matches.enumerated() {
+            guard let breed = match?.breed else { continue }
+            labels[c].name = breed.name.en
+            labels[c].breed = breed.id
+            startKeys[c] += breed.labels
+        }
+        // Few photos: cross-validate on all of them rather than trust a handful of validation photos.
+        let crossValidation = validation.count < config.crossValidationBelow && config.validationSplit == nil
+        let all = train + validation
+        if crossValidation {
+            train = all
+            validation = all
+        }
+        let perClass = Dictionary(grouping: all, by: \.label).mapValues(\.count)
+        let folds = crossValidation ? max(2, min(Self.folds, perClass.values.min() ?? 2)) : 1
+        let fold = crossValidation ? Self.stratifiedFolds(all, folds: folds, seed: config.options.seed) : []
+        var warnings: [TrainWarning] = dataset.classes.indices.compactMap { c in
+            let n = perClass[c] ?? 0
+            return n < Self.recommendedPhotos ? .fewPhotos(className: dataset.classes[c], photos: n) : nil
+        }
+        if crossValidation { warnings.append(.crossValidated(folds: folds, photos: all.count)) }
+        // A base that is itself a trained model with these breeds: its heads and confirmed photos carry over.
+        let keys = labels.map(\.key)
         var reports: [TrainingReport.Backbone] = [], parts: [ModelWriter.Part] = []
         var written: [BackboneDescription] = []
         var unreadable: [(path: String, reason: String)] = []
         var fromCache = 0, computed = 0, cacheProblem: String? = nil
         var extractionSeconds = 0.0, trainingSeconds = 0.0
-        // Per backbone, the calibrated log-probabilities of each validation image it could read.
+        // Per backbone, the calibrated log-probabilities of each checked image (validation, or every image when
+        // cross-validating) it could read, and each image's unit feature direction as classify computes it.
         var validationScores: [[Int: ArraySlice<Float>]] = []
+        var directions: [[Int: [Float]]] = []
+        var prototypeSums: [[Float]] = []
         var dogProbabilities: [[Int: Float]] = []
-        var trainImages = 0
+        var trainImages = 0, resumed = 0
+        let keptMemory = config.baseModels.count == 1 ? (members.first?.model.specification.memory ?? []).enumerated()
+            .filter { keys.contains($0.element.label) } : []
         for member in members {
             let network = member.model.backbones[member.index]
             let name = Backbone.shortName(network.specification.architecture)
@@ -203,7 +261,7 @@ public enum Trainer {
                 progress(.extracting(phase: "train" + phase, done: $0, total: $1))
             }
             var validationFeatures = try testExtractor.features(of: validation.map(dataset.url), views: [.center, .mirrored]) {
-                progress(.extracting(phase: "validation" + phase, done: $0, total: $1))
+                progress(.extracting(phase: (crossValidation ? "cross-validation" : "validation") + phase, done: $0, total: $1))
             }
             extractionSeconds += Date().timeIntervalSince(started)
             // Every backbone meets the same unreadable photos; each is listed once.
@@ -217,7 +275,8 @@ public enum Trainer {
             cacheProblem = cacheProblem ?? trainFeatures.cacheProblem ?? validationFeatures.cacheProblem
 
             // The features become the training matrices in place: rows of unreadable images are dropped, nothing copied.
-            let y = trainFeatures.removeFailed().flatMap { Array(repeating: train[$0].label, count: trainViews.count) }
+            let keptTrain = trainFeatures.removeFailed()
+            let y = keptTrain.flatMap { Array(repeating: train[$0].label, count: trainViews.count) }
             let x = trainFeatures.features
             let keptValidation = validationFeatures.removeFailed()
             let vy = keptValidation.map { validation[$0].label }
@@ -231,20 +290,42 @@ public enum Trainer {
             guard !y.isEmpty else { throw .datasetTooSmall(path: dataset.root.path, detail: "no training image could be read") }
             trainImages = y.count / trainViews.count
 
-            let initial = config.startFromImageNet ? imagenetStart(network: network, classes: dataset.classes) : nil
+            var initial = config.startFromImageNet ? imagenetStart(network: network, keys: startKeys) : nil
+            let continued = Self.breedStart(network: network, keys: keys, onto: &initial)
+            resumed = max(resumed, continued)
             let trainingStarted = Date()
-            let (head, history) = HeadTrainer.train(x: x, y: y, vx: vx, vy: vy, classes: classes, inputs: width,
+            let head: SoftmaxHead, history: [EpochMetrics], centerLogits: [Float], mirroredLogits: [Float]
+            var chosenEpochs: Int
+            if crossValidation {
+                // Out-of-fold answers for every photo: each fold's head never saw the photos it answers for.
+                let trainFold = keptTrain.map { fold[$0] }, checkFold = keptValidation.map { fold[$0] }
+                let fit = HeadTrainer.crossValidate(x: x, y: y, views: trainViews.count, sampleFolds: trainFold,
+                                                    vx: vx, mirroredX: mirroredX, vy: vy, checkFolds: checkFold,
+                                                    folds: folds, classes: classes, inputs: width,
                                                     options: config.options, initial: initial) { progress(.epoch($0)) }
+                var options = config.options
+                options.epochs = fit.epochs
+                head = HeadTrainer.train(x: x, y: y, vx: [], vy: [], classes: classes, inputs: width,
+                                         options: options, initial: initial).head
+                (history, centerLogits, mirroredLogits) = (fit.history, fit.centerLogits, fit.mirroredLogits)
+                chosenEpochs = fit.epochs
+            } else {
+                (head, history) = HeadTrainer.train(x: x, y: y, vx: vx, vy: vy, classes: classes, inputs: width,
+                                                    options: config.options, initial: initial) { progress(.epoch($0)) }
+                (centerLogits, mirroredLogits) = (head.logits(vx), head.logits(mirroredX))
+                chosenEpochs = (history.indices.min { history[$0].validationLoss < history[$1].validationLoss } ?? 0) + 1
+            }
             // Averaging with the mirrored view is kept only if it helps on the validation images.
-            let centerLogits = head.logits(vx)
-            let averagedLogits = zip(centerLogits, head.logits(mirroredX)).map { ($0 + $1) / 2 }
+            let averagedLogits = zip(centerLogits, mirroredLogits).map { ($0 + $1) / 2 }
             let centerOnly = HeadTrainer.summarize(logits: centerLogits, labels: vy, classes: classes)
             let averaged = HeadTrainer.summarize(logits: averagedLogits, labels: vy, classes: classes)
             let averagesMirror = averaged.loss < centerOnly.loss
             let validationLogits = averagesMirror ? averagedLogits : centerLogits
-            let temperature = Calibration.temperature(logits: validationLogits, labels: vy, classes: classes)
+            // Too few photos to trust a fitted temperature: leave the head's own (label smoothing already tempers it).
+            let temperature = vy.count >= Self.minimumCalibrationPhotos
+                ? Calibration.temperature(logits: validationLogits, labels: vy, classes: classes) : 1
             trainingSeconds += Date().timeIntervalSince(trainingStarted)
-            reports.append(.init(architecture: network.specification.architecture, history: history,
+            reports.append(.init(architecture: network.specification.architecture, history: history, epochs: chosenEpochs,
                                  validation: EvaluationReport(logits: validationLogits, labels: vy,
                                                               classNames: dataset.classes, temperature: temperature),
                                  validationTop1CenterOnly: centerOnly.top1, validationTop1MirrorAveraged: averaged.top1,
@@ -257,6 +338,24 @@ public enum Trainer {
                 scores[sample] = logProbabilities[(row * classes)..<((row + 1) * classes)]
             }
             validationScores.append(scores)
+            // Each checked photo's direction as classify computes it, and each breed's prototype: from the
+            // training photos, or (cross-validating) from all, each photo later compared without itself.
+            var direction: [Int: [Float]] = [:]
+            for (row, sample) in keptValidation.enumerated() {
+                let views = averagesMirror ? Array(validationFeatures.features(of: row)) : Array(vx[(row * width)..<((row + 1) * width)])
+                direction[sample] = Model.direction(views)
+            }
+            directions.append(direction)
+            var sums = [Float](repeating: 0, count: classes * width)
+            if crossValidation {
+                for (sample, d) in direction { for k in 0..<width { sums[validation[sample].label * width + k] += d[k] } }
+            } else {
+                for (row, sample) in keptTrain.enumerated() {
+                    let d = Model.direction(Array(x[(row * trainViews.count * width)..<((row * trainViews.count + 1) * width)]))
+                    for k in 0..<width { sums[train[sample].label * width + k] += d[k] }
+                }
+            }
+            prototypeSums.append(sums)
             // How sure the ImageNet head is that each validation photo (all of dogs) shows a dog, with the views
             // classify will use.
             if let imagenet = network.imagenetHead, let d = network.specification.imagenetHead {
@@ -276,8 +375,14 @@ public enum Trainer {
             description.preprocessing = testPreprocessing
             description.breedHead = HeadDescription(weight: "", bias: "", labels: labels, temperature: temperature)
             written.append(description)
+            let memory = network.memory.map { rows in keptMemory.flatMap { rows[($0.offset * width)..<(($0.offset + 1) * width)] } }
             parts.append(ModelWriter.Part(base: member.tensors, source: network.specification,
-                                          breedWeight: head.weight, breedBias: head.bias))
+                                          breedWeight: head.weight, breedBias: head.bias,
+                                          prototypes: Self.normalizedRows(sums, width: width),
+                                          memory: keptMemory.isEmpty ? nil : memory))
+        }
+        if validation.count < Self.minimumCalibrationPhotos {
+            warnings.append(.notCalibrated(photos: validation.count, needed: Self.minimumCalibrationPhotos))
         }
 
         // The backbones together, on the validation images every one of them could read, as classify combines them.
@@ -290,7 +395,8 @@ public enum Trainer {
             }
             vy.append(validation[i].label)
         }
-        let combinedTemperature = members.count > 1 ? Calibration.temperature(logits: combined, labels: vy, classes: classes) : nil
+        let combinedTemperature = members.count > 1 && vy.count >= Self.minimumCalibrationPhotos
+            ? Calibration.temperature(logits: combined, labels: vy, classes: classes) : nil
         let report = EvaluationReport(logits: combined, labels: vy, classNames: dataset.classes,
                                       temperature: combinedTemperature ?? 1)
 
@@ -301,12 +407,29 @@ public enum Trainer {
             return each.count == members.count ? each.reduce(0, +) / Float(each.count) : nil
         }
         decision.noDogBelow = noDogThreshold(validationDogProbabilities: dog, start: decision.noDogBelow)
-        let counts = Dictionary(grouping: train, by: \.label).mapValues(\.count)
+        // "Not one of my breeds": how like its predicted breed's photos each checked photo is, that breed's
+        // prototype built without the photo itself; the threshold lets `otherBreedShare` of them through as other.
+        let width = EfficientNetLite.featureCount
+        let similarities = common.enumerated().map { row, i -> Float in
+            let scores = combined[(row * classes)..<((row + 1) * classes)]
+            let predicted = scores.indices.max { scores[$0] < scores[$1] }! - scores.startIndex
+            var total: Float = 0
+            for (b, sums) in prototypeSums.enumerated() {
+                let d = directions[b][i]!
+                var prototype = Array(sums[(predicted * width)..<((predicted + 1) * width)])
+                if crossValidation && predicted == validation[i].label { for k in 0..<width { prototype[k] -= d[k] } }
+                let norm = prototype.reduce(Float(0)) { $0 + $1 * $1 }.squareRoot()
+                total += norm > 0 ? zip(d, prototype).reduce(Float(0)) { $0 + $1.0 * $1.1 } / norm : 0
+            }
+            return total / Float(prototypeSums.count)
+        }
+        decision.otherBreedBelow = Self.otherBreedThreshold(heldOutSimilarities: similarities, share: config.otherBreedShare)
+        let counts = perClass
         var fingerprint = ContentHash()
         // Paths inside the dataset folder, so that the fingerprint is the dataset's wherever it lies, and a shared
         // model carries no one's home folder.
         let root = dataset.root.path.hasSuffix("/") ? dataset.root.path : dataset.root.path + "/"
-        for s in (train + validation).sorted(by: { $0.path < $1.path }) {
+        for s in all.sorted(by: { $0.path < $1.path }) {
             let inside = s.path.hasPrefix(root) ? String(s.path.dropFirst(root.count)) : (s.path as NSString).lastPathComponent
             fingerprint.update("\(inside)\t\(s.label)\n")
         }
@@ -318,6 +441,7 @@ public enum Trainer {
             "classes": "\(classes)",
             "trainImages": "\(trainImages)",
             "validationImages": "\(vy.count)",
+            "validation": crossValidation ? "\(folds)-fold cross-validation" : "held out",
             "imagesPerClass": "\(counts.values.min() ?? 0)–\(counts.values.max() ?? 0)",
             "augmentation": config.augmentation.rawValue,
             "testSizeIncrease": "\(config.testSizeIncrease)",
@@ -327,15 +451,18 @@ public enum Trainer {
         ]
         for (b, r) in reports.enumerated() {
             let key = members.count > 1 ? Backbone.shortName(r.architecture) + "." : ""
-            training[key + "epochs"] = "\(r.history.count)"
+            training[key + "epochs"] = "\(r.epochs)"
             training[key + "temperature"] = String(format: "%.4f", written[b].breedHead?.temperature ?? 1)
             training[key + "validationTop1CenterOnly"] = String(format: "%.4f", r.validationTop1CenterOnly)
             training[key + "validationTop1MirrorAveraged"] = String(format: "%.4f", r.validationTop1MirrorAveraged)
             if members.count > 1 { training[key + "validationTop1"] = String(format: "%.4f", r.validation.top1) }
         }
         training["noDogBelow"] = String(format: "%.3f", decision.noDogBelow)
+        if let t = decision.otherBreedBelow { training["otherBreedBelow"] = String(format: "%.3f", t) }
+        if resumed > 0 { training["resumedClasses"] = "\(resumed)" }
         let model = ModelDescription(source: first.source, backbones: written, decision: decision,
-                                     combinedTemperature: combinedTemperature, training: training)
+                                     combinedTemperature: combinedTemperature, training: training,
+                                     memory: keptMemory.isEmpty ? nil : keptMemory.map(\.element))
         do {
             try ModelWriter.write(model, parts: parts, to: config.output)
         } catch let .cannotWrite(_, reason) {
@@ -343,10 +470,13 @@ public enum Trainer {
         } catch {
             throw .output(path: config.output.path, reason: error.description)
         }
-        return TrainingReport(classes: dataset.classes, trainImages: trainImages, validationImages: vy.count,
+        return TrainingReport(classes: dataset.classes, labels: labels, matches: matches, warnings: warnings,
+                              crossValidationFolds: crossValidation ? folds : nil, resumedClasses: resumed,
+                              memoryKept: keptMemory.count, trainImages: trainImages, validationImages: vy.count,
                               notImages: dataset.skipped, unreadable: unreadable, backbones: reports, validation: report,
                               noDogBelow: decision.noDogBelow,
                               validationNoDogShare: dog.isEmpty ? nil : Float(dog.filter { $0 < decision.noDogBelow }.count) / Float(dog.count),
+                              otherBreedBelow: decision.otherBreedBelow,
                               featuresFromCache: fromCache, featuresComputed: computed, cacheProblem: cacheProblem,
                               extractionSeconds: extractionSeconds, trainingSeconds: trainingSeconds)
     }
@@ -357,9 +487,11 @@ public enum Trainer {
     /// classes for 3 % of Stanford Dogs validation photos, Lite0 for under 2 %), while photos without dogs stay
     /// far below the floor: the cats, birds, horses, giraffe, painting and objects of public test images get at
     /// most 12 % from the Lite1+Lite2 model.
+    /// With fewer than 100 photos, a 1 % quantile cannot be told, and the floor is used.
     public static func noDogThreshold(validationDogProbabilities p: [Float], start: Float, floor: Float = 0.3) -> Float {
         let sorted = p.sorted()
         guard !sorted.isEmpty else { return start }
+        guard sorted.count >= 100 else { return min(start, floor) }
         let allowed = sorted.count / 100  // photos that may fall below
         guard sorted.filter({ $0 < start }).count > allowed else { return start }
         return min(start, max(floor, sorted[allowed]))
@@ -377,20 +509,98 @@ public enum Trainer {
     /// What training needs besides the features (measured: about 120 MB; decoding a very large PNG needs more).
     public static let workingMemory = 200 << 20
 
-    /// The ImageNet classifier's rows for the classes it knows by the same key (for Stanford Dogs, all 120),
-    /// zeros for the others: training starts where the pretrained network already is.
-    static func imagenetStart(network: EfficientNetLite, classes: [String]) -> SoftmaxHead? {
+    /// Folds of the cross-validation used when there are too few photos to hold some out.
+    static let folds = 5
+    /// Below this many photos a class gets a warning: the head can learn it, but its answers will be shaky.
+    public static let recommendedPhotos = 10
+    /// A temperature is fitted only on at least this many held-out answers; below, the head's own is kept.
+    /// (The fit itself is smoothed by Laplace's rule, so that a few answers all right do not mean certainty.)
+    public static let minimumCalibrationPhotos = 10
+
+    /// The starting head: each class's row of the ImageNet classifier, found by any of its `keys` (the folder
+    /// name, then the Stanford Dogs keys of the catalogue breed it matched), zeros for the others.
+    static func imagenetStart(network: EfficientNetLite, keys: [[String]]) -> SoftmaxHead? {
         guard let head = network.imagenetHead, let labels = network.specification.imagenetHead?.labels else { return nil }
-        let width = head.inputs
-        var start = SoftmaxHead(classes: classes.count, inputs: width)
+        let row = Dictionary(labels.enumerated().map { ($1.key, $0) }, uniquingKeysWith: { a, _ in a })
+        var start = SoftmaxHead(classes: keys.count, inputs: head.inputs)
         var matched = 0
-        for (c, name) in classes.enumerated() {
-            guard let row = labels.firstIndex(where: { $0.key == name }), let (weight, bias) = head.row(row) else { continue }
-            for k in 0..<width { start.weight[c * width + k] = weight[k] }
-            start.bias[c] = bias
+        for (c, names) in keys.enumerated() {
+            guard let r = names.lazy.compactMap({ row[$0] }).first else { continue }
+            start.setRow(c, from: head, row: r)
             matched += 1
         }
         return matched > 0 ? start : nil
+    }
+
+    /// A base that is a trained model: its breed head's rows for the classes it already knows (by key) replace
+    /// the starting rows, so that training again continues where it left off. Returns how many did.
+    static func breedStart(network: EfficientNetLite, keys: [String], onto start: inout SoftmaxHead?) -> Int {
+        guard let head = network.breedHead, let labels = network.specification.breedHead?.labels else { return 0 }
+        let row = Dictionary(labels.enumerated().map { ($1.key, $0) }, uniquingKeysWith: { a, _ in a })
+        var matched = 0, result = start ?? SoftmaxHead(classes: keys.count, inputs: head.inputs)
+        for (c, key) in keys.enumerated() {
+            guard let r = row[key] else { continue }
+            result.setRow(c, from: head, row: r)
+            matched += 1
+        }
+        if matched > 0 { start = result }
+        return matched
+    }
+
+    /// Each sample's fold: per class, a seeded shuffle dealt round the folds, so every class is spread evenly.
+    public static func stratifiedFolds(_ samples: [Dataset.Sample], folds: Int, seed: UInt64) -> [Int] {
+        var rng = SplitMix64(seed: seed &+ 0x5F0D)
+        var fold = [Int](repeating: 0, count: samples.count)
+        for label in Set(samples.map(\.label)).sorted() {
+            var members = samples.indices.filter { samples[$0].label == label }
+            rng.shuffle(&members)
+            for (n, i) in members.enumerated() { fold[i] = n % folds }
+        }
+        return fold
+    }
+
+    /// Rows of `sums` scaled to unit length (zero rows stay zero).
+    static func normalizedRows(_ sums: [Float], width: Int) -> [Float] {
+        var out = sums
+        for r in 0..<(sums.count / width) {
+            let norm = sums[(r * width)..<((r + 1) * width)].reduce(Float(0)) { $0 + $1 * $1 }.squareRoot()
+            guard norm > 0 else { continue }
+            for k in (r * width)..<((r + 1) * width) { out[k] /= norm }
+        }
+        return out
+    }
+
+    /// The similarity below which a dog counts as none of the model's breeds: the `share` quantile of held-out
+    /// photos of its own breeds (nil without any).
+    public static func otherBreedThreshold(heldOutSimilarities s: [Float], share: Float) -> Float? {
+        guard !s.isEmpty, share > 0 else { return nil }
+        let sorted = s.sorted()
+        return sorted[min(sorted.count - 1, Int(Float(sorted.count) * share))]
+    }
+}
+
+/// Something the user should know about a training run; it went on regardless.
+public enum TrainWarning: Sendable, Equatable, CustomStringConvertible {
+    /// A class with fewer photos than `Trainer.recommendedPhotos`.
+    case fewPhotos(className: String, photos: Int)
+    /// Too few photos to hold some out: every photo was answered by a head trained without it.
+    case crossValidated(folds: Int, photos: Int)
+    /// Too few held-out answers to fit a temperature; confidences are the head's own.
+    case notCalibrated(photos: Int, needed: Int)
+
+    public var description: String {
+        switch self {
+        case let .fewPhotos(name, n):
+            return "\(name) has only \(n) photo\(n == 1 ? "" : "s"): too few to learn it well. "
+                + "\(Trainer.recommendedPhotos) or more help; 30 give steadier answers."
+        case let .crossValidated(folds, n):
+            return "\(n) photos are too few to set some aside for validation: the number of epochs and the "
+                + "confidences were chosen by \(folds)-fold cross-validation, each photo answered by a head trained "
+                + "without it. Confidences are honest to about ±\(Int((100 / Double(max(1, n)).squareRoot()).rounded())) points."
+        case let .notCalibrated(n, needed):
+            return "only \(n) photos to check confidences on (\(needed) needed): they are left as the head gives "
+                + "them, not calibrated. Add photos to calibrate."
+        }
     }
 }
 

@@ -6,12 +6,13 @@ import Foundation
 public struct SyntheticDataset {
     public let root: URL
 
-    public init(name: String) throws {
+    /// `folders` renames the three classes' folders (discs, stripes, checks), e.g. to breed names.
+    public init(name: String, folders: [String] = ["discs", "stripes", "checks"]) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-train-\(name)-\(getpid())")
         try? FileManager.default.removeItem(at: root)
         var rng = SeededNoise(state: 11)
-        for (c, kind) in ["discs", "stripes", "checks"].enumerated() {
-            let folder = root.appendingPathComponent(kind)
+        for c in 0..<3 {
+            let folder = root.appendingPathComponent(folders[c])
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             for i in 0..<8 {
                 let size = 96
@@ -33,8 +34,8 @@ public struct SyntheticDataset {
             }
         }
         // A corrupt image and a non-image: the first is skipped and reported, the second ignored with a note.
-        try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0]).write(to: root.appendingPathComponent("discs/broken.png"))
-        try Data("readme".utf8).write(to: root.appendingPathComponent("stripes/notes.txt"))
+        try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0]).write(to: root.appendingPathComponent("\(folders[0])/broken.png"))
+        try Data("readme".utf8).write(to: root.appendingPathComponent("\(folders[1])/notes.txt"))
     }
 
     public func remove() { try? FileManager.default.removeItem(at: root) }
