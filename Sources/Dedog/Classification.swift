@@ -6,6 +6,8 @@ public struct Prediction: Sendable, Equatable, Codable {
     public var key: String
     public var name: String
     public var probability: Float
+    /// The catalogue id of the breed, when the model's label names one (see `Label.breed`).
+    public var breed: String? = nil
 }
 
 /// The result for one photo.
@@ -16,6 +18,9 @@ public struct Classification: Sendable, Equatable {
     /// Probability that the photo shows a dog at all (the ImageNet head's mass on dog classes); nil when the
     /// model has no ImageNet head to judge it.
     public var dogProbability: Float?
+    /// How like the top breed's own photos this photo is (cosine of features, see `Model.similarities`); nil when
+    /// the model has no prototypes.
+    public var similarity: Float? = nil
     /// For `noDog`: the most likely non-dog ImageNet classes ("tabby cat", "teddy bear"), most likely first.
     public var lookalikes: [Prediction]
 }

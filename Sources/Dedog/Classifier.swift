@@ -75,6 +75,11 @@ public final class Classifier {
     }
 
     public func classify(_ image: RGBImage, top: Int = 3) throws(ClassifierError) -> Classification {
+        try decide(features: features(of: image), top: top)
+    }
+
+    /// Each backbone's pooled features of the views classify runs, [views × 1280] per backbone.
+    public func features(of image: RGBImage) throws(ClassifierError) -> [[Float]] {
         guard image.width > 0, image.height > 0 else { throw .image(.empty(file: "the image")) }
         var features: [[Float]] = []
         for (b, network) in model.backbones.enumerated() {
@@ -90,16 +95,17 @@ public final class Classifier {
                 throw .model(error)
             }
         }
-        return try decide(features: features, top: top)
+        return features
     }
 
     /// The verdict and ranking for one image from each backbone's pooled features (`features[b]`: that backbone's
     /// views, [views × 1280]; logits are averaged over views, then the backbones combined as `Model` says).
     public func decide(features: [[Float]], top: Int) throws(ClassifierError) -> Classification {
-        let imagenet: [Float]?, breedProbabilities: [Float]?
+        let imagenet: [Float]?, breedProbabilities: [Float]?, similarities: [Float]?
         do {
             imagenet = try model.imagenetProbabilities(features)
             breedProbabilities = try model.breedProbabilities(features)
+            similarities = try model.similarities(features)
         } catch {
             throw .model(error)
         }
@@ -119,9 +125,11 @@ public final class Classifier {
             for i in breeds.indices { breeds[i].probability /= mass }
         }
 
+        let topIndex = breeds.first.flatMap { top in model.breedLabels?.firstIndex { $0.key == top.key } }
+        let similarity = topIndex.flatMap { i in similarities.map { $0[i] } }
         let verdict = decision.verdict(dogProbability: dogProbability, top: breeds.first?.probability ?? 0,
-                                       second: breeds.count > 1 ? breeds[1].probability : 0)
-        return Classification(verdict: verdict, breeds: breeds, dogProbability: dogProbability,
+                                       second: breeds.count > 1 ? breeds[1].probability : 0, similarity: similarity)
+        return Classification(verdict: verdict, breeds: breeds, dogProbability: dogProbability, similarity: similarity,
                               lookalikes: verdict == .noDog ? lookalikes : [])
     }
 
@@ -130,6 +138,6 @@ public final class Classifier {
         labels.indices.filter { include(labels[$0]) && $0 < probabilities.count }
             .sorted { probabilities[$0] != probabilities[$1] ? probabilities[$0] > probabilities[$1] : $0 < $1 }
             .prefix(max(0, top))
-            .map { Prediction(key: labels[$0].key, name: labels[$0].name, probability: probabilities[$0]) }
+            .map { Prediction(key: labels[$0].key, name: labels[$0].name, probability: probabilities[$0], breed: labels[$0].breed) }
     }
 }

@@ -11,6 +11,10 @@ public enum ClassifierError: Error, Equatable, Sendable, CustomStringConvertible
     case noModel(name: String, searched: [String])
     /// `--model` named no bundled model and no file.
     case unknownModel(name: String, known: [String])
+    /// `learn --breed` named none of the model's breeds.
+    case unknownBreed(name: String, known: [String])
+    /// The model cannot learn confirmed photos.
+    case notTrainable(reason: String)
 
     public var description: String {
         switch self {
@@ -22,6 +26,13 @@ public enum ClassifierError: Error, Equatable, Sendable, CustomStringConvertible
         case let .unknownModel(name, known):
             return "no bundled model is called \"\(name)\"; the bundled ones are \(known.joined(separator: ", ")). "
                 + "For a file, give its path (./\(name))."
+        case let .unknownBreed(name, known):
+            let list = known.count > 12 ? known.prefix(12).joined(separator: ", ") + ", … (\(known.count) in all)"
+                : known.joined(separator: ", ")
+            return "the model knows no breed called \"\(name)\"; its breeds are \(list). A confirmed photo must show one "
+                + "of them: to add a breed, put its photos in a folder of the dataset and run dedog train --resume."
+        case let .notTrainable(reason):
+            return "this model cannot learn confirmed photos: \(reason)."
         }
     }
 }

@@ -15,7 +15,7 @@ struct DedogCommand: ParsableCommand {
             failed); 64 invalid command-line usage.
             """,
         version: "0.1.0",
-        subcommands: [Classify.self, Train.self, Evaluate.self, Breeds.self]
+        subcommands: [Classify.self, Train.self, Learn.self, Forget.self, Evaluate.self, Breeds.self]
     )
 
     static func main() {

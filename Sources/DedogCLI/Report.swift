@@ -11,7 +11,14 @@ enum Report {
         Terminal.out("  calibration error \(percent(r.expectedCalibrationError)) (temperature \(String(format: "%.3f", r.temperature)))")
         if let v = r.verdicts {
             Terminal.out("  verdicts: \(percent(Float(v.dog) / Float(max(1, v.total)))) named a breed (top-1 \(percent(v.confidentTop1)) "
-                         + "of those), \(percent(v.unsureShare)) unsure, \(percent(v.noDogShare)) no dog")
+                         + "of those), \(percent(v.unsureShare)) unsure, \(percent(v.noDogShare)) no dog"
+                         + (v.otherBreed > 0 ? ", \(percent(Float(v.otherBreed) / Float(v.total))) not one of its breeds" : ""))
+        }
+        if let o = r.otherBreeds {
+            let share = { (n: Int) in percent(Float(n) / Float(max(1, o.total))) }
+            Terminal.out("  \(o.total) photos of breeds the model does not know: \(share(o.dog)) confidently named one of its "
+                         + "breeds (wrong), \(share(o.otherBreed)) called not one of its breeds, \(share(o.unsure)) unsure, "
+                         + "\(share(o.noDog)) no dog")
         }
         if let ms = r.millisecondsPerPhoto {
             Terminal.out("  time per photo: " + String(format: "%.1f ms", ms) + " (network and heads, one thread)")
@@ -43,12 +50,42 @@ enum Report {
         }
     }
 
+    /// What each class folder became: its catalogue breed, or why it has none.
+    static func classes(_ r: TrainingReport) {
+        let matched = r.matches.compactMap { $0?.breed }.count
+        guard r.matches.contains(where: { $0 != nil }) else { return }
+        Terminal.out("Classes: \(matched) of \(r.classes.count) folders name a catalogue breed.")
+        for (folder, match) in zip(r.classes, r.matches) {
+            switch match {
+            case let .breed(breed, matched)? where r.classes.count <= 30:
+                Terminal.out("  \(folder) → \(breed.name.en) (\(breed.name.cs))"
+                             + (Catalogue.sameName(matched, folder) ? "" : ", as \"\(matched)\""))
+            case let .ambiguous(breeds)?:
+                Terminal.out("  \(folder) → several breeds: \(breeds.map(\.name.en).joined(separator: ", ")); rename the folder "
+                             + "to one of them to get its details and its ImageNet start")
+            case let .unknown(closest)?:
+                Terminal.out("  \(folder) → no catalogue breed\(closest.isEmpty ? "" : " (closest: \(closest.map(\.name.en).joined(separator: ", ")))"); "
+                             + "trained under its folder name, without breed details")
+            default: break
+            }
+        }
+    }
+
     static func training(_ r: TrainingReport, output: String) {
-        Terminal.out("Trained on \(r.trainImages) images of \(r.classes.count) classes, validated on \(r.validationImages).")
+        classes(r)
+        if let folds = r.crossValidationFolds {
+            Terminal.out("Trained on \(r.trainImages) images of \(r.classes.count) classes, checked by \(folds)-fold cross-validation.")
+        } else {
+            Terminal.out("Trained on \(r.trainImages) images of \(r.classes.count) classes, validated on \(r.validationImages).")
+        }
+        if r.resumedClasses > 0 {
+            Terminal.out("  continued from the base model's heads for \(r.resumedClasses) of \(r.classes.count) classes"
+                         + (r.memoryKept > 0 ? "; kept its \(r.memoryKept) confirmed photo(s)" : ""))
+        }
         Terminal.out("  features: \(r.featuresComputed) computed, \(r.featuresFromCache) from cache, "
                      + String(format: "%.1f s", r.extractionSeconds) + "; heads: " + String(format: "%.1f s", r.trainingSeconds))
         for b in r.backbones {
-            Terminal.out("  \(Backbone.shortName(b.architecture)): \(b.history.count) epochs; validation top-1 "
+            Terminal.out("  \(Backbone.shortName(b.architecture)): \(b.epochs) epochs; validation top-1 "
                          + "\(percent(b.validationTop1CenterOnly)) as is, \(percent(b.validationTop1MirrorAveraged)) "
                          + "averaged with the mirror image → \(b.averagesMirror ? "averaging kept" : "not averaging")")
         }
@@ -56,6 +93,10 @@ enum Report {
         if let share = r.validationNoDogShare {
             Terminal.out("  \"no dog\" below a dog probability of \(percent(r.noDogBelow)): \(percent(share)) of the validation photos")
         }
+        if let t = r.otherBreedBelow {
+            Terminal.out("  \"not one of my breeds\" below a similarity of \(String(format: "%.3f", t)) to the breed's own photos")
+        }
+        for w in r.warnings { Terminal.warning(w.description) }
         for (title, list) in [("skipped \(r.unreadable.count) unreadable image(s)", r.unreadable),
                               ("ignored \(r.notImages.count) file(s) that are not images", r.notImages)] where !list.isEmpty {
             Terminal.out("  \(title):")

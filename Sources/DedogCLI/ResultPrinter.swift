@@ -17,7 +17,7 @@ struct ResultPrinter {
 
     /// A prediction's name in the chosen language: the catalogue's, else the model's label name.
     func name(_ p: Prediction) -> String {
-        catalogue.breed(forLabel: p.key)?.name(in: language) ?? p.name
+        catalogue.details(p)?.name(in: language) ?? p.name
     }
 
     func failure(file: String, message: String) {
@@ -52,6 +52,10 @@ struct ResultPrinter {
         case .unsure:
             let names = c.breeds.prefix(2).map(name).joined(separator: cs ? " nebo " : " or ")
             lines.append(cs ? "\(file): nejisté — možná \(names)" : "\(file): unsure — perhaps \(names)")
+        case .otherBreed:
+            let closest = best.map(name) ?? "?"
+            lines.append(cs ? "\(file): pes, ale žádné z plemen, která tento model zná (nejblíž: \(closest))"
+                            : "\(file): a dog, but none of the breeds this model knows (closest: \(closest))")
         case .noDog:
             let like = c.lookalikes.first.map { (cs ? "; spíš to vypadá na: " : "; it looks more like: ") + $0.name } ?? ""
             let p = Self.percent(c.dogProbability ?? 0)
@@ -64,7 +68,7 @@ struct ResultPrinter {
             for (i, p) in c.breeds.enumerated() {
                 let pad = String(repeating: " ", count: width - names[i].count)
                 var line = "  \(i + 1). \(names[i])\(pad)  \(Self.percent(p.probability).leftPadded(to: 8))"
-                if let breed = catalogue.breed(forLabel: p.key) { line += "   " + BreedText.summary(breed, language) }
+                if let breed = catalogue.details(p) { line += "   " + BreedText.summary(breed, language) }
                 lines.append(line)
             }
         }
@@ -79,14 +83,15 @@ struct ResultPrinter {
         let catalogue: Catalogue
         let language: Language
 
-        enum Keys: String, CodingKey { case file, verdict, dogProbability, breeds, lookalikes, error }
+        enum Keys: String, CodingKey { case file, verdict, dogProbability, similarity, breeds, lookalikes, error }
 
         func encode(to encoder: Encoder) throws {
             var c = encoder.container(keyedBy: Keys.self)
             try c.encode(file, forKey: .file)
             try c.encode(result?.verdict.rawValue, forKey: .verdict)
             try c.encode(result?.dogProbability, forKey: .dogProbability)
-            try c.encode((result?.breeds ?? []).map { PredictionRecord(prediction: $0, breed: catalogue.breed(forLabel: $0.key),
+            try c.encode(result?.similarity, forKey: .similarity)
+            try c.encode((result?.breeds ?? []).map { PredictionRecord(prediction: $0, breed: catalogue.details($0),
                                                                        language: language) }, forKey: .breeds)
             try c.encode(result?.lookalikes ?? [], forKey: .lookalikes)
             try c.encode(error, forKey: .error)
@@ -126,5 +131,12 @@ struct ResultPrinter {
 extension String {
     func leftPadded(to width: Int) -> String {
         count >= width ? self : String(repeating: " ", count: width - count) + self
+    }
+}
+
+extension Catalogue {
+    /// The catalogue entry for a prediction: by the breed id its model gave it, else by its label key.
+    func details(_ p: Prediction) -> Breed? {
+        p.breed.flatMap { breed(id: $0) } ?? breed(forLabel: p.key)
     }
 }

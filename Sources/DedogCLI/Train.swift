@@ -77,6 +77,18 @@ struct Train: ParsableCommand {
     @Option(help: "Random seed (same seed, same model).")
     var seed: UInt64 = 1
 
+    @Option(help: ArgumentHelp("Continue from a model trained before (its backbones, its heads for the classes it "
+                               + "knows, its confirmed photos): adding photos or breeds then needs only the new features.",
+                               valueName: "file"))
+    var resume: String?
+
+    @Option(help: ArgumentHelp("Breed catalogue JSON to match class folders against instead of the bundled one.",
+                               valueName: "file"))
+    var catalogue: String?
+
+    @Flag(help: "Do not match class folders to catalogue breeds (folder names are labels only).")
+    var noCatalogue = false
+
     @OptionGroup var features: FeatureOptions
 
 
@@ -94,8 +106,8 @@ struct Train: ParsableCommand {
 
     func validate() throws {
         if let backbone { _ = try Self.backboneNames(backbone) }
-        guard backbone == nil || baseModel.isEmpty else {
-            throw ValidationError("give --backbone or --base-model, not both.")
+        guard [backbone != nil, !baseModel.isEmpty, resume != nil].filter({ $0 }).count <= 1 else {
+            throw ValidationError("give one of --backbone, --base-model and --resume.")
         }
         guard (0.0..<1.0).contains(valFraction) else { throw ValidationError("--val-fraction must be in [0, 1).") }
         guard (0...256).contains(testSizeIncrease) else { throw ValidationError("--test-size-increase must be between 0 and 256.") }
@@ -109,7 +121,9 @@ struct Train: ParsableCommand {
         var bases: [URL]
         let names = try Self.backboneNames(backbone ?? "lite1+lite2")
         do throws(ClassifierError) {
-            if baseModel.isEmpty {
+            if let resume {
+                bases = [URL(fileURLWithPath: resume)]
+            } else if baseModel.isEmpty {
                 bases = []
                 for name in names { bases.append(try ModelLocator.url(ofBundled: name)) }
             } else {
@@ -134,6 +148,14 @@ struct Train: ParsableCommand {
         config.options.weightDecay = weightDecay
         config.options.labelSmoothing = labelSmoothing
         config.options.seed = seed
+        if !noCatalogue {
+            do throws(CatalogueError) {
+                config.catalogue = try Catalogue.load(catalogue)
+            } catch {
+                Terminal.error(error.description)
+                throw Status.someInputsFailed
+            }
+        }
 
         var bars: [String: ProgressBar] = [:]
         let report: TrainingReport

@@ -104,7 +104,7 @@ struct CLI {
         #expect(lines.count == 2)
         let records = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
         for record in records {
-            #expect(Set(record.keys) == ["file", "verdict", "dogProbability", "breeds", "lookalikes", "error"])
+            #expect(Set(record.keys) == ["file", "verdict", "dogProbability", "similarity", "breeds", "lookalikes", "error"])
         }
         #expect(records[0]["verdict"] as? String == "dog")
         let breed = (records[0]["breeds"] as! [[String: Any]])[0]
@@ -227,7 +227,7 @@ struct CLI {
         #expect(r.status == 1, "the corrupt PNG of the synthetic set is reported: \(r.stderr)")
         #expect(r.stdout.contains("\n  lite0: "), "\(r.stdout)")
         #expect(r.stdout.contains("\n  lite1: "), "\(r.stdout)")
-        #expect(r.stdout.contains("Validation, backbones combined: 6 images"), "\(r.stdout)")
+        #expect(r.stdout.contains("Validation, backbones combined: 24 images"), "\(r.stdout)")
         let classify = try CLI.run(["classify", "--model", output.path, "--json",
                                     data.root.appendingPathComponent("checks").path])
         #expect(classify.status == 0, "\(classify.stderr)")
@@ -237,11 +237,30 @@ struct CLI {
             (["--backbone", "lite3"], "--backbone: \"lite3\" is not a backbone; use lite0, lite1, lite2 or several joined by +, e.g. lite1+lite2."),
             (["--backbone", "lite1+lite1"], "--backbone: each backbone can be named once."),
             (["--backbone", "lite0", "--base-model", "models/efficientnet-lite0-imagenet.safetensors"],
-             "give --backbone or --base-model, not both."),
+             "give one of --backbone, --base-model and --resume."),
         ] {
             let bad = try CLI.run(["train", data.root.path, "--output", output.path] + arguments)
             #expect(bad.status == 64, "\(arguments): \(bad.stderr)")
             #expect(bad.stderr.contains(message), "\(bad.stderr)")
         }
+    }
+}
+
+/// `learn` and `forget` change only a model file the user names, never a bundled model.
+@Suite struct LearnCommandTests {
+    @Test func theModelToChangeMustBeNamed() throws {
+        for (arguments, message) in [
+            (["learn", "x.jpg", "--breed", "beagle"], "give the model file to change with --model FILE"),
+            (["learn", "x.jpg", "--breed", "beagle", "--model", "default"], "\"default\" is a bundled model, which dedog does not change"),
+            (["forget", "--model", "mine.safetensors"], "say what to forget: photos, --breed NAME or --all"),
+        ] {
+            let r = try CLI.run(arguments, environment: ["DEDOG_MODEL": ""])
+            #expect(r.status == 64, "\(arguments): \(r.stderr)")
+            #expect(r.stderr.contains(message), "\(r.stderr)")
+        }
+        let base = SharedData.packageRoot.appendingPathComponent("models/efficientnet-lite0-imagenet.safetensors").path
+        let imagenetOnly = try CLI.run(["learn", "README.md", "--breed", "beagle", "--model", base])
+        #expect(imagenetOnly.status == 2)
+        #expect(imagenetOnly.stderr.contains("it has no breed head of its own"), "\(imagenetOnly.stderr)")
     }
 }

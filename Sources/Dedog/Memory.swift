@@ -1,0 +1,174 @@
+import Foundation
+import DedogFiles
+import DedogImage
+import DedogNN
+import DedogTrain
+import DedogCatalogue
+
+/// Confirmed photos, kept in the model file: `learn` adds photos a user says show a breed, and the model's later
+/// answers change at once (`Model.breedScores`, `Model.similarities`); `forget` takes them out again. The
+/// backbones and heads are not retrained, and the original dataset is not needed.
+///
+/// ```swift
+/// let report = try Memory.learn(photos: [URL(fileURLWithPath: "rex.jpg")], breed: "čivava",
+///                               model: URL(fileURLWithPath: "mydogs.safetensors"), catalogue: try .bundled())
+/// ```
+public enum Memory {
+    /// What `learn` did with each photo.
+    public struct Learned: Sendable {
+        public var photo: String
+        /// The model's answer before learning, and after.
+        public var before: Classification
+        public var after: Classification?
+        /// False when the same photo (by content) was already in the memory.
+        public var added: Bool
+    }
+
+    public struct LearnReport: Sendable {
+        /// The label the photos were learned as.
+        public var label: Label
+        public var photos: [Learned]
+        /// Photos that could not be read, and why (nothing else stopped).
+        public var failed: [(photo: String, message: String)]
+        /// Entries in the memory afterwards.
+        public var memorySize: Int
+    }
+
+    /// The breed label `name` stands for in `model`: its key or name, or (through `catalogue`) any English or
+    /// Czech name or alias of the catalogue breed behind one of its labels.
+    public static func label(named name: String, in model: Model, catalogue: Catalogue?) throws(ClassifierError) -> Label {
+        guard let labels = model.breedLabels else {
+            throw .notTrainable(reason: "it has no breed head of its own (it is an ImageNet base); train one with dedog train first")
+        }
+        if let l = labels.first(where: { $0.key == name || Catalogue.sameName($0.key, name) || Catalogue.sameName($0.name, name) }) {
+            return l
+        }
+        if let breed = catalogue?.match(className: name).breed,
+           let l = labels.first(where: { $0.breed == breed.id || breed.labels.contains($0.key) }) {
+            return l
+        }
+        let names = labels.map { label in
+            (label.breed.flatMap { catalogue?.breed(id: $0) } ?? catalogue?.breed(forLabel: label.key))?.name.en ?? label.name
+        }
+        throw .unknownBreed(name: name, known: names)
+    }
+
+    /// Adds `photos` to the memory of the model file at `url` as showing `breed`, and writes the file back
+    /// atomically. Photos already remembered (same content) are not added twice.
+    public static func learn(photos: [URL], breed: String, model url: URL, catalogue: Catalogue?,
+                             threads: Int = 1) throws(ClassifierError) -> LearnReport {
+        let (tensors, model) = try load(url)
+        let label = try label(named: breed, in: model, catalogue: catalogue)
+        let classifier = try Classifier(model: model, modelURL: url, threads: threads)
+        var entries = model.specification.memory ?? []
+        var rows = model.backbones.map { $0.memory ?? [] }
+        var learned: [Learned] = [], failed: [(String, String)] = []
+        var newDirections: [[[Float]]] = []
+        let now = ISO8601DateFormatter().string(from: Date())
+        for url in photos {
+            let bytes: [UInt8], image: RGBImage
+            do throws(ImageError) {
+                let decoder = ImageDecoder(options: classifier.decoderOptions)
+                bytes = try decoder.read(url)
+                image = try decoder.decode(bytes, name: url.relativePath)
+            } catch {
+                failed.append((url.relativePath, error.description))
+                continue
+            }
+            var hash = ContentHash()
+            hash.update(bytes)
+            let fingerprint = hash.hex
+            let features = try classifier.features(of: image)
+            let before = try classifier.decide(features: features, top: 3)
+            let known = entries.contains { $0.fingerprint == fingerprint && $0.label == label.key }
+            learned.append(Learned(photo: url.path, before: before, after: nil, added: !known))
+            guard !known else { continue }
+            // A photo remembered as another breed is corrected, not kept twice.
+            if let other = entries.firstIndex(where: { $0.fingerprint == fingerprint }) {
+                entries.remove(at: other)
+                for b in rows.indices { rows[b].removeSubrange((other * width)..<((other + 1) * width)) }
+            }
+            entries.append(MemoryEntry(label: label.key, photo: url.lastPathComponent, fingerprint: fingerprint, added: now))
+            for (b, f) in features.enumerated() { rows[b] += Model.direction(f) }
+            newDirections.append(features)
+        }
+        if learned.contains(where: \.added) {
+            try write(tensors, model, entries: entries, rows: rows, to: url)
+            // The answers afterwards, from the file as written.
+            let updated = try Classifier(modelURL: url, threads: threads)
+            var k = 0
+            for i in learned.indices where learned[i].added {
+                learned[i].after = try updated.decide(features: newDirections[k], top: 3)
+                k += 1
+            }
+        }
+        return LearnReport(label: label, photos: learned, failed: failed, memorySize: entries.count)
+    }
+
+    public struct ForgetReport: Sendable {
+        /// The entries taken out.
+        public var removed: [MemoryEntry]
+        public var memorySize: Int
+    }
+
+    /// Takes out of the memory of the model at `url` the given photos (matched by content), or every photo of
+    /// `breed`, or everything when both are nil; writes the file back atomically when anything changed.
+    public static func forget(photos: [URL]?, breed: String?, model url: URL, catalogue: Catalogue?) throws(ClassifierError) -> ForgetReport {
+        let (tensors, model) = try load(url)
+        var entries = model.specification.memory ?? []
+        var rows = model.backbones.map { $0.memory ?? [] }
+        let label = try breed.map { name throws(ClassifierError) in try Self.label(named: name, in: model, catalogue: catalogue) }
+        var fingerprints: Set<String>? = nil
+        if let photos {
+            fingerprints = []
+            for photo in photos {
+                var hash = ContentHash()
+                do throws(ImageError) {
+                    hash.update(try ImageDecoder().read(photo))
+                } catch {
+                    throw .image(error)
+                }
+                fingerprints?.insert(hash.hex)
+            }
+        }
+        var removed: [MemoryEntry] = []
+        for i in entries.indices.reversed() {
+            let entry = entries[i]
+            guard label.map({ $0.key == entry.label }) ?? true, fingerprints.map({ $0.contains(entry.fingerprint) }) ?? true else { continue }
+            removed.insert(entry, at: 0)
+            entries.remove(at: i)
+            for b in rows.indices { rows[b].removeSubrange((i * width)..<((i + 1) * width)) }
+        }
+        if !removed.isEmpty { try write(tensors, model, entries: entries, rows: rows, to: url) }
+        return ForgetReport(removed: removed, memorySize: entries.count)
+    }
+
+    /// The memory of the model at `url`, oldest first.
+    public static func entries(model url: URL) throws(ClassifierError) -> [MemoryEntry] {
+        try load(url).1.specification.memory ?? []
+    }
+
+    private static let width = EfficientNetLite.featureCount
+
+    private static func load(_ url: URL) throws(ClassifierError) -> (SafeTensors, Model) {
+        do {
+            let tensors = try SafeTensors(contentsOf: url)
+            return (tensors, try Model(tensors: tensors))
+        } catch {
+            throw .model(error)
+        }
+    }
+
+    private static func write(_ tensors: SafeTensors, _ model: Model, entries: [MemoryEntry], rows: [[Float]],
+                              to url: URL) throws(ClassifierError) {
+        var description = model.specification
+        description.memory = entries
+        // Format 1 cannot hold memory: the file moves to the current format (it still loads the same).
+        if description.formatVersion == 1 { description.formatVersion = ModelDescription.currentVersion }
+        do {
+            try ModelWriter.replacingMemory(of: tensors, model: description, memory: rows, to: url)
+        } catch {
+            throw .model(error)
+        }
+    }
+}

@@ -1,0 +1,151 @@
+import ArgumentParser
+import Dedog
+import Foundation
+
+/// The model file `learn` and `forget` change: `--model`, else `$DEDOG_MODEL`; never a bundled model.
+private func teachableModel(_ model: String?) throws -> URL {
+    guard let name = model ?? ProcessInfo.processInfo.environment["DEDOG_MODEL"], !name.isEmpty else {
+        throw ValidationError("give the model file to change with --model FILE (a model from dedog train; the bundled "
+                              + "models are never changed: train your own with dedog train, or copy a bundled one).")
+    }
+    if ModelLocator.bundled.contains(where: { $0.name == name }) && !FileManager.default.fileExists(atPath: name) {
+        throw ValidationError("\"\(name)\" is a bundled model, which dedog does not change; give a model file of your "
+                              + "own (from dedog train, or a copy of the bundled one).")
+    }
+    return URL(fileURLWithPath: name)
+}
+
+struct Learn: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Teach a model photos you have confirmed show a breed.",
+        discussion: """
+            The photos' features are kept in the model file's memory, and from then on the model answers \
+            photos like them with that breed: the photo itself and near copies strongly, similar photos \
+            less. Nothing is retrained and the dataset is not needed; the file is replaced atomically. The \
+            breed must be one the model knows (its folder name, or any English or Czech name of the catalogue \
+            breed). `dedog forget` undoes it; `dedog train --resume` keeps the memory.
+
+            Examples:
+              dedog learn rex.jpg --breed čivava --model mydogs.safetensors
+              dedog learn photos/confirmed/*.jpg --breed "border collie" --model mydogs.safetensors
+            """
+    )
+
+    @Argument(help: ArgumentHelp("Photos showing the breed.", valueName: "photo"))
+    var photos: [String]
+
+    @Option(help: ArgumentHelp("The breed they show.", valueName: "name"))
+    var breed: String
+
+    @Option(help: ArgumentHelp("The model file to teach (default: $DEDOG_MODEL).", valueName: "file"))
+    var model: String?
+
+    @Option(help: ArgumentHelp("Breed catalogue JSON for breed names instead of the bundled one.", valueName: "file"))
+    var catalogue: String?
+
+    @Option(help: "Threads for the network.")
+    var threads = ProcessInfo.processInfo.activeProcessorCount
+
+    func run() throws {
+        let url = try teachableModel(model)
+        let breeds = try? Catalogue.load(catalogue)
+        let report: Memory.LearnReport
+        do throws(ClassifierError) {
+            report = try Memory.learn(photos: photos.map { URL(fileURLWithPath: $0) }, breed: breed, model: url,
+                                      catalogue: breeds, threads: threads)
+        } catch {
+            Terminal.error(error.description)
+            throw error.isModelProblem ? Status.modelUnavailable : Status.someInputsFailed
+        }
+        let name = (report.label.breed.flatMap { breeds?.breed(id: $0) } ?? breeds?.breed(forLabel: report.label.key))?.name.en
+            ?? report.label.name
+        for p in report.photos {
+            guard p.added else {
+                Terminal.out("\(p.photo): already learned as \(name)")
+                continue
+            }
+            Terminal.out("\(p.photo): learned as \(name); before: \(Self.answer(p.before, breeds)), now: "
+                         + "\(p.after.map { Self.answer($0, breeds) } ?? "?")")
+        }
+        for f in report.failed { Terminal.error("\(f.photo): \(f.message)") }
+        Terminal.out("\(url.path) remembers \(report.memorySize) confirmed photo\(report.memorySize == 1 ? "" : "s").")
+        if !report.failed.isEmpty { throw Status.someInputsFailed }
+    }
+
+    /// "Chihuahua 92.1 %", or the verdict when it names no breed.
+    static func answer(_ c: Classification, _ catalogue: Catalogue?) -> String {
+        guard let top = c.breeds.first else { return c.verdict.rawValue }
+        let name = catalogue?.details(top)?.name.en ?? top.name
+        let verdict = c.verdict == .dog ? "" : " (\(c.verdict == .otherBreed ? "not one of its breeds" : c.verdict.rawValue))"
+        return "\(name) \(ResultPrinter.percent(top.probability))\(verdict)"
+    }
+}
+
+struct Forget: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Take confirmed photos out of a model's memory (undoes dedog learn).",
+        discussion: """
+            Give the photos to forget (found by content, so renamed copies count), or --breed to forget all \
+            photos learned as that breed, or --all. With --list, only shows what the model remembers.
+
+            Examples:
+              dedog forget rex.jpg --model mydogs.safetensors
+              dedog forget --breed čivava --model mydogs.safetensors
+              dedog forget --list --model mydogs.safetensors
+            """
+    )
+
+    @Argument(help: ArgumentHelp("Photos to forget.", valueName: "photo"))
+    var photos: [String] = []
+
+    @Option(help: ArgumentHelp("Forget the photos learned as this breed.", valueName: "name"))
+    var breed: String?
+
+    @Flag(help: "Forget every confirmed photo.")
+    var all = false
+
+    @Flag(help: "List the confirmed photos the model remembers; change nothing.")
+    var list = false
+
+    @Option(help: ArgumentHelp("The model file (default: $DEDOG_MODEL).", valueName: "file"))
+    var model: String?
+
+    @Option(help: ArgumentHelp("Breed catalogue JSON for breed names instead of the bundled one.", valueName: "file"))
+    var catalogue: String?
+
+    func validate() throws {
+        guard list || all || breed != nil || !photos.isEmpty else {
+            throw ValidationError("say what to forget: photos, --breed NAME or --all (or --list to see the memory).")
+        }
+        guard !(all && (breed != nil || !photos.isEmpty)) else { throw ValidationError("--all forgets everything; give it alone.") }
+    }
+
+    func run() throws {
+        let url = try teachableModel(model)
+        do throws(ClassifierError) {
+            if list {
+                let entries = try Memory.entries(model: url)
+                for e in entries { Terminal.out("\(e.label)\t\(e.photo)\t\(e.added)") }
+                Terminal.out("\(entries.count) confirmed photo\(entries.count == 1 ? "" : "s").")
+                return
+            }
+            let report = try Memory.forget(photos: photos.isEmpty ? nil : photos.map { URL(fileURLWithPath: $0) },
+                                           breed: breed, model: url, catalogue: try? Catalogue.load(catalogue))
+            for e in report.removed { Terminal.out("forgot \(e.photo) (\(e.label))") }
+            Terminal.out(report.removed.isEmpty ? "nothing to forget; \(url.path) is unchanged."
+                         : "\(url.path) remembers \(report.memorySize) confirmed photo\(report.memorySize == 1 ? "" : "s").")
+        } catch {
+            Terminal.error(error.description)
+            throw error.isModelProblem ? Status.modelUnavailable : Status.someInputsFailed
+        }
+    }
+}
+
+extension ClassifierError {
+    var isModelProblem: Bool {
+        switch self {
+        case .model, .noModel, .unknownModel, .notTrainable: return true
+        case .image, .unknownBreed: return false
+        }
+    }
+}
