@@ -47,9 +47,7 @@ public enum Memory {
            let l = labels.first(where: { $0.breed == breed.id || breed.labels.contains($0.key) }) {
             return l
         }
-        let names = labels.map { label in
-            (label.breed.flatMap { catalogue?.breed(id: $0) } ?? catalogue?.breed(forLabel: label.key))?.name.en ?? label.name
-        }
+        let names = labels.map { catalogue?.breed(id: $0.breed, label: $0.key)?.name.en ?? $0.name }
         throw .unknownBreed(name: name, known: names)
     }
 
@@ -63,7 +61,7 @@ public enum Memory {
         var entries = model.specification.memory ?? []
         var rows = model.backbones.map { $0.memory ?? [] }
         var learned: [Learned] = [], failed: [(String, String)] = []
-        var newDirections: [[[Float]]] = []
+        var learnedFeatures: [[[Float]]] = []
         let now = ISO8601DateFormatter().string(from: Date())
         for url in photos {
             let bytes: [UInt8], image: RGBImage
@@ -85,12 +83,11 @@ public enum Memory {
             guard !known else { continue }
             // A photo remembered as another breed is corrected, not kept twice.
             if let other = entries.firstIndex(where: { $0.fingerprint == fingerprint }) {
-                entries.remove(at: other)
-                for b in rows.indices { rows[b].removeSubrange((other * width)..<((other + 1) * width)) }
+                remove(other, from: &entries, rows: &rows)
             }
             entries.append(MemoryEntry(label: label.key, photo: url.lastPathComponent, fingerprint: fingerprint, added: now))
             for (b, f) in features.enumerated() { rows[b] += Model.direction(f) }
-            newDirections.append(features)
+            learnedFeatures.append(features)
         }
         if learned.contains(where: \.added) {
             try write(tensors, model, entries: entries, rows: rows, to: url)
@@ -98,7 +95,7 @@ public enum Memory {
             let updated = try Classifier(modelURL: url, threads: threads)
             var k = 0
             for i in learned.indices where learned[i].added {
-                learned[i].after = try updated.decide(features: newDirections[k], top: 3)
+                learned[i].after = try updated.decide(features: learnedFeatures[k], top: 3)
                 k += 1
             }
         }
@@ -136,8 +133,7 @@ public enum Memory {
             let entry = entries[i]
             guard label.map({ $0.key == entry.label }) ?? true, fingerprints.map({ $0.contains(entry.fingerprint) }) ?? true else { continue }
             removed.insert(entry, at: 0)
-            entries.remove(at: i)
-            for b in rows.indices { rows[b].removeSubrange((i * width)..<((i + 1) * width)) }
+            remove(i, from: &entries, rows: &rows)
         }
         if !removed.isEmpty { try write(tensors, model, entries: entries, rows: rows, to: url) }
         return ForgetReport(removed: removed, memorySize: entries.count)
@@ -149,6 +145,12 @@ public enum Memory {
     }
 
     private static let width = EfficientNetLite.featureCount
+
+    /// Entry `i` and its row in every backbone's memory.
+    private static func remove(_ i: Int, from entries: inout [MemoryEntry], rows: inout [[Float]]) {
+        entries.remove(at: i)
+        for b in rows.indices { rows[b].removeSubrange((i * width)..<((i + 1) * width)) }
+    }
 
     private static func load(_ url: URL) throws(ClassifierError) -> (SafeTensors, Model) {
         do {

@@ -57,8 +57,7 @@ struct Learn: ParsableCommand {
             Terminal.error(error.description)
             throw error.isModelProblem ? Status.modelUnavailable : Status.someInputsFailed
         }
-        let name = (report.label.breed.flatMap { breeds?.breed(id: $0) } ?? breeds?.breed(forLabel: report.label.key))?.name.en
-            ?? report.label.name
+        let name = breeds?.breed(id: report.label.breed, label: report.label.key)?.name.en ?? report.label.name
         for p in report.photos {
             guard p.added else {
                 Terminal.out("\(p.photo): already learned as \(name)")

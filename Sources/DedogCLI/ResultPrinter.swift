@@ -137,6 +137,6 @@ extension String {
 extension Catalogue {
     /// The catalogue entry for a prediction: by the breed id its model gave it, else by its label key.
     func details(_ p: Prediction) -> Breed? {
-        p.breed.flatMap { breed(id: $0) } ?? breed(forLabel: p.key)
+        breed(id: p.breed, label: p.key)
     }
 }

@@ -91,6 +91,12 @@ public struct Catalogue: Sendable {
 
     public func breed(id: String) -> Breed? { byID[id].map { breeds[$0] } }
 
+    /// The breed behind a model label: by the catalogue id training gave it (a folder matched by name), else by
+    /// its key.
+    public func breed(id: String?, label key: String) -> Breed? {
+        id.flatMap { breed(id: $0) } ?? breed(forLabel: key)
+    }
+
     /// Breeds sorted by name in `language` (Czech alphabet order for `cs`), optionally only FCI group `group`.
     public func list(language: Language, fciGroup group: Int? = nil) -> [Breed] {
         breeds.filter { group == nil || $0.fci?.group == group }

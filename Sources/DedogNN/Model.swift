@@ -15,6 +15,8 @@ import Foundation
 public final class Model: Sendable {
     public let specification: ModelDescription
     public let backbones: [EfficientNetLite]
+    /// For each memory entry, the index of its breed label (checked at load: every entry names one).
+    let memoryClasses: [Int]
     /// The file it was read from, for messages.
     public let file: String
 
@@ -39,6 +41,9 @@ public final class Model: Sendable {
         }
         self.specification = specification
         self.backbones = backbones
+        let row = Dictionary((specification.backbones.first?.breedHead?.labels ?? []).enumerated().map { ($1.key, $0) },
+                             uniquingKeysWith: { a, _ in a })
+        memoryClasses = (specification.memory ?? []).compactMap { row[$0.label] }
         file = tensors.file
     }
 
@@ -60,16 +65,12 @@ public final class Model: Sendable {
             let n = Float(logProbabilities.count)
             return (0..<logProbabilities[0].count).map { i in logProbabilities.reduce(0) { $0 + $1[i] } / n }
         }) else { return nil }
-        if let memory = specification.memory, !memory.isEmpty, let labels = breedLabels {
-            let row = Dictionary(labels.enumerated().map { ($1.key, $0) }, uniquingKeysWith: { a, _ in a })
-            for (network, x) in zip(backbones, features) {
-                guard let stored = network.memory else { continue }
-                let direction = Self.direction(x)
-                for (j, entry) in memory.enumerated() {
-                    guard let c = row[entry.label] else { continue }
-                    let cosine = Self.dot(direction, stored, row: j)
-                    scores[c] += Self.memoryWeight * Foundation.exp(Self.memorySharpness * (cosine - 1)) / Float(backbones.count)
-                }
+        for (network, x) in zip(backbones, features) {
+            guard let stored = network.memory, !memoryClasses.isEmpty else { continue }
+            let direction = Self.direction(x)
+            for (j, c) in memoryClasses.enumerated() {
+                let cosine = Self.dot(direction, stored, row: j)
+                scores[c] += Self.memoryWeight * Foundation.exp(Self.memorySharpness * (cosine - 1)) / Float(backbones.count)
             }
         }
         return scores
@@ -92,7 +93,6 @@ public final class Model: Sendable {
         }
         guard let labels = breedLabels, backbones.allSatisfy({ $0.prototypes != nil }) else { return nil }
         var similarity = [Float](repeating: 0, count: labels.count)
-        let row = Dictionary(labels.enumerated().map { ($1.key, $0) }, uniquingKeysWith: { a, _ in a })
         for (network, x) in zip(backbones, features) {
             guard let prototypes = network.prototypes, x.count % EfficientNetLite.featureCount == 0, !x.isEmpty else {
                 throw .badInput(detail: "\(x.count) features are not whole views of \(EfficientNetLite.featureCount)")
@@ -100,10 +100,7 @@ public final class Model: Sendable {
             let direction = Self.direction(x)
             var best = (0..<labels.count).map { Self.dot(direction, prototypes, row: $0) }
             if let stored = network.memory {
-                for (j, entry) in (specification.memory ?? []).enumerated() {
-                    guard let c = row[entry.label] else { continue }
-                    best[c] = max(best[c], Self.dot(direction, stored, row: j))
-                }
+                for (j, c) in memoryClasses.enumerated() { best[c] = max(best[c], Self.dot(direction, stored, row: j)) }
             }
             for c in best.indices { similarity[c] += best[c] / Float(backbones.count) }
         }

@@ -255,6 +255,12 @@ public struct ModelDescription: Codable, Sendable, Equatable {
             guard backbone.imagenetHead != nil || backbone.breedHead != nil else {
                 throw .invalidMetadata(file: file, detail: "\(at.isEmpty ? "the model" : "backbones[\(b)]") has no classifier head")
             }
+            // Prototypes belong to a breed head; memory is in every backbone or in none.
+            try check(backbone.prototypes == nil || backbone.breedHead != nil, at + "prototypes", "present",
+                      "absent without a breed head")
+            try check((backbone.memory != nil) == (memory != nil), at + "memory",
+                      backbone.memory == nil ? "absent" : "present", memory == nil ? "absent, as the model has no memory"
+                          : "present, as the model has memory")
             for (name, head) in [("imagenetHead", backbone.imagenetHead), ("breedHead", backbone.breedHead)] {
                 guard let head else { continue }
                 try check(!head.labels.isEmpty, at + name + ".labels", "empty", "at least one label")
@@ -285,16 +291,8 @@ public struct ModelDescription: Codable, Sendable, Equatable {
         if let t = combinedTemperature {
             try check(t.isFinite && t > 0, "combinedTemperature", "\(t)", "a positive finite number")
         }
-        // Prototypes and memory belong to breed heads; memory rows name the model's breeds, in every backbone.
+        // Memory rows name the model's breeds.
         let breedKeys = Set(backbones.first?.breedHead?.labels.map(\.key) ?? [])
-        for (b, backbone) in backbones.enumerated() {
-            let at = "backbones[\(b)]."
-            try check(backbone.prototypes == nil || backbone.breedHead != nil, at + "prototypes", "present",
-                      "absent without a breed head")
-            try check((backbone.memory != nil) == (memory != nil), at + "memory",
-                      backbone.memory == nil ? "absent" : "present", memory == nil ? "absent, as the model has no memory"
-                          : "present, as the model has memory")
-        }
         for (i, entry) in (memory ?? []).enumerated() {
             try check(breedKeys.contains(entry.label), "memory[\(i)].label", "\"\(entry.label)\"",
                       "one of the breed head's label keys")

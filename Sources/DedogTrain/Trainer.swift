@@ -338,17 +338,27 @@ public enum Trainer {
                 scores[sample] = logProbabilities[(row * classes)..<((row + 1) * classes)]
             }
             validationScores.append(scores)
-            // Each checked photo's direction as classify computes it, and each breed's prototype: from the
-            // training photos, or (cross-validating) from all, each photo later compared without itself.
-            var direction: [Int: [Float]] = [:]
+            // Per checked photo, with the views classify will use: its unit feature direction, and how sure the
+            // ImageNet head is that it shows a dog (all of them do).
+            var direction: [Int: [Float]] = [:], dog: [Int: Float] = [:]
+            let imagenet = network.imagenetHead.flatMap { h in network.specification.imagenetHead.map { (h, $0) } }
             for (row, sample) in keptValidation.enumerated() {
                 let views = averagesMirror ? Array(validationFeatures.features(of: row)) : Array(vx[(row * width)..<((row + 1) * width)])
                 direction[sample] = Model.direction(views)
+                if let (head, d) = imagenet, let logits = try? head.averaged(views, views: views.count / width) {
+                    dog[sample] = d.labels.dogProbability(Model.softmax(logits, temperature: d.temperature ?? 1))
+                }
             }
             directions.append(direction)
+            if imagenet != nil { dogProbabilities.append(dog) }
+            // Each breed's prototype: from the training photos, or (cross-validating) from all, each photo later
+            // compared without itself. Summed in the photos' order, so the same data gives the same bits.
             var sums = [Float](repeating: 0, count: classes * width)
             if crossValidation {
-                for (sample, d) in direction { for k in 0..<width { sums[validation[sample].label * width + k] += d[k] } }
+                for sample in keptValidation {
+                    let d = direction[sample]!
+                    for k in 0..<width { sums[validation[sample].label * width + k] += d[k] }
+                }
             } else {
                 for (row, sample) in keptTrain.enumerated() {
                     let d = Model.direction(Array(x[(row * trainViews.count * width)..<((row * trainViews.count + 1) * width)]))
@@ -356,18 +366,6 @@ public enum Trainer {
                 }
             }
             prototypeSums.append(sums)
-            // How sure the ImageNet head is that each validation photo (all of dogs) shows a dog, with the views
-            // classify will use.
-            if let imagenet = network.imagenetHead, let d = network.specification.imagenetHead {
-                var dog: [Int: Float] = [:]
-                for (row, sample) in keptValidation.enumerated() {
-                    let views = averagesMirror ? Array(validationFeatures.features(of: row)) : Array(vx[(row * width)..<((row + 1) * width)])
-                    guard let logits = try? imagenet.averaged(views, views: views.count / width) else { continue }
-                    let p = Model.softmax(logits, temperature: d.temperature ?? 1)
-                    dog[sample] = d.labels.dogProbability(p)
-                }
-                dogProbabilities.append(dog)
-            }
 
             var description = network.specification
             description.tensorPrefix = members.count > 1 ? name + "." : ""
@@ -378,11 +376,8 @@ public enum Trainer {
             let memory = network.memory.map { rows in keptMemory.flatMap { rows[($0.offset * width)..<(($0.offset + 1) * width)] } }
             parts.append(ModelWriter.Part(base: member.tensors, source: network.specification,
                                           breedWeight: head.weight, breedBias: head.bias,
-                                          prototypes: Self.normalizedRows(sums, width: width),
+                                          prototypes: (0..<classes).flatMap { Model.direction(Array(sums[($0 * width)..<(($0 + 1) * width)])) },
                                           memory: keptMemory.isEmpty ? nil : memory))
-        }
-        if validation.count < Self.minimumCalibrationPhotos {
-            warnings.append(.notCalibrated(photos: validation.count, needed: Self.minimumCalibrationPhotos))
         }
 
         // The backbones together, on the validation images every one of them could read, as classify combines them.
@@ -394,6 +389,9 @@ public enum Trainer {
                 validationScores.reduce(Float(0)) { $0 + $1[i]![$1[i]!.startIndex + c] } / Float(validationScores.count)
             }
             vy.append(validation[i].label)
+        }
+        if vy.count < Self.minimumCalibrationPhotos {
+            warnings.append(.notCalibrated(photos: vy.count, needed: Self.minimumCalibrationPhotos))
         }
         let combinedTemperature = members.count > 1 && vy.count >= Self.minimumCalibrationPhotos
             ? Calibration.temperature(logits: combined, labels: vy, classes: classes) : nil
@@ -418,13 +416,11 @@ public enum Trainer {
                 let d = directions[b][i]!
                 var prototype = Array(sums[(predicted * width)..<((predicted + 1) * width)])
                 if crossValidation && predicted == validation[i].label { for k in 0..<width { prototype[k] -= d[k] } }
-                let norm = prototype.reduce(Float(0)) { $0 + $1 * $1 }.squareRoot()
-                total += norm > 0 ? zip(d, prototype).reduce(Float(0)) { $0 + $1.0 * $1.1 } / norm : 0
+                total += zip(d, Model.direction(prototype)).reduce(Float(0)) { $0 + $1.0 * $1.1 }
             }
             return total / Float(prototypeSums.count)
         }
         decision.otherBreedBelow = Self.otherBreedThreshold(heldOutSimilarities: similarities, share: config.otherBreedShare)
-        let counts = perClass
         var fingerprint = ContentHash()
         // Paths inside the dataset folder, so that the fingerprint is the dataset's wherever it lies, and a shared
         // model carries no one's home folder.
@@ -442,7 +438,7 @@ public enum Trainer {
             "trainImages": "\(trainImages)",
             "validationImages": "\(vy.count)",
             "validation": crossValidation ? "\(folds)-fold cross-validation" : "held out",
-            "imagesPerClass": "\(counts.values.min() ?? 0)–\(counts.values.max() ?? 0)",
+            "imagesPerClass": "\(perClass.values.min() ?? 0)–\(perClass.values.max() ?? 0)",
             "augmentation": config.augmentation.rawValue,
             "testSizeIncrease": "\(config.testSizeIncrease)",
             "seed": "\(config.options.seed)",
@@ -520,26 +516,26 @@ public enum Trainer {
     /// The starting head: each class's row of the ImageNet classifier, found by any of its `keys` (the folder
     /// name, then the Stanford Dogs keys of the catalogue breed it matched), zeros for the others.
     static func imagenetStart(network: EfficientNetLite, keys: [[String]]) -> SoftmaxHead? {
-        guard let head = network.imagenetHead, let labels = network.specification.imagenetHead?.labels else { return nil }
-        let row = Dictionary(labels.enumerated().map { ($1.key, $0) }, uniquingKeysWith: { a, _ in a })
-        var start = SoftmaxHead(classes: keys.count, inputs: head.inputs)
-        var matched = 0
-        for (c, names) in keys.enumerated() {
-            guard let r = names.lazy.compactMap({ row[$0] }).first else { continue }
-            start.setRow(c, from: head, row: r)
-            matched += 1
-        }
-        return matched > 0 ? start : nil
+        var start: SoftmaxHead? = nil
+        copyRows(from: network.imagenetHead, labels: network.specification.imagenetHead?.labels, keys: keys, onto: &start)
+        return start
     }
 
     /// A base that is a trained model: its breed head's rows for the classes it already knows (by key) replace
     /// the starting rows, so that training again continues where it left off. Returns how many did.
     static func breedStart(network: EfficientNetLite, keys: [String], onto start: inout SoftmaxHead?) -> Int {
-        guard let head = network.breedHead, let labels = network.specification.breedHead?.labels else { return 0 }
+        copyRows(from: network.breedHead, labels: network.specification.breedHead?.labels, keys: keys.map { [$0] }, onto: &start)
+    }
+
+    /// Class c's row becomes the row of `head` whose label key is the first of `keys[c]` it has; `start` (zeros
+    /// if nil) changes only if some class found one. Returns how many did.
+    @discardableResult
+    static func copyRows(from head: Linear?, labels: [Label]?, keys: [[String]], onto start: inout SoftmaxHead?) -> Int {
+        guard let head, let labels else { return 0 }
         let row = Dictionary(labels.enumerated().map { ($1.key, $0) }, uniquingKeysWith: { a, _ in a })
         var matched = 0, result = start ?? SoftmaxHead(classes: keys.count, inputs: head.inputs)
-        for (c, key) in keys.enumerated() {
-            guard let r = row[key] else { continue }
+        for (c, names) in keys.enumerated() {
+            guard let r = names.lazy.compactMap({ row[$0] }).first else { continue }
             result.setRow(c, from: head, row: r)
             matched += 1
         }
@@ -557,17 +553,6 @@ public enum Trainer {
             for (n, i) in members.enumerated() { fold[i] = n % folds }
         }
         return fold
-    }
-
-    /// Rows of `sums` scaled to unit length (zero rows stay zero).
-    static func normalizedRows(_ sums: [Float], width: Int) -> [Float] {
-        var out = sums
-        for r in 0..<(sums.count / width) {
-            let norm = sums[(r * width)..<((r + 1) * width)].reduce(Float(0)) { $0 + $1 * $1 }.squareRoot()
-            guard norm > 0 else { continue }
-            for k in (r * width)..<((r + 1) * width) { out[k] /= norm }
-        }
-        return out
     }
 
     /// The similarity below which a dog counts as none of the model's breeds: the `share` quantile of held-out
