@@ -19,6 +19,13 @@ let package = Package(
                        providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng16",
                        providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CHeif", pkgConfig: "libheif",
+                       providers: [.apt(["libheif-dev"])]),
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux",
+                       providers: [.apt(["libwebp-dev"])]),
+
+        // libjpeg's own error manager, to tell its harmless warnings from damage (TurboJPEG reports only text).
+        .target(name: "CJPEGScan", linkerSettings: [.linkedLibrary("jpeg")]),
 
         // The engine's compute kernels in C: portable, AVX2 and AVX-512 builds of each, chosen at run time.
         .target(name: "DedogKernels"),
@@ -26,7 +33,7 @@ let package = Package(
         // Files from strangers: bounded reads of regular files only; atomic writes with plain-words errors.
         .target(name: "DedogFiles"),
         // Pixels: decoding, orientation, resizing, cropping, normalisation.
-        .target(name: "DedogImage", dependencies: ["DedogFiles", "CTurboJPEG", "CPNG"]),
+        .target(name: "DedogImage", dependencies: ["DedogFiles", "CTurboJPEG", "CJPEGScan", "CPNG", "CHeif", "CWebP"]),
         // The inference engine: layers, execution plans, EfficientNet-Lite, safetensors model files.
         .target(name: "DedogNN", dependencies: ["DedogFiles", "DedogImage", "DedogKernels"]),
         // Transfer learning: dataset scan, feature cache, head training, calibration, metrics.

@@ -134,8 +134,8 @@ for name, tiff in exif_cases.items():
 # Not images at all, recognised and named in the message.
 rng = random.Random(20261122)
 not_images = {
-    "photo.heic": (b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + bytes(64), "HEIC"),
-    "photo.webp": (b"RIFF\x24\x00\x00\x00WEBPVP8 " + bytes(64), "WebP"),
+    "movie.mp4": (b"\x00\x00\x00\x18ftypisom\x00\x00\x02\x00isomiso2" + bytes(64), "video"),
+    "sound.wav": (b"RIFF\x24\x00\x00\x00WAVEfmt " + bytes(64), "RIFF"),
     "animation.gif": (b"GIF89a\x01\x00\x01\x00\x00\x00\x00;", "GIF"),
     "scan.tif": (b"II*\x00\x08\x00\x00\x00" + bytes(32), "TIFF"),
     "picture.bmp": (b"BM" + bytes(60), "BMP"),
@@ -143,17 +143,65 @@ not_images = {
     "archive.jpg": (b"PK\x03\x04" + bytes(40), "ZIP"),
     "program.jpg": (b"\x7fELF\x02\x01\x01\x00" + bytes(56), "program"),
     "page.png": (b"<!doctype html><title>dog</title>\n", "text"),
-    "noise.jpg": (bytes(rng.randrange(256) for _ in range(1024)), "not a JPEG or PNG"),
-    "almost-jpeg.jpg": (b"\xFF\xD8" + bytes(30), "not a JPEG or PNG"),
+    "noise.jpg": (bytes(rng.randrange(256) for _ in range(1024)), "not a JPEG, PNG, HEIC, AVIF or WebP"),
+    "almost-jpeg.jpg": (b"\xFF\xD8" + bytes(30), "not a JPEG, PNG, HEIC, AVIF or WebP"),
 }
 for name, (data, message) in not_images.items():
     add("photo", name, f"not an image: {message}", "unsupportedFormat", 1, message, data)
+
+# HEIC, AVIF and WebP: the same traps as JPEG and PNG. Cuts at every structure boundary of the fixture files, headers
+# that promise gigapixels, boxes whose sizes lie. libheif and libwebp must refuse each with a typed error.
+heic = (fixtures / "heic-lossy.heic").read_bytes()
+avif = (fixtures / "avif-lossy.avif").read_bytes()
+webp = (fixtures / "webp-lossy.webp").read_bytes()
+webp_alpha = (fixtures / "webp-alpha.webp").read_bytes()
+for label, data in (("heic", heic), ("avif", avif)):
+    for cut in (12, 24, 40, 100, 300, len(data) // 2, len(data) - 1):
+        add("photo", f"{label}-cut-at-{cut}.{label}", f"{label.upper()} truncated after {cut} of {len(data)} bytes",
+            ["truncated", "corrupt", "unsupportedFormat"], 1, "", data[:cut])
+for label, data in (("webp", webp), ("webp-alpha", webp_alpha)):
+    for cut in (12, 16, 30, len(data) // 2, len(data) - 1):
+        add("photo", f"{label}-cut-at-{cut}.webp", f"WebP truncated after {cut} of {len(data)} bytes",
+            ["truncated", "corrupt", "unsupportedFormat"], 1, "", data[:cut])
+
+
+def with_ispe(data, width, height):
+    b = bytearray(data)
+    at = data.find(b"ispe")
+    while at >= 0:
+        b[at + 8:at + 16] = struct.pack(">II", width, height)
+        at = data.find(b"ispe", at + 4)
+    return bytes(b)
+
+
+add("photo", "heic-bomb-30000x30000.heic", "HEIC whose image size box declares 30000×30000", "tooLarge", 1,
+    "over the limit", with_ispe(heic, 30000, 30000))
+add("photo", "avif-bomb-65535x65535.avif", "AVIF whose image size box declares 65535×65535 (over libheif's limit)",
+    "corrupt", 1, "safety limits", with_ispe(avif, 65535, 65535))
+add("photo", "heic-ispe-zero.heic", "HEIC whose image size box declares 0×0", ["corrupt", "truncated"], 1, "",
+    with_ispe(heic, 0, 0))
+lossless = bytearray((fixtures / "webp-lossless.webp").read_bytes())
+fields = int.from_bytes(lossless[21:25], "little")
+lossless[21:25] = ((fields & ~((1 << 28) - 1)) | (16383 << 14) | 16383).to_bytes(4, "little")
+add("photo", "webp-bomb-16384x16384.webp", "WebP whose header declares 16384×16384", "tooLarge", 1,
+    "over the limit", bytes(lossless))
+meta = heic.index(b"meta") - 4
+add("photo", "heic-meta-size-huge.heic", "HEIC whose meta box claims 4 GB", "truncated", 1, "",
+    heic[:meta] + b"\xff\xff\xff\xf0" + heic[meta + 4:])
+add("photo", "heic-meta-size-tiny.heic", "HEIC whose meta box claims 9 bytes", ["corrupt", "truncated"], 1, "",
+    heic[:meta] + struct.pack(">I", 9) + heic[meta + 4:])
+add("photo", "webp-riff-size-huge.webp", "WebP whose RIFF header claims 4 GB", "truncated", 1, "",
+    webp[:4] + b"\xf0\xff\xff\xff" + webp[8:])
+add("photo", "heic-only-ftyp.heic", "a HEIC file type box and nothing else", ["corrupt", "truncated"], 1, "",
+    b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic")
+add("photo", "webp-only-riff.webp", "a WebP RIFF header and nothing else", ["corrupt", "truncated"], 1, "",
+    b"RIFF\x24\x00\x00\x00WEBPVP8 ")
 
 # Made by the test: the file system's own traps.
 add("photo", "named-pipe.jpg", "a named pipe (reading it would block forever)", "unreadable", 1, "named pipe",
     make="fifo")
 add("photo", "folder.jpg", "a folder named like a photo (the CLI searches it, finds nothing)", "unreadable", 1,
-    "folder", make="folder", cliMessage="no JPEG or PNG images found")
+    "folder", make="folder", cliMessage="no JPEG, PNG, HEIC, AVIF or WebP images found")
 add("photo", "link-loop.jpg", "a symbolic link to itself", "unreadable", 1, "loop of symbolic links",
     make="self-link")
 add("photo", "dangling.jpg", "a symbolic link to nothing", "unreadable", 1, "no such file", make="dangling")

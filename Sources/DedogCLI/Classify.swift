@@ -7,7 +7,7 @@ struct Classify: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Name the breed of the dog in each photo.",
         discussion: """
-            Give photos (JPEG or PNG, any size) or folders; folders are searched recursively and files \
+            Give photos (JPEG, PNG, HEIC, AVIF or WebP, any size) or folders; folders are searched recursively and files \
             that are not images are skipped with a warning. Results are printed as each photo is done.
 
             For each photo dedog prints the most likely breeds with their probability. It says "no dog" \
@@ -104,7 +104,7 @@ struct Classify: ParsableCommand {
             }
         }
         if photos == 0 && failures == 0 {
-            Terminal.error("no JPEG or PNG images found in \(paths.joined(separator: ", "))")
+            Terminal.error("no \(ImageFormat.readable) images found in \(paths.joined(separator: ", "))")
             throw Status.someInputsFailed
         }
         if failures > 0 {

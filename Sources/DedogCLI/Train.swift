@@ -7,7 +7,7 @@ struct Train: ParsableCommand {
         abstract: "Train a breed classifier on your own folder of photos (transfer learning).",
         discussion: """
             DATASET is a folder with one sub-folder per breed (the sub-folder's name is the label), photos \
-            inside (JPEG or PNG, found by content). The pretrained EfficientNet-Lite backbones (Lite1 and \
+            inside (JPEG, PNG, HEIC, AVIF or WebP, found by content). The pretrained EfficientNet-Lite backbones (Lite1 and \
             Lite2 unless --backbone says otherwise) stay frozen; dedog computes their 1280 features once per \
             photo (cached on disk, so a second run skips this) and trains a softmax classifier on each, \
             starting from the ImageNet classifier where the folder names match its classes (as the Stanford \

@@ -29,6 +29,16 @@ public enum EXIFOrientation: Int, Sendable, CaseIterable {
         return nil
     }
 
+    /// Reads the orientation tag from an Exif payload as WebP's EXIF chunk holds it: a TIFF header, sometimes after
+    /// the "Exif\0\0" prefix that JPEG's APP1 segment uses (some writers copy it along).
+    static func read(fromExifPayload bytes: [UInt8]) -> EXIFOrientation? {
+        let prefix = Array("Exif\0\0".utf8)
+        if bytes.count >= prefix.count, Array(bytes.prefix(prefix.count)) == prefix {
+            return readTIFF(bytes[prefix.count...])
+        }
+        return readTIFF(bytes[...])
+    }
+
     private static func readTIFF(_ tiff: ArraySlice<UInt8>) -> EXIFOrientation? {
         let base = tiff.startIndex
         let count = tiff.count

@@ -2,14 +2,42 @@ import Foundation
 import DedogFiles
 
 /// The container formats dedog reads, detected from the first bytes of the data.
-public enum ImageFormat: String, Sendable {
-    case jpeg, png
+public enum ImageFormat: String, Sendable, CaseIterable {
+    case jpeg, png, heic, avif, webp
 
-    /// The format whose signature starts `bytes`, or nil.
+    /// The names users know the formats by, for messages and help.
+    public static let readable = "JPEG, PNG, HEIC, AVIF or WebP"
+
+    /// How messages name the format.
+    public var displayName: String {
+        switch self {
+        case .jpeg: "JPEG"
+        case .png: "PNG"
+        case .heic: "HEIC"
+        case .avif: "AVIF"
+        case .webp: "WebP"
+        }
+    }
+
+    /// HEIF brands whose pictures are HEVC-coded (HEIC) or AV1-coded (AVIF). `mif1`/`msf1` are the generic HEIF
+    /// brands; libheif reads whichever coding the file holds.
+    private static let heicBrands: Set<String> = ["heic", "heix", "hevc", "hevx", "heim", "heis", "hevm", "hevs",
+                                                  "mif1", "msf1", "mif2"]
+    private static let avifBrands: Set<String> = ["avif", "avis"]
+
+    /// The format whose signature starts `bytes`, or nil. Needs the first 12 bytes (ISO media and RIFF put their
+    /// type at offset 8).
     public static func detect<C: Collection>(_ bytes: C) -> ImageFormat? where C.Element == UInt8 {
-        let head = Array(bytes.prefix(8))
+        let head = Array(bytes.prefix(12))
         if head.count >= 3, head[0] == 0xFF, head[1] == 0xD8, head[2] == 0xFF { return .jpeg }
-        if head == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] { return .png }
+        if head.count >= 8, Array(head[0..<8]) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] { return .png }
+        guard head.count == 12 else { return nil }
+        if Array(head[0..<4]) == Array("RIFF".utf8), Array(head[8..<12]) == Array("WEBP".utf8) { return .webp }
+        if Array(head[4..<8]) == Array("ftyp".utf8) {
+            let brand = String(decoding: head[8..<12], as: UTF8.self)
+            if avifBrands.contains(brand) { return .avif }
+            if heicBrands.contains(brand) { return .heic }
+        }
         return nil
     }
 }
@@ -21,13 +49,8 @@ extension ImageFormat {
             let sig = Array(text.utf8)
             return bytes.count >= offset + sig.count && Array(bytes[offset..<(offset + sig.count)]) == sig
         }
-        if starts("ftyp", at: 4), bytes.count >= 12 {
-            let brand = String(decoding: bytes[8..<12], as: UTF8.self)
-            if ["heic", "heix", "hevc", "heim", "heis", "mif1", "msf1"].contains(brand) { return "a HEIC/HEIF photo" }
-            if brand.hasPrefix("avi") { return "an AVIF image" }
-            return "a video or other ISO media file"
-        }
-        if starts("RIFF"), starts("WEBP", at: 8) { return "a WebP image" }
+        if starts("ftyp", at: 4), bytes.count >= 12 { return "a video or other ISO media file" }
+        if starts("RIFF") { return "a RIFF file (audio or video)" }
         if starts("GIF87a") || starts("GIF89a") { return "a GIF image" }
         if starts("BM"), bytes.count >= 26 { return "a BMP image" }
         if starts("II*\u{0}") || starts("MM\u{0}*") { return "a TIFF (or camera raw) image" }
@@ -45,15 +68,17 @@ extension ImageFormat {
 
     /// Why bytes that `recognise` describes (or not) cannot be read, in the user's words.
     static func whyUnsupported(_ looksLike: String?) -> String {
-        guard let looksLike else { return "not a JPEG or PNG image (checked by content, not by extension)" }
+        guard let looksLike else {
+            return "not a \(ImageFormat.readable) image (checked by content, not by extension)"
+        }
         if looksLike.hasSuffix("image") || looksLike.hasSuffix("photo") {
             return "this is \(looksLike), which dedog does not read; convert it to JPEG or PNG first"
         }
-        return "not a JPEG or PNG image; it looks like \(looksLike)"
+        return "not a \(ImageFormat.readable) image; it looks like \(looksLike)"
     }
 }
 
-/// Decodes JPEG and PNG files or bytes into upright 8-bit RGB images.
+/// Decodes JPEG, PNG, HEIC/HEIF, AVIF and WebP files or bytes into upright 8-bit RGB images.
 ///
 /// ```swift
 /// let decoder = ImageDecoder(options: .init(minimumShorterSide: 256))
@@ -71,10 +96,11 @@ public struct ImageDecoder: Sendable {
         public var minimumShorterSide: Int? = nil
         /// Transparent pixels are composited onto this colour.
         public var background: RGBColor = .white
-        /// Rotate/flip JPEGs as their EXIF orientation tag says, so that phone photos come out upright.
+        /// Rotate/flip JPEGs and WebPs as their EXIF orientation tag says, so that phone photos come out upright.
+        /// (HEIF files carry their own rotation and mirroring, which are always applied.)
         public var appliesEXIFOrientation = true
-        /// Accept truncated or slightly damaged JPEG data (libjpeg-turbo fills the missing part with grey).
-        /// Off by default: such data is reported as an error.
+        /// Accept truncated or damaged JPEG and HEIF data (the decoders fill what is missing with grey).
+        /// Off by default: such data is reported as an error. Harmless JPEG warnings never are (see `JPEGDecoder`).
         public var allowsDamagedData = false
 
         public init(maxPixels: Int = 100_000_000, maxFileBytes: Int = 512 << 20, minimumShorterSide: Int? = nil,
@@ -112,13 +138,14 @@ public struct ImageDecoder: Sendable {
     /// Decodes in-memory bytes; `name` labels the data in errors.
     public func decode(_ bytes: [UInt8], name: String = "<memory>") throws(ImageError) -> RGBImage {
         if bytes.isEmpty { throw .empty(file: name) }
-        switch ImageFormat.detect(bytes) {
-        case .jpeg?:
-            return try JPEGDecoder(options: options, name: name).decode(bytes)
-        case .png?:
-            return try PNGDecoder(options: options, name: name).decode(bytes)
-        case nil:
+        guard let format = ImageFormat.detect(bytes) else {
             throw .unsupportedFormat(file: name, looksLike: ImageFormat.recognise(bytes))
+        }
+        switch format {
+        case .jpeg: return try JPEGDecoder(options: options, name: name).decode(bytes)
+        case .png: return try PNGDecoder(options: options, name: name).decode(bytes)
+        case .heic, .avif: return try HEIFDecoder(options: options, name: name, format: format.displayName).decode(bytes)
+        case .webp: return try WebPDecoder(options: options, name: name).decode(bytes)
         }
     }
 }

@@ -7,8 +7,11 @@ public enum ImageError: Error, Equatable, Sendable, CustomStringConvertible {
     case unreadable(file: String, reason: String)
     /// The file has no bytes at all.
     case empty(file: String)
-    /// The bytes are neither JPEG nor PNG; `looksLike` names what they seem to be, if known ("a HEIC/HEIF photo").
+    /// The bytes are none of the formats dedog reads; `looksLike` names what they seem to be, if known ("a HEIC/HEIF photo").
     case unsupportedFormat(file: String, looksLike: String?)
+    /// The file is of a format dedog reads, but uses a coding or feature its decoder cannot handle (a HEIF image
+    /// coded with JPEG 2000, say).
+    case unsupportedCoding(file: String, format: String, detail: String)
     /// The header declares more pixels than the configured limit; nothing was allocated.
     case tooLarge(file: String, width: Int, height: Int, limit: Int)
     /// The data ends before the image does.
@@ -26,6 +29,9 @@ public enum ImageError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(file): the file is empty (0 bytes); it holds no image."
         case let .unsupportedFormat(file, looksLike):
             return "\(file): \(ImageFormat.whyUnsupported(looksLike))."
+        case let .unsupportedCoding(file, format, detail):
+            return "\(file): this \(format) file is coded in a way dedog's decoder cannot read (\(detail)); "
+                + "convert it to JPEG or PNG first."
         case let .tooLarge(file, width, height, limit):
             return "\(file): image is \(width)×\(height) = \(width * height) pixels, over the limit of \(limit); "
                 + "shrink it first or raise the limit (dedog classify --max-megapixels)."

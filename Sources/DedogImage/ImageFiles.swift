@@ -5,7 +5,7 @@ import DedogFiles
 public enum ImageFiles {
     /// Paths are as the caller gave them, with the part below a given folder appended (relative stays relative).
     public enum Found: Sendable, Equatable {
-        /// A JPEG or PNG file.
+        /// A file in one of the formats `ImageDecoder` reads.
         case image(String)
         /// A file that is not an image (or cannot be opened), with the reason; callers usually warn and go on.
         case skipped(String, reason: String)
@@ -33,7 +33,7 @@ public enum ImageFiles {
         }
     }
 
-    /// Whether the file at `path` starts like a JPEG or PNG.
+    /// Whether the file at `path` starts like an image `ImageDecoder` reads.
     static func classify(_ path: String) -> Found {
         let head: [UInt8]
         do {

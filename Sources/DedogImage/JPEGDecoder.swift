@@ -1,7 +1,17 @@
+import CJPEGScan
 import CTurboJPEG
 
 /// JPEG through libjpeg-turbo's TurboJPEG API: baseline, progressive, greyscale, CMYK/YCCK.
+///
+/// libjpeg warns about many things. Some are harmless: extraneous bytes before a marker (which some cameras and
+/// editors write), an unknown JFIF revision; browsers show such files and so does dedog. Others mean the picture is
+/// damaged or cut short; dedog refuses those unless the caller allows damaged data. TurboJPEG gives only the first
+/// warning's text, so when it warns, `CJPEGScan` reads the entropy-coded data again with libjpeg's own error manager
+/// and counts each warning by its code.
 struct JPEGDecoder {
+    /// As TurboJPEG's TJFLAG_LIMITSCANS: a progressive file with more scans is built to use up time.
+    static let maxScans: Int32 = 500
+
     let options: ImageDecoder.Options
     let name: String
 
@@ -15,7 +25,12 @@ struct JPEGDecoder {
         let headerStatus = bytes.withUnsafeBufferPointer {
             tjDecompressHeader3(handle, $0.baseAddress, UInt(bytes.count), &width, &height, &subsampling, &colorspace)
         }
-        guard headerStatus == 0 else { throw failure(handle, bytes: bytes) }
+        // TurboJPEG also returns -1 for a header it read whole but warned about (extraneous bytes, say).
+        var warned = false
+        if headerStatus != 0 {
+            guard tjGetErrorCode(handle) == TJERR_WARNING.rawValue else { throw failure(handle, bytes: bytes) }
+            warned = true
+        }
         guard width > 0, height > 0 else {
             let detail = "the header declares an empty image"
             throw Self.hasEndMarker(bytes) ? .corrupt(file: name, detail: detail) : .truncated(file: name, detail: detail)
@@ -31,19 +46,31 @@ struct JPEGDecoder {
         let isCMYK = colorspace == TJCS_CMYK.rawValue || colorspace == TJCS_YCCK.rawValue
         let channels = isCMYK ? 4 : 3
         let format = isCMYK ? TJPF_CMYK : TJPF_RGB
-        var flags = TJFLAG_LIMITSCANS  // refuse progressive files with absurd scan counts (a CPU bomb)
-        if !options.allowsDamagedData { flags |= TJFLAG_STOPONWARNING }
+        // LIMITSCANS refuses progressive files with absurd scan counts (a CPU bomb).
+        let strict = TJFLAG_LIMITSCANS | TJFLAG_STOPONWARNING, tolerant = TJFLAG_LIMITSCANS
 
         var buffer = [UInt8](repeating: 0, count: outWidth * outHeight * channels)
-        let status = bytes.withUnsafeBufferPointer { src in
-            buffer.withUnsafeMutableBufferPointer { dst in
-                tjDecompress2(handle, src.baseAddress, UInt(bytes.count), dst.baseAddress,
-                              Int32(outWidth), 0, Int32(outHeight), format.rawValue, flags)
+        func decompress(_ flags: Int32) -> Int32 {
+            bytes.withUnsafeBufferPointer { src in
+                buffer.withUnsafeMutableBufferPointer { dst in
+                    tjDecompress2(handle, src.baseAddress, UInt(bytes.count), dst.baseAddress,
+                                  Int32(outWidth), 0, Int32(outHeight), format.rawValue, flags)
+                }
             }
         }
-        if status != 0 {
-            let isWarning = tjGetErrorCode(handle) == TJERR_WARNING.rawValue
-            if !(isWarning && options.allowsDamagedData) { throw failure(handle, bytes: bytes) }
+        func warnedOnly() -> Bool { tjGetErrorCode(handle) == TJERR_WARNING.rawValue }
+        // A warning, in the header or the data, is harmless or damage; only libjpeg's codes tell which.
+        var stopsOnWarning = !options.allowsDamagedData
+        if warned && stopsOnWarning {
+            try refuseDamage(bytes)
+            stopsOnWarning = false
+        }
+        if decompress(stopsOnWarning ? strict : tolerant) != 0 {
+            guard warnedOnly() else { throw failure(handle, bytes: bytes) }
+            if stopsOnWarning {
+                try refuseDamage(bytes)
+                if decompress(tolerant) != 0, !warnedOnly() { throw failure(handle, bytes: bytes) }
+            }
         }
 
         var image = isCMYK ? Self.rgb(fromInvertedCMYK: buffer, width: outWidth, height: outHeight)
@@ -81,6 +108,17 @@ struct JPEGDecoder {
             }
         }
         return RGBImage(checked: width, height, rgb)
+    }
+
+    /// Throws if libjpeg's warnings about `bytes` include any that mean damage or truncation.
+    private func refuseDamage(_ bytes: [UInt8]) throws(ImageError) {
+        var report = dedog_jpeg_scan_report()
+        bytes.withUnsafeBufferPointer { dedog_jpeg_scan($0.baseAddress, $0.count, Self.maxScans, &report) }
+        let message = withUnsafeBytes(of: report.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        if report.truncated > 0 || (report.failed != 0 && !Self.hasEndMarker(bytes)) {
+            throw .truncated(file: name, detail: message)
+        }
+        if report.damaged > 0 || report.failed != 0 { throw .corrupt(file: name, detail: message) }
     }
 
     private func failure(_ handle: tjhandle, bytes: [UInt8]) -> ImageError {

@@ -32,24 +32,8 @@ struct PNGDecoder {
             png_image_finish_read(&image, nil, $0.baseAddress, Int32(width * 4), nil)
         }
         guard finished != 0 else { throw failure(image) }
-        composite(&rgba, width: width, height: height)
+        Compositing.rgb(fromRGBA: &rgba, width: width, height: height, background: options.background)
         return RGBImage(checked: width, height, rgba)
-    }
-
-    /// Straight alpha over the opaque background, rounded to nearest, RGBA to RGB in place, so that a large PNG needs
-    /// 4 bytes a pixel at the peak rather than 7 (each RGB pixel is written at or before the RGBA one it reads).
-    private func composite(_ pixels: inout [UInt8], width: Int, height: Int) {
-        let bg = [UInt32(options.background.r), UInt32(options.background.g), UInt32(options.background.b)]
-        pixels.withUnsafeMutableBufferPointer { p in
-            for i in 0..<(width * height) {
-                let a = UInt32(p[i * 4 + 3])
-                for c in 0..<3 {
-                    let v = UInt32(p[i * 4 + c]) * a + bg[c] * (255 - a)
-                    p[i * 3 + c] = UInt8((v + 127) / 255)
-                }
-            }
-        }
-        pixels.removeLast(width * height)
     }
 
     private func failure(_ image: png_image) -> ImageError {

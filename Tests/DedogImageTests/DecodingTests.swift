@@ -4,7 +4,11 @@ import DedogImage
 
 /// The fixtures made by scripts/make-image-fixtures, with the pixels each must decode to.
 enum Fixtures {
-    struct Image: Decodable { let file: String; let width: Int; let height: Int; let tolerance: Int }
+    struct Image: Decodable {
+        let file: String; let width: Int; let height: Int; let tolerance: Int
+        /// For lossy formats: the allowed mean difference from the encoder's input.
+        let meanTolerance: Double?
+    }
     struct Bad: Decodable { let file: String; let error: String }
     struct Manifest: Decodable { let images: [Image]; let bad: [Bad] }
 
@@ -15,8 +19,8 @@ enum Fixtures {
     static func url(_ name: String) -> URL { folder.appendingPathComponent(name) }
 
     static func imageFile(_ image: Image) -> URL {
-        let jpg = url(image.file + ".jpg")
-        return FileManager.default.fileExists(atPath: jpg.path) ? jpg : url(image.file + ".png")
+        let candidates = ["jpg", "png", "webp", "heic", "avif"].map { url(image.file + "." + $0) }
+        return candidates.first { FileManager.default.fileExists(atPath: $0.path) } ?? candidates[0]
     }
 
     static func expected(_ image: Image) throws -> [UInt8] {
@@ -33,8 +37,27 @@ enum Fixtures {
         #expect(image.height == fixture.height)
         let expected = try Fixtures.expected(fixture)
         try #require(image.pixels.count == expected.count)
-        let worst = zip(image.pixels, expected).map { abs(Int($0) - Int($1)) }.max() ?? 0
+        let differences = zip(image.pixels, expected).map { abs(Int($0) - Int($1)) }
+        let worst = differences.max() ?? 0
         #expect(worst <= fixture.tolerance, "\(name): max difference \(worst) > \(fixture.tolerance)")
+        if let bound = fixture.meanTolerance {
+            let mean = Double(differences.reduce(0, +)) / Double(differences.count)
+            #expect(mean <= bound, "\(name): mean difference \(mean) > \(bound)")
+        }
+    }
+
+    @Test(arguments: ["webp-lossless.webp": ImageFormat.webp, "heic-lossless.heic": .heic, "avif-lossless.avif": .avif,
+                      "jpeg-baseline.jpg": .jpeg, "png-rgb8.png": .png])
+    func modernFormatsAreDetectedByContent(_ file: String, _ format: ImageFormat) throws {
+        #expect(ImageFormat.detect(Array(try Data(contentsOf: Fixtures.url(file)))) == format)
+    }
+
+    @Test(arguments: 1...8)
+    func webPEXIFOrientationIsApplied(_ orientation: Int) throws {
+        var options = ImageDecoder.Options()
+        options.appliesEXIFOrientation = false
+        let stored = try ImageDecoder(options: options).decode(contentsOf: Fixtures.url("webp-exif\(orientation).webp"))
+        #expect((stored.width, stored.height) == (orientation >= 5 ? (24, 32) : (32, 24)), "as stored, before turning")
     }
 
     @Test(arguments: 1...8)

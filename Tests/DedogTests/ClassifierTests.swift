@@ -20,6 +20,20 @@ import Dedog
         #expect((result.dogProbability ?? 0) > 0.9)
     }
 
+    /// A phone's HEIC, a browser's AVIF and a web page's WebP of the same photo name the same breed, with nearly
+    /// the same confidence (each is a lossy re-encoding of the JPEG, so not exactly the same).
+    @Test(arguments: ["heic", "avif", "webp"])
+    func everyFormatNamesTheSameBreedAsItsJPEG(_ format: String) throws {
+        let samples = SharedData.packageRoot.appendingPathComponent("datasets/samples")
+        let jpeg = try Self.classifier.classify(contentsOf: samples.appendingPathComponent("beagle.jpg"), top: 3)
+        let other = try Self.classifier.classify(contentsOf: samples.appendingPathComponent("beagle.\(format)"), top: 3)
+        #expect(other.verdict == jpeg.verdict)
+        #expect(other.breeds.first?.key == jpeg.breeds.first?.key)
+        #expect(Set(other.breeds.map(\.key)) == Set(jpeg.breeds.map(\.key)))
+        let drift = abs(other.breeds[0].probability - jpeg.breeds[0].probability)
+        #expect(drift < 0.05, "\(format): top probability moved by \(drift)")
+    }
+
     @Test(.needsReference) func referencePhotoIsAGoldenRetriever() throws {
         let result = try Self.classifier.classify(contentsOf: SharedData.reference.appendingPathComponent("photo.jpg"))
         #expect(result.verdict == .dog)

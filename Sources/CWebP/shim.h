@@ -1,0 +1,3 @@
+// libwebp's decoder and demuxer (Debian: libwebp-dev): still and animated WebP, and the EXIF chunk.
+#include <webp/decode.h>
+#include <webp/demux.h>

@@ -1,0 +1,123 @@
+import CHeif
+import Foundation
+
+/// HEIC/HEIF and AVIF through libheif: the primary image, with the file's rotation, mirroring and crop applied
+/// (in HEIF these transforms, not EXIF, say how to show it), 10- and 12-bit images reduced to 8 bits, alpha
+/// composited. Grid images (how phones store 12-megapixel photos) are assembled by libheif.
+struct HEIFDecoder {
+    let options: ImageDecoder.Options
+    let name: String
+    let format: String
+
+    func decode(_ bytes: [UInt8]) throws(ImageError) -> RGBImage {
+        if let cut = Self.boxCutShort(bytes) {
+            throw .truncated(file: name, detail: "the file ends inside its '\(cut)' box")
+        }
+        guard let context = heif_context_alloc() else {
+            throw .corrupt(file: name, detail: "libheif could not start a decoder")
+        }
+        defer { heif_context_free(context) }
+        // libheif keeps the pointer that read_from_memory_without_copy gets, so everything happens inside one closure.
+        let result = bytes.withUnsafeBytes { raw in
+            Result { () throws(ImageError) in try decode(raw, context: context) }
+        }
+        return try result.get()
+    }
+
+    private func decode(_ raw: UnsafeRawBufferPointer, context: OpaquePointer) throws(ImageError) -> RGBImage {
+        try check(heif_context_read_from_memory_without_copy(context, raw.baseAddress, raw.count, nil),
+                  while: "reading the file's structure")
+        var handle: OpaquePointer?
+        try check(heif_context_get_primary_image_handle(context, &handle), while: "finding the primary image")
+        guard let handle else { throw .corrupt(file: name, detail: "the file has no primary image") }
+        defer { heif_image_handle_release(handle) }
+
+        // Width and height after the file's transforms; checked before any pixel is decoded.
+        let width = Int(heif_image_handle_get_width(handle)), height = Int(heif_image_handle_get_height(handle))
+        guard width > 0, height > 0 else { throw .corrupt(file: name, detail: "the header declares an empty image") }
+        if width * height > options.maxPixels {
+            throw .tooLarge(file: name, width: width, height: height, limit: options.maxPixels)
+        }
+
+        let alpha = heif_image_handle_has_alpha_channel(handle) != 0
+        let premultiplied = alpha && heif_image_handle_is_premultiplied_alpha(handle) != 0
+        guard let decoding = heif_decoding_options_alloc() else {
+            throw .corrupt(file: name, detail: "libheif could not start a decoder")
+        }
+        defer { heif_decoding_options_free(decoding) }
+        decoding.pointee.ignore_transformations = 0
+        decoding.pointee.convert_hdr_to_8bit = 1
+        decoding.pointee.strict_decoding = options.allowsDamagedData ? 0 : 1
+
+        var decoded: OpaquePointer?
+        try check(heif_decode_image(handle, &decoded, heif_colorspace_RGB,
+                                    alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, decoding),
+                  while: "decoding the picture")
+        guard let decoded else { throw .corrupt(file: name, detail: "libheif returned no picture") }
+        defer { heif_image_release(decoded) }
+
+        let outWidth = Int(heif_image_get_width(decoded, heif_channel_interleaved))
+        let outHeight = Int(heif_image_get_height(decoded, heif_channel_interleaved))
+        var stride: Int32 = 0
+        guard outWidth > 0, outHeight > 0, outWidth * outHeight <= options.maxPixels,
+              heif_image_get_bits_per_pixel_range(decoded, heif_channel_interleaved) == 8,
+              let plane = heif_image_get_plane_readonly(decoded, heif_channel_interleaved, &stride) else {
+            throw .corrupt(file: name, detail: "libheif returned a picture of an unexpected shape")
+        }
+        let channels = alpha ? 4 : 3
+        let rowBytes = outWidth * channels
+        guard Int(stride) >= rowBytes else { throw .corrupt(file: name, detail: "libheif returned a short row") }
+        var pixels = [UInt8](repeating: 0, count: outHeight * rowBytes)
+        pixels.withUnsafeMutableBytes { dst in
+            for y in 0..<outHeight {
+                dst.baseAddress!.advanced(by: y * rowBytes)
+                    .copyMemory(from: plane.advanced(by: y * Int(stride)), byteCount: rowBytes)
+            }
+        }
+        if alpha {
+            Compositing.rgb(fromRGBA: &pixels, width: outWidth, height: outHeight, background: options.background,
+                            premultiplied: premultiplied)
+        }
+        return RGBImage(checked: outWidth, outHeight, pixels)
+    }
+
+    /// The type of the top-level ISO media box that runs past the end of `bytes` (a file cut short), if any.
+    /// libheif reports a missing box instead ("No 'meta' box"), which would read as damage.
+    static func boxCutShort(_ bytes: [UInt8]) -> String? {
+        var at = 0
+        while at < bytes.count {
+            guard at + 8 <= bytes.count else { return "?" }
+            let type = String(decoding: bytes[(at + 4)..<(at + 8)], as: UTF8.self)
+            var size = bytes[at..<(at + 4)].reduce(0) { $0 << 8 | Int($1) }
+            if size == 1 {  // a 64-bit size follows the type
+                guard at + 16 <= bytes.count else { return type }
+                let large = bytes[(at + 8)..<(at + 16)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+                guard large <= UInt64(Int.max) else { return type }
+                size = Int(large)
+            } else if size == 0 {  // to the end of the file
+                return nil
+            }
+            guard size >= 8 else { return nil }  // nonsense: libheif reports it as damage
+            if size > bytes.count - at { return type }
+            at += size
+        }
+        return nil
+    }
+
+    private func check(_ error: heif_error, while doing: String) throws(ImageError) {
+        guard error.code != heif_error_Ok else { return }
+        let message = (error.message.map { String(cString: $0) } ?? "no message")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let detail = "libheif, \(doing): \(message)"
+        switch (error.code, error.subcode) {
+        case (_, heif_suberror_End_of_data):
+            throw .truncated(file: name, detail: detail)
+        case (heif_error_Unsupported_feature, _), (heif_error_Unsupported_filetype, _):
+            throw .unsupportedCoding(file: name, format: format, detail: message)
+        case (_, heif_suberror_Security_limit_exceeded):
+            throw .corrupt(file: name, detail: "it declares sizes beyond libheif's safety limits: \(message)")
+        default:
+            throw .corrupt(file: name, detail: detail)
+        }
+    }
+}
