@@ -1,4 +1,5 @@
 import Foundation
+import DedogFiles
 
 /// Where dedog finds its models. A model is given by file, or by the name of a bundled one (`ModelLocator.bundled`);
 /// bundled files are looked for in `share/dedog/` beside an installed binary, then in `models/` of the source
@@ -28,7 +29,7 @@ public enum ModelLocator {
     ]
 
     /// The folders searched, in order.
-    public static func searchFolders(executable: URL = URL(fileURLWithPath: CommandLine.arguments.first ?? ".")) -> [URL] {
+    public static func searchFolders(executable: URL = InstalledData.executable) -> [URL] {
         let exe = executable.resolvingSymlinksInPath().deletingLastPathComponent()
         var folders = [exe.appendingPathComponent("../share/dedog").standardized]
         var dir = exe

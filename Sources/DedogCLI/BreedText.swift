@@ -22,13 +22,15 @@ enum BreedText {
         }.joined(separator: "\n")
     }
 
-    static func number(_ x: Double) -> String {
-        x == x.rounded() ? String(Int(x)) : String(format: "%.1f", x)
+    /// A number as `language` writes it: 12.5 in English, 12,5 in Czech.
+    static func number(_ x: Double, _ language: Language = .en) -> String {
+        let text = x == x.rounded() ? String(Int(x)) : String(format: "%.1f", x)
+        return language == .cs ? text.replacingOccurrences(of: ".", with: ",") : text
     }
 
     static func range(_ lo: Double, _ hi: Double, _ unit: String, _ language: Language) -> String {
         let u = language == .cs && unit == "years" ? "let" : unit
-        return (lo == hi ? number(lo) : "\(number(lo))–\(number(hi))") + " " + u
+        return (lo == hi ? number(lo, language) : "\(number(lo, language))–\(number(hi, language))") + " " + u
     }
 
     static func measure(_ m: Breed.Measure, _ language: Language) -> String {
@@ -45,63 +47,69 @@ enum BreedText {
         return ["toy": "trpasličí", "small": "malé", "medium": "střední", "large": "velké", "giant": "obří"][size] ?? size
     }
 
-    /// Countries of origin in Czech (the catalogue stores FCI's English wording).
-    static let czechCountries: [String: String] = [
-        "Afghanistan": "Afghánistán", "Australia": "Austrálie", "Belgium": "Belgie", "Canada": "Kanada",
-        "Central Africa": "Střední Afrika", "Central Mediterranean Basin": "Středomoří", "China": "Čína",
-        "France": "Francie", "Germany": "Německo", "Great Britain": "Velká Británie", "Hungary": "Maďarsko",
-        "Ireland": "Irsko", "Italy": "Itálie", "Japan": "Japonsko", "Mexico": "Mexiko", "Middle East": "Blízký východ",
-        "Northern Russia": "severní Rusko", "Siberia": "Sibiř", "Norway": "Norsko", "Russian Federation": "Rusko",
-        "South Africa": "Jihoafrická republika", "Spain": "Španělsko", "Switzerland": "Švýcarsko",
-        "Tibet (China)": "Tibet (Čína)", "United States of America": "USA", "United States": "USA",
-    ]
-
-    static func origin(_ origin: String, _ language: Language) -> String {
-        guard language == .cs else { return origin }
-        return origin.components(separatedBy: ", ").map { czechCountries[$0] ?? $0 }.joined(separator: ", ")
+    /// Countries of origin in `language` (the catalogue stores FCI's English wording; its vocabulary has the rest).
+    static func origin(_ origin: String, _ catalogue: Catalogue, _ language: Language) -> String {
+        origin.components(separatedBy: ", ").map { catalogue.term($0, in: language) }.joined(separator: ", ")
     }
 
     /// One line for a prediction: size · weight · life span · origin.
-    static func summary(_ b: Breed, _ language: Language) -> String {
+    static func summary(_ b: Breed, _ catalogue: Catalogue, _ language: Language) -> String {
         [b.size.map { size($0, language) },
          b.weight.map { range($0.min, $0.max, $0.unit, language) },
          b.lifeSpan.map { range($0.min, $0.max, $0.unit, language) },
-         b.origin.map { origin($0, language) }].compactMap { $0 }.joined(separator: " · ")
+         b.origin.map { origin($0, catalogue, language) }].compactMap { $0 }.joined(separator: " · ")
     }
 
-    static func details(_ b: Breed, catalogue: Catalogue, language cs: Language) -> String {
-        let czech = cs == .cs
-        let (primary, secondary) = czech ? (b.name.cs, b.name.en) : (b.name.en, b.name.cs)
+    /// The breed's name, and in Czech a note when the catalogue has no Czech name (no source gave one).
+    static func title(_ b: Breed, _ language: Language) -> String {
+        switch (language, b.name.cs) {
+        case (.cs, let cs?): return "\(cs) (\(b.name.en))"
+        case (.cs, nil): return "\(b.name.en) (český název nemáme: žádný veřejný zdroj ho neuvádí)"
+        case (_, let cs?): return "\(b.name.en) (\(cs))"
+        case (_, nil): return b.name.en
+        }
+    }
+
+    static func details(_ b: Breed, catalogue: Catalogue, language: Language) -> String {
+        let czech = language == .cs
+        let t = { (term: String) in catalogue.term(term, in: language) }
         var rows: [[String]] = [["id", b.id]]
         let aliases = (czech ? b.aliases.cs + b.aliases.en : b.aliases.en + b.aliases.cs)
         if !aliases.isEmpty { rows.append([czech ? "také" : "also known as", aliases.joined(separator: ", ")]) }
         if let f = b.fci {
-            var text = "\(f.number) · " + (czech ? "skupina" : "group") + " \(f.group) \(f.groupName)"
-            if let section = f.section { text += " · " + (czech ? "sekce " : "section ") + section }
-            if let variety = f.variety { text += " · " + (czech ? "varieta " : "variety ") + variety }
+            var text = "\(f.number) · " + (czech ? "skupina" : "group") + " \(f.group) \(t(f.groupName))"
+            if let section = f.section { text += " · " + (czech ? "sekce " : "section ") + t(section) }
+            if let variety = f.variety { text += " · " + (czech ? "varieta " : "variety ") + t(variety) }
             if f.provisional { text += czech ? " (prozatímně uznané)" : " (provisionally accepted)" }
             rows.append(["FCI", text])
         } else {
-            rows.append(["FCI", "– (" + (b.fciNote ?? "no entry") + ")"])
+            rows.append(["FCI", "– (" + (b.fciNote.map(t) ?? (czech ? "bez záznamu" : "no entry")) + ")"])
         }
         func row(_ en: String, _ czechLabel: String, _ value: String?) {
             rows.append([czech ? czechLabel : en, value ?? "–"])
         }
-        row("origin", "původ", b.origin.map { origin($0, cs) })
-        row("size", "velikost", b.size.map { size($0, cs) })
-        row("height", "výška", b.height.map { measure($0, cs) })
-        row("weight", "hmotnost", b.weight.map { measure($0, cs) })
-        row("life span", "délka života", b.lifeSpan.map { range($0.min, $0.max, $0.unit, cs) })
+        row("origin", "původ", b.origin.map { origin($0, catalogue, language) })
+        row("size", "velikost", b.size.map { size($0, language) })
+        row("height", "výška", b.height.map { measure($0, language) })
+        row("weight", "hmotnost", b.weight.map { measure($0, language) })
+        row("life span", "délka života", b.lifeSpan.map { range($0.min, $0.max, $0.unit, language) })
         row("coat care", "péče o srst", b.coat.map { c in
-            [c.grooming.map { (czech ? "česání: " : "grooming: ") + $0.lowercased() },
-             c.shedding.map { (czech ? "línání: " : "shedding: ") + $0.lowercased() }].compactMap { $0 }.joined(separator: "; ")
+            [c.grooming.map { (czech ? "česání: " : "grooming: ") + t($0).lowercased() },
+             c.shedding.map { (czech ? "línání: " : "shedding: ") + t($0).lowercased() }].compactMap { $0 }.joined(separator: "; ")
         })
-        row("colours", "barvy", b.colours.isEmpty ? nil : b.colours.joined(separator: ", "))
-        row("temperament", "povaha", b.temperament)
-        row("model labels", "štítky modelu", b.labels.joined(separator: ", "))
-        let titles = Dictionary(uniqueKeysWithValues: catalogue.sources.map { ($0.id, "\($0.title) (\($0.repository))") })
-        let sources = b.sources.map { "\(titles[$0.source] ?? $0.source): \($0.fields.joined(separator: ", "))" }
+        row("colours", "barvy", b.colours.isEmpty ? nil : b.colours.map(t).joined(separator: ", "))
+        row("temperament", "povaha", b.temperament.isEmpty ? nil : b.temperament.map(t).joined(separator: ", "))
+        row("bundled model", "vestavěný model",
+            b.bundledModel ? (czech ? "rozpozná" : "recognises it") : (czech ? "nerozpozná" : "does not recognise it"))
+        if !b.labels.isEmpty { row("model labels", "štítky modelu", b.labels.joined(separator: ", ")) }
+        let titles = Dictionary(uniqueKeysWithValues: catalogue.sources.map { ($0.id, "\(t($0.title)) (\($0.repository))") })
+        let fieldNames = czech ? ["fci": "FCI", "origin": "původ", "height": "výška", "weight": "hmotnost",
+                                  "lifeSpan": "délka života", "coat": "srst", "colours": "barvy",
+                                  "temperament": "povaha", "name.cs": "český název"] : [:]
+        let sources = b.sources.map { use in
+            "\(titles[use.source] ?? use.source): \(use.fields.map { fieldNames[$0] ?? $0 }.joined(separator: ", "))"
+        }
         rows.append([czech ? "zdroje" : "sources", sources.joined(separator: "; ")])
-        return "\(primary) (\(secondary))\n" + table(rows.map { ["  " + $0[0], $0[1]] })
+        return title(b, language) + "\n" + table(rows.map { ["  " + $0[0], $0[1]] })
     }
 }

@@ -9,6 +9,7 @@ struct Breeds: ParsableCommand {
             Examples:
               dedog breeds list --lang cs
               dedog breeds list --group 3
+              dedog breeds list --recognised     # only the breeds the bundled models know
               dedog breeds search ovcak
               dedog breeds show "golden retriever"
             """,
@@ -19,8 +20,11 @@ struct Breeds: ParsableCommand {
         @Option(help: ArgumentHelp("Use this catalogue JSON instead of the bundled one.", valueName: "file"))
         var catalogue: String?
 
-        @Option(help: ArgumentHelp("Language of names: en or cs.", valueName: "lang"))
-        var lang: Language = .en
+        @Option(help: ArgumentHelp("Language of names and details: en or cs. Default: Czech when the locale "
+                                   + "(LC_ALL, LC_MESSAGES or LANG) starts with cs, else English.", valueName: "lang"))
+        var lang: Language?
+
+        var language: Language { lang ?? .fromLocale() }
 
         @Flag(help: "Print JSON instead of text.")
         var json = false
@@ -43,17 +47,28 @@ struct Breeds: ParsableCommand {
         @Option(help: ArgumentHelp("Only breeds of this FCI group (1–10).", valueName: "n"))
         var group: Int?
 
+        @Flag(help: "Only the breeds the bundled models recognise (the \"model\" column).")
+        var recognised = false
+
+        func validate() throws {
+            if let group, !(1...10).contains(group) { throw ValidationError("--group must be an FCI group, 1 to 10.") }
+        }
+
         func run() throws {
-            let breeds = try options.load().list(language: options.lang, fciGroup: group)
+            let catalogue = try options.load()
+            let language = options.language
+            let breeds = catalogue.list(language: language, fciGroup: group, recognisedOnly: recognised)
             if options.json {
                 Terminal.out(BreedText.json(breeds))
                 return
             }
+            let yes = language == .cs ? "ano" : "yes"
             let rows = breeds.map { b in
-                [b.name(in: options.lang), b.fci.map { "\($0.group)" } ?? "–", b.size.map { BreedText.size($0, options.lang) } ?? "–",
-                 b.origin.map { BreedText.origin($0, options.lang) } ?? "–"]
+                [b.name(in: language), b.fci.map { "\($0.group)" } ?? "–", b.size.map { BreedText.size($0, language) } ?? "–",
+                 b.origin.map { BreedText.origin($0, catalogue, language) } ?? "–", b.bundledModel ? yes : "–"]
             }
-            let header = options.lang == .cs ? ["plemeno", "FCI", "velikost", "původ"] : ["breed", "FCI", "size", "origin"]
+            let header = language == .cs ? ["plemeno", "FCI", "velikost", "původ", "model"]
+                                         : ["breed", "FCI", "size", "origin", "model"]
             Terminal.out(BreedText.table([header] + rows))
         }
     }
@@ -83,13 +98,13 @@ struct Breeds: ParsableCommand {
                 return
             }
             guard !hits.isEmpty else {
-                let names = catalogue.suggestions(for: text).map { $0.name(in: options.lang) }
+                let names = catalogue.suggestions(for: text).map { $0.name(in: options.language) }
                 Terminal.out("No breed matches \"\(text)\". Closest names: \(names.joined(separator: ", ")).")
                 throw Status.someInputsFailed
             }
             let rows = hits.map { hit -> [String] in
-                let name = hit.breed.name(in: options.lang)
-                let other = options.lang == .cs ? hit.breed.name.en : hit.breed.name.cs
+                let name = hit.breed.name(in: options.language)
+                let other = options.language == .cs ? hit.breed.name.en : hit.breed.name.cs ?? "–"
                 let via = Catalogue.sameName(hit.matched, name) || Catalogue.sameName(hit.matched, other) ? "" : "(\(hit.matched))"
                 return [name, other, hit.breed.id, via]
             }
@@ -124,19 +139,19 @@ struct Breeds: ParsableCommand {
             }
             guard let breed = chosen else {
                 if hits.isEmpty {
-                    let names = catalogue.suggestions(for: name).map { $0.name(in: options.lang) }
+                    let names = catalogue.suggestions(for: name).map { $0.name(in: options.language) }
                     Terminal.out("No breed matches \"\(name)\". Closest names: \(names.joined(separator: ", ")).")
                 } else {
                     let candidates = (exact.isEmpty ? hits : exact)
                     Terminal.out("\"\(name)\" matches \(candidates.count) breeds; say which:")
-                    Terminal.out(BreedText.table(candidates.map { ["  " + $0.breed.name(in: options.lang), $0.breed.id] }))
+                    Terminal.out(BreedText.table(candidates.map { ["  " + $0.breed.name(in: options.language), $0.breed.id] }))
                 }
                 throw Status.someInputsFailed
             }
             if options.json {
                 Terminal.out(BreedText.json(breed))
             } else {
-                Terminal.out(BreedText.details(breed, catalogue: catalogue, language: options.lang))
+                Terminal.out(BreedText.details(breed, catalogue: catalogue, language: options.language))
             }
         }
     }

@@ -20,6 +20,7 @@ struct Classify: ParsableCommand {
               dedog classify rex.jpg
               dedog classify --top 5 ~/Pictures/dogs
               dedog classify --json photos/ > results.jsonl
+              dedog classify --format csv ~/Pictures > breeds.csv      # one row per photo, for a spreadsheet
               dedog classify --model fast ~/Pictures/dogs     # Lite0 alone: faster, less accurate
               dedog classify --model mydogs.safetensors rex.jpg
             """
@@ -31,8 +32,16 @@ struct Classify: ParsableCommand {
     @Option(name: [.customShort("k"), .long], help: "How many breeds to show per photo.")
     var top = 3
 
-    @Flag(help: "Print one JSON object per photo (JSON Lines) instead of text.")
+    @Option(help: ArgumentHelp("Output: text (for people, with a closing summary), json (JSON Lines: one object per "
+                               + "photo) or csv (one row per photo: file, verdict, breed, probability, the other "
+                               + "breeds, error).", valueName: "format"))
+    var format: OutputFormat?
+
+    @Flag(help: "The same as --format json.")
     var json = false
+
+    @Flag(help: "Never show the progress line (shown on a terminal while folders are classified).")
+    var noProgress = false
 
     @Option(help: ArgumentHelp("The model: a model file from `dedog train`, or a bundled one by name ("
                                + ModelLocator.bundled.map { "\($0.name): \($0.summary)" }.joined(separator: "; ")
@@ -47,13 +56,17 @@ struct Classify: ParsableCommand {
                                valueName: "n"))
     var maxMegapixels = 100
 
-    @Option(help: ArgumentHelp("Language of breed names and details: en or cs.", valueName: "lang"))
-    var lang: Language = .en
+    @Option(help: ArgumentHelp("Language of the results: en or cs. Default: Czech when the locale (LC_ALL, "
+                               + "LC_MESSAGES or LANG) starts with cs, else English.", valueName: "lang"))
+    var lang: Language?
 
     @Option(help: ArgumentHelp("Breed catalogue JSON to use instead of the bundled one.", valueName: "file"))
     var catalogue: String?
 
+    var outputFormat: OutputFormat { json ? .json : format ?? .text }
+
     func validate() throws {
+        if json, let format, format != .json { throw ValidationError("--json and --format \(format.rawValue) disagree; give one.") }
         guard top >= 1 else { throw ValidationError("--top must be at least 1.") }
         guard (1...256).contains(threads) else { throw ValidationError("--threads must be between 1 and 256.") }
         guard (1...10_000).contains(maxMegapixels) else { throw ValidationError("--max-megapixels must be between 1 and 10000.") }
@@ -75,17 +88,28 @@ struct Classify: ParsableCommand {
             Terminal.error(error.description)
             throw Status.someInputsFailed
         }
-        let printer = ResultPrinter(json: json, catalogue: breeds, language: lang)
+        let language = lang ?? .fromLocale()
+        let printer = ResultPrinter(format: outputFormat, catalogue: breeds, language: language, top: top)
         var failures = 0, photos = 0, classified = 0
+        var summary = ClassifySummary()
         Interruption.catchSignals()
-        ImageFiles.find(paths) { found in
+        // With a folder to go through and a person watching stderr, the photos are found first so that the progress
+        // line can say how many are left; otherwise each is classified as it is found.
+        let showsProgress = !noProgress && isatty(STDERR_FILENO) == 1 && paths.contains { FolderWalk.isFolder($0) }
+        var found: [ImageFiles.Found] = []
+        if showsProgress { ImageFiles.find(paths) { found.append($0) } }
+        let progress = showsProgress ? ClassifyProgress(total: found.reduce(0) { $0 + ($1.isImage ? 1 : 0) }, language: language) : nil
+        printer.begin()
+        func handle(_ item: ImageFiles.Found) {
             Interruption.exitIfRequested("interrupted after \(photos) photo\(photos == 1 ? "" : "s"); the results printed are complete")
-            switch found {
+            progress?.clear()
+            switch item {
             case .skipped(let path, var reason):
                 if CommandLine.invalidUTF8Arguments.contains(path) { reason = FileError.nameNotUTF8.description }
                 // A file named on the command line that cannot be used is a failure; one inside a folder is not.
                 if paths.contains(path) {
                     failures += 1
+                    summary.failed += 1
                     Terminal.error("\(path): \(reason)")
                     printer.failure(file: path, message: reason)
                 } else {
@@ -94,15 +118,23 @@ struct Classify: ParsableCommand {
             case let .image(path):
                 photos += 1
                 do throws(ClassifierError) {
-                    printer.result(file: path, try classifier.classify(contentsOf: URL(fileURLWithPath: path), top: top))
+                    let result = try classifier.classify(contentsOf: URL(fileURLWithPath: path), top: top)
+                    printer.result(file: path, result)
+                    summary.add(result, name: result.breeds.first.map(printer.name))
                     classified += 1
                 } catch {
                     failures += 1
+                    summary.failed += 1
                     Terminal.error(error.description)
                     printer.failure(file: path, message: error.description)
                 }
+                progress?.advance()
             }
+            progress?.draw()
         }
+        if showsProgress { found.forEach(handle) } else { ImageFiles.find(paths, visit: handle) }
+        progress?.clear()
+        if outputFormat == .text && summary.photos > 1 { Terminal.out(summary.text(language)) }
         if photos == 0 && failures == 0 {
             Terminal.error("no \(ImageFormat.readable) images found in \(paths.joined(separator: ", "))")
             throw Status.someInputsFailed

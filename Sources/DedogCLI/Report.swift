@@ -58,7 +58,7 @@ enum Report {
         for (folder, match) in zip(r.classes, r.matches) {
             switch match {
             case let .breed(breed, matched)? where r.classes.count <= 30:
-                Terminal.out("  \(folder) → \(breed.name.en) (\(breed.name.cs))"
+                Terminal.out("  \(folder) → \(breed.name.en) (\(breed.name.cs ?? "–"))"
                              + (Catalogue.sameName(matched, folder) ? "" : ", as \"\(matched)\""))
             case let .ambiguous(breeds)?:
                 Terminal.out("  \(folder) → several breeds: \(breeds.map(\.name.en).joined(separator: ", ")); rename the folder "

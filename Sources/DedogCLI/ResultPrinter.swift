@@ -1,18 +1,59 @@
+import ArgumentParser
 import Dedog
 import Foundation
 
-/// Formats classification results as text for people or as JSON Lines for scripts.
+/// How `classify` writes its results.
+enum OutputFormat: String, CaseIterable, ExpressibleByArgument {
+    /// For people: the breeds with their details, and a closing summary.
+    case text
+    /// JSON Lines: one object per photo, every key always present.
+    case json
+    /// One row per photo (RFC 4180, with a header row): file, verdict, breed, probability, the other top-k, error.
+    case csv
+}
+
+/// Formats classification results as text for people, JSON Lines or CSV for scripts and spreadsheets.
 struct ResultPrinter {
-    let json: Bool
+    let format: OutputFormat
     let catalogue: Catalogue
     let language: Language
+    /// Breeds per photo: the number of breed/probability column pairs in CSV.
+    var top = 3
+
+    /// What goes before the first result: CSV's header row.
+    func begin() {
+        guard format == .csv else { return }
+        var header = ["file", "verdict", "breed", "probability"]
+        for rank in stride(from: 2, through: top, by: 1) { header += ["breed_\(rank)", "probability_\(rank)"] }
+        Terminal.out(Self.csvRow(header + ["error"]))
+    }
 
     func result(file: String, _ c: Classification) {
-        if json {
-            emit(Record(file: file, result: c, error: nil, catalogue: catalogue, language: language))
-        } else {
-            Terminal.out(text(file: file, c))
+        switch format {
+        case .json: emit(Record(file: file, result: c, error: nil, catalogue: catalogue, language: language))
+        case .text: Terminal.out(text(file: file, c))
+        case .csv:
+            var row = [file, c.verdict.rawValue]
+            for rank in 0..<top {
+                if rank < c.breeds.count {
+                    row += [name(c.breeds[rank]), String(format: "%.4f", Double(c.breeds[rank].probability))]
+                } else {
+                    row += ["", ""]
+                }
+            }
+            Terminal.out(Self.csvRow(row + [""]))
         }
+    }
+
+    /// A CSV row: fields with a comma, quote or line break are quoted, quotes doubled (RFC 4180). A field starting
+    /// with =, +, - or @ gets a leading apostrophe, so that a spreadsheet shows a file name rather than running it.
+    static func csvRow(_ fields: [String]) -> String {
+        fields.map { field -> String in
+            var f = field
+            if let first = f.first, "=+-@".contains(first) { f = "'" + f }
+            guard f.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return f }
+            return "\"" + f.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        }.joined(separator: ",")
     }
 
     /// A prediction's name in the chosen language: the catalogue's, else the model's label name.
@@ -21,7 +62,11 @@ struct ResultPrinter {
     }
 
     func failure(file: String, message: String) {
-        if json { emit(Record(file: file, result: nil, error: message, catalogue: catalogue, language: language)) }
+        switch format {
+        case .json: emit(Record(file: file, result: nil, error: message, catalogue: catalogue, language: language))
+        case .csv: Terminal.out(Self.csvRow([file, "error"] + Array(repeating: "", count: 2 * top) + [message]))
+        case .text: break  // the error is on stderr already
+        }
     }
 
     private func emit(_ record: Record) {
@@ -37,9 +82,10 @@ struct ResultPrinter {
         Terminal.out(String(decoding: data, as: UTF8.self))
     }
 
-    static func percent(_ p: Float) -> String {
+    static func percent(_ p: Float, _ language: Language = .en) -> String {
         let value = Double(p) * 100
-        return value >= 99.95 || value < 0.05 && value > 0 ? String(format: "%.2f %%", value) : String(format: "%.1f %%", value)
+        let text = value >= 99.95 || value < 0.05 && value > 0 ? String(format: "%.2f %%", value) : String(format: "%.1f %%", value)
+        return language == .cs ? text.replacingOccurrences(of: ".", with: ",") : text
     }
 
     func text(file: String, _ c: Classification) -> String {
@@ -48,7 +94,7 @@ struct ResultPrinter {
         let cs = language == .cs
         switch c.verdict {
         case .dog:
-            lines.append("\(file): \(best.map(name) ?? "?") (\(Self.percent(best?.probability ?? 0)))")
+            lines.append("\(file): \(best.map(name) ?? "?") (\(Self.percent(best?.probability ?? 0, language)))")
         case .unsure:
             let names = c.breeds.prefix(2).map(name).joined(separator: cs ? " nebo " : " or ")
             lines.append(cs ? "\(file): nejisté — možná \(names)" : "\(file): unsure — perhaps \(names)")
@@ -57,8 +103,9 @@ struct ResultPrinter {
             lines.append(cs ? "\(file): pes, ale žádné z plemen, která tento model zná (nejblíž: \(closest))"
                             : "\(file): a dog, but none of the breeds this model knows (closest: \(closest))")
         case .noDog:
-            let like = c.lookalikes.first.map { (cs ? "; spíš to vypadá na: " : "; it looks more like: ") + $0.name } ?? ""
-            let p = Self.percent(c.dogProbability ?? 0)
+            // ImageNet's class names exist in English only; Czech output leaves them out rather than mix languages.
+            let like = cs ? "" : c.lookalikes.first.map { "; it looks more like: " + $0.name } ?? ""
+            let p = Self.percent(c.dogProbability ?? 0, language)
             lines.append(cs ? "\(file): žádný pes (pravděpodobnost psa \(p)\(like))"
                             : "\(file): no dog found (dog probability \(p)\(like))")
         }
@@ -67,8 +114,8 @@ struct ResultPrinter {
             let width = names.map(\.count).max() ?? 0
             for (i, p) in c.breeds.enumerated() {
                 let pad = String(repeating: " ", count: width - names[i].count)
-                var line = "  \(i + 1). \(names[i])\(pad)  \(Self.percent(p.probability).leftPadded(to: 8))"
-                if let breed = catalogue.details(p) { line += "   " + BreedText.summary(breed, language) }
+                var line = "  \(i + 1). \(names[i])\(pad)  \(Self.percent(p.probability, language).leftPadded(to: 8))"
+                if let breed = catalogue.details(p) { line += "   " + BreedText.summary(breed, catalogue, language) }
                 lines.append(line)
             }
         }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One breed of the catalogue, as stored in `breeds.json`.
 public struct Breed: Codable, Sendable, Equatable {
     /// Stable slug, e.g. `golden-retriever`.
@@ -17,13 +19,16 @@ public struct Breed: Codable, Sendable, Equatable {
     public var lifeSpan: Range?
     public var coat: Coat?
     public var colours: [String]
-    /// Three AKC keywords, e.g. "Friendly, Intelligent, Devoted".
-    public var temperament: String?
+    /// AKC's three keywords, e.g. ["Friendly", "Intelligent", "Devoted"]; empty when no source gives them.
+    public var temperament: [String]
     public var sources: [SourceUse]
+    /// Whether dedog's bundled models recognise this breed (it is one of their classes, the Stanford Dogs breeds).
+    public var bundledModel: Bool
 
     public struct Names: Codable, Sendable, Equatable {
         public var en: String
-        public var cs: String
+        /// nil when no public source gives a Czech name (the catalogue never makes one up).
+        public var cs: String?
     }
 
     public struct Aliases: Codable, Sendable, Equatable {
@@ -66,13 +71,23 @@ public struct Breed: Codable, Sendable, Equatable {
         public var fields: [String]
     }
 
-    /// The name in `language`.
-    public func name(in language: Language) -> String { language == .cs ? name.cs : name.en }
+    /// The name in `language`; the English name when the catalogue has no Czech one.
+    public func name(in language: Language) -> String { language == .cs ? name.cs ?? name.en : name.en }
+
+    /// Every name and alias, English first.
+    public var allNames: [String] { [name.en] + (name.cs.map { [$0] } ?? []) + aliases.en + aliases.cs }
 }
 
 /// Languages of the catalogue's names.
 public enum Language: String, Sendable, CaseIterable, Codable {
     case en, cs
+
+    /// The language the user's locale asks for: Czech when the first of LC_ALL, LC_MESSAGES and LANG that is set
+    /// starts with `cs` (cs_CZ.UTF-8, say), else English.
+    public static func fromLocale(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> Language {
+        let locale = ["LC_ALL", "LC_MESSAGES", "LANG"].lazy.compactMap { environment[$0] }.first { !$0.isEmpty }
+        return locale?.lowercased().hasPrefix("cs") == true ? .cs : .en
+    }
 }
 
 /// Where the facts of the catalogue come from.

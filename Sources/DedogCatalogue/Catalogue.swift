@@ -12,21 +12,37 @@ public struct Catalogue: Sendable {
     public let formatVersion: Int
     public let sources: [Source]
     public let breeds: [Breed]
+    /// For each language but English: the word for each English term the breeds use (FCI groups and sections,
+    /// countries, coat care, colours, temperament, notes, source titles).
+    public let vocabulary: [String: [String: String]]
     private let byLabel: [String: Int]
     private let byID: [String: Int]
+    /// Each breed's names and aliases, folded once for search (see `TextKey`).
+    let searchKeys: [[SearchKey]]
 
     private struct File: Codable {
         var formatVersion: Int
         var sources: [Source]
+        var vocabulary: [String: [String: String]]?  // optional so that a version-1 file gets the version message
         var breeds: [Breed]
     }
 
-    /// The catalogue shipped with dedog (120 breeds: the Stanford Dogs classes).
+    /// The catalogue shipped with dedog: every FCI breed, plus the Stanford Dogs classes the FCI does not list.
     public static func bundled() throws(CatalogueError) -> Catalogue {
-        guard let url = Bundle.module.url(forResource: "breeds", withExtension: "json") else {
-            throw .unreadable(file: "breeds.json", reason: "the bundled resource is missing from this build")
+        let candidates = bundledLocations()
+        guard let url = candidates.first(where: { FileManager.default.isReadableFile(atPath: $0.path) }) else {
+            throw .unreadable(file: "breeds.json", reason: "the bundled catalogue is in none of "
+                              + candidates.map(\.path).joined(separator: ", ") + "; reinstall dedog or pass --catalogue")
         }
         return try Catalogue(contentsOf: url)
+    }
+
+    /// Where the bundled catalogue may be, in order: installed (`share/dedog/`, see scripts/install), or beside a
+    /// binary built by SwiftPM (its resource bundle). Never SwiftPM's `Bundle.module`, which ends the program when
+    /// the build folder it remembers is gone.
+    static func bundledLocations() -> [URL] {
+        [InstalledData.sharedFolder.appendingPathComponent("breeds.json"),
+         InstalledData.binaryFolder.appendingPathComponent("dedog_DedogCatalogue.resources/breeds.json")]
     }
 
     /// The catalogue at `path`, or the bundled one when `path` is nil.
@@ -35,7 +51,7 @@ public struct Catalogue: Sendable {
         return try bundled()
     }
 
-    /// Catalogue files larger than this are refused before reading (the bundled one is ~200 kB).
+    /// Catalogue files larger than this are refused before reading (the bundled one is ~400 kB).
     public static let maxFileBytes = 64 << 20
 
     public init(contentsOf url: URL) throws(CatalogueError) {
@@ -63,8 +79,8 @@ public struct Catalogue: Sendable {
         } catch {
             throw .notJSON(file: file, detail: "\((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "unreadable")")
         }
-        guard decoded.formatVersion == 1 else {
-            throw .invalid(file: file, path: "formatVersion", detail: "version \(decoded.formatVersion) is not supported (1 is)")
+        guard decoded.formatVersion == 2 else {
+            throw .invalid(file: file, path: "formatVersion", detail: "version \(decoded.formatVersion) is not supported (2 is)")
         }
         var byLabel: [String: Int] = [:], byID: [String: Int] = [:]
         for (i, breed) in decoded.breeds.enumerated() {
@@ -81,7 +97,9 @@ public struct Catalogue: Sendable {
         }
         formatVersion = decoded.formatVersion
         sources = decoded.sources
+        vocabulary = decoded.vocabulary ?? [:]
         breeds = decoded.breeds
+        searchKeys = decoded.breeds.map { $0.allNames.map(SearchKey.init) }
         self.byLabel = byLabel
         self.byID = byID
     }
@@ -97,9 +115,16 @@ public struct Catalogue: Sendable {
         id.flatMap { breed(id: $0) } ?? breed(forLabel: key)
     }
 
-    /// Breeds sorted by name in `language` (Czech alphabet order for `cs`), optionally only FCI group `group`.
-    public func list(language: Language, fciGroup group: Int? = nil) -> [Breed] {
-        breeds.filter { group == nil || $0.fci?.group == group }
+    /// `term` (an English word or phrase the breeds use) in `language`; the term itself in English or when the
+    /// catalogue has no word for it.
+    public func term(_ term: String, in language: Language) -> String {
+        language == .en ? term : vocabulary[language.rawValue]?[term] ?? term
+    }
+
+    /// Breeds sorted by name in `language` (Czech alphabet order for `cs`), optionally only FCI group `group`, and
+    /// only those the bundled models recognise.
+    public func list(language: Language, fciGroup group: Int? = nil, recognisedOnly: Bool = false) -> [Breed] {
+        breeds.filter { (group == nil || $0.fci?.group == group) && (!recognisedOnly || $0.bundledModel) }
             .sorted { a, b in
                 let (x, y) = (a.name(in: language), b.name(in: language))
                 let order = language == .cs ? CzechCollation.compare(x, y) : Self.compareEnglish(x, y)

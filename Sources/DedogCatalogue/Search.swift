@@ -21,6 +21,19 @@ enum TextKey {
     }
 }
 
+/// A name or alias as search compares it, folded once when the catalogue loads.
+struct SearchKey: Sendable {
+    let name: String
+    let key: String
+    let words: [String]
+
+    init(_ name: String) {
+        self.name = name
+        key = TextKey.normalized(name)
+        words = key.split(separator: " ").map(String.init)
+    }
+}
+
 /// One search result and why it matched.
 public struct SearchHit: Sendable, Equatable {
     public enum Kind: Int, Sendable, Comparable {
@@ -48,25 +61,24 @@ extension Catalogue {
     public func search(_ text: String) -> [SearchHit] {
         let query = TextKey.normalized(text)
         guard !query.isEmpty else { return [] }
+        let limit = Self.typoLimit(query.count)
         var best: [String: SearchHit] = [:]
-        for breed in breeds {
-            for name in [breed.name.en, breed.name.cs] + breed.aliases.en + breed.aliases.cs {
-                let key = TextKey.normalized(name)
+        for (breed, names) in zip(breeds, searchKeys) {
+            for name in names {
+                let key = name.key
                 let hit: SearchHit?
                 if key == query {
-                    hit = SearchHit(breed: breed, kind: .exact, matched: name, distance: 0)
+                    hit = SearchHit(breed: breed, kind: .exact, matched: name.name, distance: 0)
                 } else if key.hasPrefix(query) {
-                    hit = SearchHit(breed: breed, kind: .prefix, matched: name, distance: 0)
-                } else if key.split(separator: " ").contains(where: { $0.hasPrefix(query) }) {
-                    hit = SearchHit(breed: breed, kind: .wordPrefix, matched: name, distance: 0)
+                    hit = SearchHit(breed: breed, kind: .prefix, matched: name.name, distance: 0)
+                } else if name.words.contains(where: { $0.hasPrefix(query) }) {
+                    hit = SearchHit(breed: breed, kind: .wordPrefix, matched: name.name, distance: 0)
                 } else if key.contains(query) {
-                    hit = SearchHit(breed: breed, kind: .substring, matched: name, distance: 0)
+                    hit = SearchHit(breed: breed, kind: .substring, matched: name.name, distance: 0)
                 } else {
-                    let limit = Self.typoLimit(query.count)
                     // Whole name, or any single word of it, within the limit.
-                    let d = ([key] + key.split(separator: " ").map(String.init))
-                        .map { Self.editDistance(query, $0, limit: limit) }.min() ?? .max
-                    hit = d <= limit ? SearchHit(breed: breed, kind: .similar, matched: name, distance: d) : nil
+                    let d = ([key] + name.words).map { Self.editDistance(query, $0, limit: limit) }.min() ?? .max
+                    hit = d <= limit ? SearchHit(breed: breed, kind: .similar, matched: name.name, distance: d) : nil
                 }
                 if let hit, best[breed.id].map({ Self.ranks(hit, before: $0) }) ?? true {
                     best[breed.id] = hit
@@ -80,23 +92,25 @@ extension Catalogue {
     public func suggestions(for text: String, count: Int = 3) -> [Breed] {
         let query = TextKey.normalized(text)
         var scored: [(distance: Int, breed: Breed)] = []
-        for breed in breeds {
-            var keys: [String] = []
-            for name in [breed.name.en, breed.name.cs] + breed.aliases.en + breed.aliases.cs {
-                let key = TextKey.normalized(name)
-                keys.append(key)
-                keys += key.split(separator: " ").map(String.init)
-            }
+        for (breed, names) in zip(breeds, searchKeys) {
+            let keys = names.flatMap { [$0.key] + $0.words }
             let distance = keys.map { Self.editDistance(query, $0, limit: 64) }.min() ?? Int.max
             scored.append((distance, breed))
         }
-        scored.sort { $0.distance != $1.distance ? $0.distance < $1.distance : $0.breed.name.en < $1.breed.name.en }
+        scored.sort { a, b in
+            if a.distance != b.distance { return a.distance < b.distance }
+            if a.breed.bundledModel != b.breed.bundledModel { return a.breed.bundledModel }
+            return a.breed.name.en < b.breed.name.en
+        }
         return scored.prefix(count).map(\.breed)
     }
 
+    /// Better kinds of match first, then fewer typos, then breeds the bundled models recognise (what most people
+    /// look up), then by name.
     static func ranks(_ a: SearchHit, before b: SearchHit) -> Bool {
         if a.kind != b.kind { return a.kind < b.kind }
         if a.distance != b.distance { return a.distance < b.distance }
+        if a.breed.bundledModel != b.breed.bundledModel { return a.breed.bundledModel }
         return a.breed.name.en < b.breed.name.en
     }
 
@@ -155,8 +169,7 @@ extension Catalogue {
         guard !key.isEmpty else { return .unknown(closest: []) }
         var found: [(Breed, String)] = []
         for breed in breeds {
-            let names = [breed.id, breed.name.en, breed.name.cs] + breed.aliases.en + breed.aliases.cs
-                + breed.labels.map(Self.withoutWordNetID)
+            let names = [breed.id] + breed.allNames + breed.labels.map(Self.withoutWordNetID)
             if let hit = names.first(where: { TextKey.normalized($0) == key }) { found.append((breed, hit)) }
         }
         switch found.count {

@@ -76,6 +76,12 @@ public enum FolderWalk {
     }
 
     /// Why `path` cannot be found: a link loop and a dangling link say so.
+    /// Whether `path` is a folder (following a symbolic link given by name, as the walk does for named paths).
+    public static func isFolder(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+    }
+
     public static func whyMissing(_ path: String) -> String {
         var info = stat()
         guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return "no such file or folder" }

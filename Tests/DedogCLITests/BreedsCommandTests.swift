@@ -30,21 +30,28 @@ import DedogTestSupport
     @Test func searchWithNoMatchSuggestsNames() throws {
         let r = try CLI.run(["breeds", "search", "xyzzq"])
         #expect(r.status == 1)
-        #expect(r.stdout == "No breed matches \"xyzzq\". Closest names: Shih Tzu, Xoloitzcuintli, Affenpinscher.\n")
+        #expect(r.stdout == "No breed matches \"xyzzq\". Closest names: Shih Tzu, Xoloitzcuintli, French Pointing Dog - Gascogne Type.\n")
     }
 
     @Test func listSortsByCzechNamesAndFiltersByGroup() throws {
         let r = try CLI.run(["breeds", "list", "--group", "10", "--lang", "cs"])
         #expect(r.status == 0)
         #expect(r.stdout == """
-            plemeno             FCI  velikost   původ
-            afghánský chrt      10   střední    Afghánistán
-            barzoj              10   velké      Rusko
-            irský vlkodav       10   obří       Irsko
-            italský chrtík      10   trpasličí  Itálie
-            saluki              10   střední    Blízký východ
-            skotský jelení pes  10   velké      Velká Británie
-            whippet             10   střední    Velká Británie
+            plemeno              FCI  velikost   původ           model
+            afghánský chrt       10   střední    Afghánistán     ano
+            Azawakh              10   střední    Mali            –
+            barzoj               10   velké      Rusko           ano
+            Greyhound            10   velké      Velká Británie  –
+            Hungarian Greyhound  10   –          Maďarsko        –
+            irský vlkodav        10   obří       Irsko           ano
+            italský chrtík       10   trpasličí  Itálie          ano
+            Kazakh Tazy          10   –          Kazachstán      –
+            Polish Greyhound     10   –          Polsko          –
+            saluki               10   střední    Blízký východ   ano
+            skotský jelení pes   10   velké      Velká Británie  ano
+            Sloughi              10   střední    Maroko          –
+            Spanish Greyhound    10   –          Španělsko       –
+            whippet              10   střední    Velká Británie  ano
 
             """)
     }
@@ -54,20 +61,65 @@ import DedogTestSupport
         #expect(r.status == 0)
         #expect(r.stdout == """
             Chihuahua (čivava)
-              id            chihuahua
-              FCI           218 · group 9 Companion and Toy Dogs · section Chihuahueno
-              origin        Mexico
-              size          toy
-              height        12.7–20.3 cm
-              weight        2.7 kg
-              life span     14–16 years
-              coat care     grooming: occasional bath/brush; shedding: occasional
-              colours       black, brown, tan, white
-              temperament   Charming, Graceful, Sassy
-              model labels  n02085620-Chihuahua
-              sources       FCI breed nomenclature (scraped from fci.be) (paiv/fci-breeds): fci, origin; American Kennel Club breed data (metric) (tmfilho/akcdata): height, weight, lifeSpan, coat, temperament; Dog breeds table (coarse fur colours) (Bambee26/datafun-06-projects): colours; Czech names (corrected to ČMKU/FCI usage by hand) (cervinkamichal0/GuessThePes): name.cs
+              id             chihuahua
+              FCI            218 · group 9 Companion and Toy Dogs · section Chihuahueno
+              origin         Mexico
+              size           toy
+              height         12.7–20.3 cm
+              weight         2.7 kg
+              life span      14–16 years
+              coat care      grooming: occasional bath/brush; shedding: occasional
+              colours        black, brown, tan, white
+              temperament    Charming, Graceful, Sassy
+              bundled model  recognises it
+              model labels   n02085620-Chihuahua
+              sources        FCI breed nomenclature (scraped from fci.be) (paiv/fci-breeds): fci, origin; American Kennel Club breed data (metric) (tmfilho/akcdata): height, weight, lifeSpan, coat, temperament; Dog breeds table (coarse fur colours) (Bambee26/datafun-06-projects): colours; Czech names (corrected to ČMKU/FCI usage by hand) (cervinkamichal0/GuessThePes): name.cs
 
             """)
+    }
+
+    @Test func czechShowIsCzechThroughout() throws {
+        let r = try CLI.run(["breeds", "show", "čivava", "--lang", "cs"])
+        #expect(r.status == 0)
+        #expect(r.stdout.hasPrefix("""
+            čivava (Chihuahua)
+              id               chihuahua
+              FCI              218 · skupina 9 společenská plemena · sekce čivava
+              původ            Mexiko
+              velikost         trpasličí
+              výška            12,7–20,3 cm
+              hmotnost         2,7 kg
+              délka života     14–16 let
+              péče o srst      česání: občas koupel nebo kartáčování; línání: občas
+              barvy            černá, hnědá, pálení, bílá
+              povaha           okouzlující, půvabný, drzý
+              vestavěný model  rozpozná
+            """), "\(r.stdout)")
+    }
+
+    @Test func theLocaleChoosesCzechAndLangOverridesIt() throws {
+        let czech = try CLI.run(["breeds", "search", "civava"], environment: ["LC_ALL": "cs_CZ.UTF-8"])
+        #expect(czech.stdout == "čivava  Chihuahua  chihuahua\n")
+        let english = try CLI.run(["breeds", "search", "civava", "--lang", "en"], environment: ["LC_ALL": "cs_CZ.UTF-8"])
+        #expect(english.stdout == "Chihuahua  čivava  chihuahua\n")
+    }
+
+    @Test func listSaysWhichBreedsTheBundledModelsRecognise() throws {
+        let all = try CLI.run(["breeds", "list", "--json"])
+        let breeds = try JSONSerialization.jsonObject(with: Data(all.stdout.utf8)) as! [[String: Any]]
+        #expect(breeds.count >= 330)
+        #expect(breeds.filter { $0["bundledModel"] as? Bool == true }.count == 120)
+        let recognised = try CLI.run(["breeds", "list", "--recognised"])
+        #expect(recognised.stdout.split(separator: "\n").count == 121)  // a header and 120 breeds
+        #expect(!recognised.stdout.contains("Czechoslovakian Wolfdog"))
+        #expect(all.stdout.contains("Czechoslovakian Wolfdog"))
+    }
+
+    @Test(arguments: [("cesky fousek", "český fousek"), ("chodsky pes", "chodský pes"), ("vlcak", "československý vlčák")])
+    func czechNationalBreedsAreFound(_ query: String, _ name: String) throws {
+        let r = try CLI.run(["breeds", "search", query, "--lang", "cs"])
+        #expect(r.status == 0)
+        #expect(r.stdout.hasPrefix(name + "  "), "\(r.stdout)")
     }
 
     @Test func ambiguousShowListsTheCandidates() throws {
@@ -91,7 +143,7 @@ import DedogTestSupport
 
     @Test func malformedCatalogueFileIsReported() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-bad-catalogue-\(getpid()).json")
-        try Data(#"{"formatVersion":1,"sources":[],"breeds":[{"id":3}]}"#.utf8).write(to: file)
+        try Data(#"{"formatVersion":2,"sources":[],"vocabulary":{},"breeds":[{"id":3}]}"#.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let r = try CLI.run(["breeds", "list", "--catalogue", file.path])
         #expect(r.status == 1)

@@ -32,7 +32,8 @@ import DedogCatalogue
         let sourceIDs = Set(Self.catalogue.sources.map(\.id))
         for b in Self.catalogue.breeds {
             #expect(b.id.range(of: "^[a-z0-9]+(-[a-z0-9]+)*$", options: .regularExpression) != nil, "\(b.id)")
-            #expect(!b.name.en.isEmpty && !b.name.cs.isEmpty, "\(b.id) needs English and Czech names")
+            #expect(!b.name.en.isEmpty && b.name.cs?.isEmpty != true, "\(b.id) needs an English name, and a Czech one or null")
+            #expect(b.bundledModel == !b.labels.isEmpty, "\(b.id): the bundled models' labels are the Stanford classes")
             #expect(!b.sources.isEmpty && b.sources.allSatisfy { sourceIDs.contains($0.source) }, "\(b.id) sources")
             #expect((b.fci == nil) == (b.fciNote != nil), "\(b.id): an FCI entry or the reason for its absence")
             if let f = b.fci { #expect((1...10).contains(f.group) && f.number > 0) }
@@ -47,7 +48,11 @@ import DedogCatalogue
             }
             if let l = b.lifeSpan { #expect(l.unit == "years" && l.min <= l.max && l.min >= 5 && l.max <= 20, "\(b.id)") }
             // Czech names are lower case apart from proper nouns.
-            #expect(b.name.cs.first.map { $0.isLowercase } ?? false, "\(b.id): \(b.name.cs)")
+            if let cs = b.name.cs { #expect(cs.first.map { $0.isLowercase } ?? false, "\(b.id): \(cs)") }
+            // Every term a breed uses has its Czech word, so Czech output needs no English.
+            let terms = [b.fci?.groupName, b.fci?.section, b.fci?.variety, b.fciNote, b.coat?.grooming, b.coat?.shedding]
+                .compactMap { $0 } + b.colours + b.temperament + (b.origin?.components(separatedBy: ", ") ?? [])
+            for term in terms { #expect(Self.catalogue.vocabulary["cs"]?[term] != nil, "\(b.id): no Czech for \(term)") }
         }
     }
 
@@ -76,7 +81,7 @@ import DedogCatalogue
     }
 
     @Test func czechOrderPutsChAfterHAndCaronsAfterTheirLetter() throws {
-        let names = Self.catalogue.list(language: .cs).map(\.name.cs)
+        let names = Self.catalogue.list(language: .cs).compactMap(\.name.cs)
         func index(_ name: String) throws -> Int { try #require(names.firstIndex(of: name), "\(name) is in the catalogue") }
         #expect(try index("cairn teriér") < index("čivava"))
         #expect(try index("čivava") < index("dingo"))
@@ -87,6 +92,50 @@ import DedogCatalogue
         #expect(try index("maďarský ohař krátkosrstý") < index("malý brabantský grifonek"))  // ď sorts as d
     }
 
+    /// Every breed of the FCI nomenclature, plus the Stanford classes the FCI does not list.
+    @Test func everyFCIBreedIsInTheCatalogue() throws {
+        #expect(Self.catalogue.breeds.count >= 330)
+        let numbers = Set(Self.catalogue.breeds.compactMap { $0.fci?.number })
+        let url = SharedData.breedFacts.appendingPathComponent("fci-breeds.csv")
+        guard let table = try? String(contentsOf: url, encoding: .utf8) else {
+            print("skipped the FCI comparison: \(url.path) is absent (../shared)")
+            return
+        }
+        let fciNumbers = table.split(whereSeparator: \.isNewline).dropFirst().compactMap { Int($0.split(separator: ",")[0]) }
+        #expect(fciNumbers.count > 350)
+        for number in fciNumbers { #expect(numbers.contains(number), "FCI \(number) is missing") }
+    }
+
+    /// The Czech national breeds, by the names Czech users type (without diacritics too).
+    @Test(arguments: [("cesky fousek", "bohemian-wire-haired-pointing-griffon"), ("chodsky pes", "bohemian-shepherd-dog"),
+                      ("vlcak", "czechoslovakian-wolfdog"), ("Český teriér", "cesky-terrier"),
+                      ("prazsky krysarik", "prague-ratter")])
+    func czechBreedsAreFoundByTheirCzechNames(_ query: String, _ id: String) {
+        #expect(Self.catalogue.search(query).first?.breed.id == id, "\(query)")
+    }
+
+    @Test func recognisedFilterKeepsTheBundledModelsBreeds() {
+        let recognised = Self.catalogue.list(language: .en, recognisedOnly: true)
+        #expect(recognised.count == 120)
+        #expect(recognised.allSatisfy { $0.bundledModel })
+    }
+
+    /// Among equally good matches, breeds the bundled models know come first.
+    @Test func recognisedBreedsRankFirstAmongEqualMatches() {
+        let hits = Self.catalogue.search("retriever").filter { $0.kind == .wordPrefix }
+        let firstUnknown = hits.firstIndex { !$0.breed.bundledModel } ?? hits.count
+        #expect(hits[..<firstUnknown].allSatisfy { $0.breed.bundledModel })
+        #expect(hits[firstUnknown...].allSatisfy { !$0.breed.bundledModel })
+    }
+
+    @Test func languageFollowsTheLocale() {
+        #expect(Language.fromLocale(["LANG": "cs_CZ.UTF-8"]) == .cs)
+        #expect(Language.fromLocale(["LANG": "cs_CZ.UTF-8", "LC_ALL": "en_US.UTF-8"]) == .en)
+        #expect(Language.fromLocale(["LC_ALL": "", "LC_MESSAGES": "cs_CZ", "LANG": "en_GB"]) == .cs)
+        #expect(Language.fromLocale(["LANG": "C"]) == .en)
+        #expect(Language.fromLocale([:]) == .en)
+    }
+
     @Test func groupFilterKeepsOnlyThatGroup() {
         let terriers = Self.catalogue.list(language: .en, fciGroup: 3)
         #expect(!terriers.isEmpty && terriers.allSatisfy { $0.fci?.group == 3 })
@@ -95,12 +144,14 @@ import DedogCatalogue
     @Test func malformedCatalogueNamesFileAndPath() {
         let cases: [(String, CatalogueError)] = [
             ("{", .notJSON(file: "c.json", detail: "")),
-            (#"{"formatVersion":1,"sources":[],"breeds":[{"id":"x"}]}"#,
+            (#"{"formatVersion":2,"sources":[],"vocabulary":{},"breeds":[{"id":"x"}]}"#,
              .invalid(file: "c.json", path: "breeds[0]", detail: "\"labels\" is missing")),
-            (#"{"formatVersion":1,"sources":[],"breeds":[{"id":"x","labels":[],"name":{"en":"X","cs":"x"},"aliases":{"en":[],"cs":[]},"colours":[],"sources":[],"height":{"min":"tall","max":2,"unit":"cm"}}]}"#,
+            (#"{"formatVersion":2,"sources":[],"vocabulary":{},"breeds":[{"id":"x","labels":[],"name":{"en":"X","cs":"x"},"aliases":{"en":[],"cs":[]},"colours":[],"temperament":[],"bundledModel":false,"sources":[],"height":{"min":"tall","max":2,"unit":"cm"}}]}"#,
              .invalid(file: "c.json", path: "breeds[0].height.min", detail: "expected a number")),
-            (#"{"formatVersion":1,"sources":[],"breeds":[{"id":"x","labels":[],"name":{"en":"X","cs":"x"},"aliases":{"en":[],"cs":[]},"colours":[],"sources":[],"weight":{"min":9,"max":2,"unit":"kg"}}]}"#,
+            (#"{"formatVersion":2,"sources":[],"vocabulary":{},"breeds":[{"id":"x","labels":[],"name":{"en":"X","cs":null},"aliases":{"en":[],"cs":[]},"colours":[],"temperament":[],"bundledModel":false,"sources":[],"weight":{"min":9,"max":2,"unit":"kg"}}]}"#,
              .inconsistent(file: "c.json", detail: "breeds[0].weight: min 9.0 and max 2.0 are not a range")),
+            (#"{"formatVersion":1,"sources":[],"breeds":[]}"#,
+             .invalid(file: "c.json", path: "formatVersion", detail: "version 1 is not supported (2 is)")),
         ]
         for (json, expected) in cases {
             do {

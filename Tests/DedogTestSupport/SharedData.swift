@@ -16,6 +16,7 @@ public enum SharedData {
 
     public static let reference = root.appendingPathComponent("reference/efficientnet-lite0")
     public static let stanfordDogs = root.appendingPathComponent("datasets/stanford-dogs-224")
+    public static let breedFacts = root.appendingPathComponent("breed-facts")
 
     public static var hasReference: Bool {
         FileManager.default.fileExists(atPath: reference.appendingPathComponent("input.f32").path)

@@ -1,9 +1,16 @@
-"""Builds dedog's breed catalogue (JSON) for the 120 Stanford Dogs classes.
+"""Builds dedog's breed catalogue (JSON): every breed of the FCI nomenclature, plus the Stanford Dogs classes the
+FCI does not list (American coonhounds, wild canids).
 
-Inputs: the raw public tables in ../shared/breed-facts (described in its SOURCES.md) and classes.tsv, the
-hand-checked table saying which row of each raw table belongs to which class, plus corrected Czech names.
-Only facts are taken (numbers, names, groups, countries, AKC's three temperament keywords); no prose.
-Where no source gives a value, the field is null.
+Inputs: the raw public tables in ../shared/breed-facts (described in its SOURCES.md); classes.tsv, the
+hand-checked table saying which row of each raw table belongs to which Stanford class, plus corrected Czech names;
+czech-names-fci.tsv, Czech names of further FCI breeds, each with its source; czech-vocabulary.tsv, the Czech words
+for every English term the catalogue uses (FCI groups and sections, countries, coat care, shedding, colours,
+temperament words, varieties, notes, source titles), each with its source.
+
+Only facts are taken (numbers, names, groups, countries, AKC's three temperament keywords); no prose. Where no
+source gives a value, the field is null; a breed with no sourced Czech name has `name.cs` null (shown in its
+English name), never a made-up one. Joins beyond classes.tsv are exact: AKC rows by the breed's normalised name,
+Wikipedia rows by the FCI number in their infobox ("#186"). The build fails if any English term lacks a Czech one.
 """
 import argparse, csv, json, re
 from pathlib import Path
@@ -11,6 +18,8 @@ from pathlib import Path
 parser = argparse.ArgumentParser()
 parser.add_argument("--facts", type=Path, required=True)
 parser.add_argument("--classes", type=Path, required=True)
+parser.add_argument("--czech-names", type=Path, required=True)
+parser.add_argument("--vocabulary", type=Path, required=True)
 parser.add_argument("--output", type=Path, required=True)
 args = parser.parse_args()
 
@@ -30,6 +39,13 @@ SOURCES = [
     {"id": "czech", "title": "Czech names (corrected to ČMKU/FCI usage by hand)", "repository": "cervinkamichal0/GuessThePes",
      "commit": "351a29f551805e7b42dafcd7c289f872228d9367",
      "path": "app/src/main/java/com/example/guessthepes/logic/TFLiteModel.java", "licence": "none stated"},
+    {"id": "fci-standard", "title": "FCI breed standards: the breed's name in its country of origin",
+     "repository": "fci.be", "commit": "", "path": "Nomenclature/Standards (the pdf column of fci-breeds.csv)",
+     "licence": "FCI"},
+    {"id": "cmku", "title": "ČMKU (Czech kennel union): Czech names of FCI breeds, groups and sections",
+     "repository": "cmku.cz", "commit": "", "path": "plemena", "licence": "facts"},
+    {"id": "dedog-vocabulary", "title": "dedog's Czech vocabulary of descriptive words (scripts/catalogue/czech-vocabulary.tsv)",
+     "repository": "dedog", "commit": "", "path": "scripts/catalogue/czech-vocabulary.tsv", "licence": "as dedog"},
 ]
 
 FCI_GROUPS = {"Sheepdogs and Cattledogs": 1, "Pinscher and Schnauzer": 2, "Terriers": 3, "Dachshunds": 4,
@@ -58,6 +74,7 @@ def number(s):
 
 def value_range(lo, hi, unit):
     lo, hi = number(lo), number(hi)
+    lo, hi = (lo if lo and lo > 0 else None), (hi if hi and hi > 0 else None)  # 0 means "not given" in some rows
     if lo is None and hi is None:
         return None
     lo, hi = lo if lo is not None else hi, hi if hi is not None else lo
@@ -198,9 +215,160 @@ for row in rows:
         "sources": [{"source": s, "fields": fs} for s, fs in used.items()],
     })
 
+
+# ---------------------------------------------------------------- every other FCI breed
+used_fci = {int(r["fci"]) for r in rows if r["fci"]}
+czech_extra = {}
+for line in open(args.czech_names, encoding="utf-8"):
+    if line.startswith("#") or not line.strip():
+        continue
+    fci_id, name_cs, source = line.rstrip("\n").split("\t")
+    czech_extra[int(fci_id)] = (name_cs, source)
+
+
+def key(name):
+    return re.sub(r"[^a-z0-9]+", " ", name.lower()).strip()
+
+
+akc_by_key = {key(n): n for n in akc}
+wiki_by_fci = {}
+for w in wiki.values():
+    m = re.search(r"#\s*(\d+)", (w.get("federationsAndClubs") or {}).get("federationCynologiqueInternationale") or "")
+    if m:
+        wiki_by_fci.setdefault(int(m.group(1)), w)
+
+
+def life_from_text(text):
+    m = re.search(r"(\d+(?:\.\d+)?)\s*(?:to|-|–)\s*(\d+(?:\.\d+)?)", text or "")
+    return value_range(m.group(1), m.group(2), "years") if m else None
+
+
+for fci_id, f in sorted(fci.items(), key=lambda kv: int(kv[0])):
+    fci_number = int(fci_id)
+    if fci_number in used_fci:
+        continue
+    used = {}
+    def note(source, *fields):
+        used.setdefault(source, []).extend(x for x in fields if x not in used.get(source, []))
+    english = title(f["name"])
+    w = wiki_by_fci.get(fci_number)
+    a_name = akc_by_key.get(key(english)) or (akc_by_key.get(key(w["name"])) if w else None)
+    a = akc.get(a_name) if a_name else None
+    ai = akc_info.get(a_name) if a_name else None
+    aliases_en = [n for n in [w["name"] if w else None, a_name] if n and key(n) != key(english)]
+    aliases_en = list(dict.fromkeys(aliases_en))
+    note("fci", "fci", "origin")
+    height = weight = life = None
+    if a:
+        height = value_range(a["min_height"], a["max_height"], "cm")
+        weight = value_range(a["min_weight"], a["max_weight"], "kg")
+        life = value_range(a["min_expectancy"], a["max_expectancy"], "years")
+        note("akc", *[k for k, v in (("height", height), ("weight", weight), ("lifeSpan", life)) if v])
+        if ai:
+            for k, text, unit in (("height", ai["Height"], "cm"), ("weight", ai["Weight"], "kg")):
+                sexes = by_sex(text, unit)
+                target = height if k == "height" else weight
+                if sexes and target:
+                    target.update(sexes)
+                    note("akc-by-sex", k)
+    if w:
+        wiki_fields = []
+        if height is None and w.get("heightRange"):
+            height = value_range(w["heightRange"].get("min"), w["heightRange"].get("max"), "cm")
+            wiki_fields.append("height")
+        if weight is None and w.get("weightRange"):
+            weight = value_range(w["weightRange"].get("min"), w["weightRange"].get("max"), "kg")
+            wiki_fields.append("weight")
+        if life is None:
+            life = life_from_text(w.get("lifeSpan"))
+            if life:
+                wiki_fields.append("lifeSpan")
+        if wiki_fields:
+            note("wikipedia", *wiki_fields)
+    for target in (height, weight):
+        if target is not None:
+            target.setdefault("male", None)
+            target.setdefault("female", None)
+    coat = None
+    if a and (a["grooming_frequency_category"] or a["shedding_category"]):
+        coat = {"grooming": a["grooming_frequency_category"] or None, "shedding": a["shedding_category"] or None}
+        note("akc", "coat")
+    temperament = a["temperament"].strip() if a and a["temperament"].strip() else None
+    if temperament:
+        note("akc", "temperament")
+    name_cs = None
+    if fci_number in czech_extra:
+        name_cs, source = czech_extra[fci_number]
+        note(source, "name.cs")
+    slug = re.sub(r"[^a-z0-9]+", "-", english.lower()).strip("-")
+    breeds.append({
+        "id": slug,
+        "labels": [],
+        "name": {"en": english, "cs": name_cs},
+        "aliases": {"en": aliases_en, "cs": []},
+        "fci": {"number": fci_number, "group": FCI_GROUPS[f["group"]], "groupName": f["group"],
+                "section": f["section"] or None, "provisional": bool(f["provisional"].strip()), "variety": None},
+        "fciNote": None,
+        "origin": title(f["country"]),
+        "size": size_category(weight, height),
+        "height": height,
+        "weight": weight,
+        "lifeSpan": life,
+        "coat": coat,
+        "colours": [],
+        "temperament": temperament,
+        "sources": [{"source": s_, "fields": fs} for s_, fs in used.items()],
+    })
+
+# ---------------------------------------------------------------- shared shape for every breed
+for b in breeds:
+    b["bundledModel"] = bool(b["labels"])  # the bundled models' labels are the Stanford classes
+    b["temperament"] = [w.strip() for w in b["temperament"].split(",")] if b["temperament"] else []
+
+# ---------------------------------------------------------------- Czech vocabulary: every English term used
+vocabulary, vocabulary_sources = {}, {}
+for line in open(args.vocabulary, encoding="utf-8"):
+    if line.startswith("#") or not line.strip():
+        continue
+    kind, english, czech, source = line.rstrip("\n").split("\t")
+    vocabulary[english] = czech
+    vocabulary_sources[source] = True
+terms = {}
+for b in breeds:
+    f = b["fci"]
+    if f:
+        terms.setdefault(f["groupName"], "FCI group")
+        if f["section"]:
+            terms.setdefault(f["section"], "FCI section")
+        if f["variety"]:
+            terms.setdefault(f["variety"], "variety")
+    if b["fciNote"]:
+        terms.setdefault(b["fciNote"], "note")
+    for country in (b["origin"] or "").split(", "):
+        if country:
+            terms.setdefault(country, "country")
+    if b["coat"]:
+        for k in ("grooming", "shedding"):
+            if b["coat"][k]:
+                terms.setdefault(b["coat"][k], k)
+    for c in b["colours"]:
+        terms.setdefault(c, "colour")
+    for t in b["temperament"]:
+        terms.setdefault(t, "temperament")
+for source in SOURCES:
+    terms.setdefault(source["title"], "source")
+missing = sorted((kind, term) for term, kind in terms.items() if term not in vocabulary)
+if missing:
+    raise SystemExit("czech-vocabulary.tsv lacks:\n" + "\n".join(f"{k}\t{t}" for k, t in missing))
+unused = sorted(set(vocabulary) - set(terms))
+
 ids = [b["id"] for b in breeds]
 assert len(set(ids)) == len(ids), [i for i in ids if ids.count(i) > 1]
 args.output.parent.mkdir(parents=True, exist_ok=True)
-args.output.write_text(json.dumps({"formatVersion": 1, "sources": SOURCES, "breeds": breeds}, ensure_ascii=False,
-                                  indent=1) + "\n", encoding="utf-8")
-print(f"wrote {len(breeds)} breeds to {args.output}")
+args.output.write_text(json.dumps({"formatVersion": 2, "sources": SOURCES,
+                                   "vocabulary": {"cs": {t: vocabulary[t] for t in sorted(terms)}},
+                                   "breeds": breeds}, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+recognised = sum(b["bundledModel"] for b in breeds)
+with_cs = sum(b["name"]["cs"] is not None for b in breeds)
+print(f"wrote {len(breeds)} breeds ({recognised} recognised by the bundled models, {with_cs} with a Czech name) "
+      f"and {len(terms)} Czech terms to {args.output}" + (f"; unused vocabulary: {unused}" if unused else ""))

@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+import DedogTestSupport
+
+/// scripts/install puts a working dedog under a prefix, with its data, manual and completions, and takes all of it
+/// away again; the installed binary works from any folder, finding nothing of the checkout.
+@Suite struct InstallTests {
+    static func script(_ name: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = SharedData.packageRoot.appendingPathComponent("scripts/\(name)")
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, output)
+    }
+
+    @Test func installRunsAnywhereAndUninstallRemovesEverything() throws {
+        let prefix = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-prefix-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: prefix) }
+        let installed = try Self.script("install", ["--prefix", prefix.path, "--binary", CLI.binary.path])
+        #expect(installed.status == 0, "\(installed.output)")
+
+        let expected = ["bin/dedog", "share/dedog/breeds.json", "share/dedog/dedog-breeds.safetensors",
+                        "share/dedog/dedog-breeds-fast.safetensors", "share/dedog/efficientnet-lite0-imagenet.safetensors",
+                        "share/man/man1/dedog.1", "share/bash-completion/completions/dedog",
+                        "share/zsh/site-functions/_dedog", "share/fish/vendor_completions.d/dedog.fish"]
+        for file in expected {
+            #expect(FileManager.default.fileExists(atPath: prefix.appendingPathComponent(file).path), "\(file)")
+        }
+        let bash = try String(contentsOf: prefix.appendingPathComponent("share/bash-completion/completions/dedog"), encoding: .utf8)
+        #expect(bash.contains("classify") && bash.contains("--format"), "the completions know the commands")
+
+        // From /, by absolute path, with no checkout to fall back on.
+        let dedog = prefix.appendingPathComponent("bin/dedog")
+        let photo = SharedData.packageRoot.appendingPathComponent("datasets/samples/beagle.jpg").path
+        let classify = try CLI.run(["classify", "-k", "1", photo], in: URL(fileURLWithPath: "/"), executable: dedog)
+        #expect(classify.status == 0, "\(classify.stderr)")
+        #expect(classify.stdout.hasPrefix("\(photo): Beagle ("), "\(classify.stdout)")
+        let search = try CLI.run(["breeds", "search", "chodsky pes"], in: URL(fileURLWithPath: "/"), executable: dedog)
+        #expect(search.stdout.hasPrefix("Bohemian Shepherd Dog  chodský pes"), "\(search.stdout)\(search.stderr)")
+
+        let removed = try Self.script("uninstall", ["--prefix", prefix.path])
+        #expect(removed.status == 0, "\(removed.output)")
+        for file in expected {
+            #expect(!FileManager.default.fileExists(atPath: prefix.appendingPathComponent(file).path), "\(file) is left")
+        }
+        #expect(!FileManager.default.fileExists(atPath: prefix.appendingPathComponent("share/dedog").path))
+        let again = try Self.script("uninstall", ["--prefix", prefix.path])
+        #expect(again.status == 1 && again.output.contains("no dedog installed"), "\(again.output)")
+    }
+
+    /// docs/dedog.1 comes from scripts/make-manual; every option of every command of the built dedog is in it.
+    @Test func theManualIsCurrent() throws {
+        let page = try String(contentsOf: SharedData.packageRoot.appendingPathComponent("docs/dedog.1"), encoding: .utf8)
+        let dump = try CLI.run(["--experimental-dump-help"])
+        let root = try JSONSerialization.jsonObject(with: Data(dump.stdout.utf8)) as! [String: Any]
+        var missing: [String] = []
+        func walk(_ command: [String: Any], path: String) {
+            let name = path.isEmpty ? "dedog" : path
+            if !page.contains(command["commandName"] as? String ?? "") { missing.append(name) }
+            for argument in command["arguments"] as? [[String: Any]] ?? [] {
+                for n in argument["names"] as? [[String: Any]] ?? [] where n["kind"] as? String == "long" {
+                    let option = n["name"] as? String ?? ""
+                    // mdoc writes --threads as `Fl -threads`, and -k/--top as `Fl k , -top`.
+                    let pattern = "(Fl |, )-" + NSRegularExpression.escapedPattern(for: option) + "(?![A-Za-z0-9-])"
+                    if page.range(of: pattern, options: .regularExpression) == nil { missing.append("\(name) --\(option)") }
+                }
+            }
+            for sub in command["subcommands"] as? [[String: Any]] ?? [] {
+                walk(sub, path: name + " " + (sub["commandName"] as? String ?? ""))
+            }
+        }
+        walk(root["command"] as! [String: Any], path: "")
+        #expect(missing.isEmpty, "run scripts/make-manual: docs/dedog.1 lacks \(missing)")
+    }
+}
