@@ -97,6 +97,37 @@ def by_sex(text, unit):
     return {"male": r(m.group(1), m.group(2)), "female": r(m.group(4), m.group(5))}
 
 
+def akc_facts(a, ai, note):
+    """Height, weight, life span, coat and temperament from an AKC row (metric) and its imperial by-sex row."""
+    height = weight = life = coat = temperament = None
+    if a:
+        height = value_range(a["min_height"], a["max_height"], "cm")
+        weight = value_range(a["min_weight"], a["max_weight"], "kg")
+        life = value_range(a["min_expectancy"], a["max_expectancy"], "years")
+        note("akc", *[k for k, v in (("height", height), ("weight", weight), ("lifeSpan", life)) if v])
+    if ai:
+        for k, text, unit in (("height", ai["Height"], "cm"), ("weight", ai["Weight"], "kg")):
+            sexes = by_sex(text, unit)
+            target = height if k == "height" else weight
+            if sexes and target:
+                target.update(sexes)
+                note("akc-by-sex", k)
+    if a and (a["grooming_frequency_category"] or a["shedding_category"]):
+        coat = {"grooming": a["grooming_frequency_category"] or None, "shedding": a["shedding_category"] or None}
+        note("akc", "coat")
+    if a and a["temperament"].strip():
+        temperament = a["temperament"].strip()
+        note("akc", "temperament")
+    return height, weight, life, coat, temperament
+
+
+def with_sexes(*measures):
+    for target in measures:
+        if target is not None:
+            target.setdefault("male", None)
+            target.setdefault("female", None)
+
+
 def size_category(weight, height):
     """By weight midpoint (kg): toy < 5, small < 10, medium < 25, large < 45, giant; else by height (cm)."""
     if weight:
@@ -162,31 +193,8 @@ for row in rows:
     elif origin:
         note("wikipedia", "origin")
 
-    height = weight = life = None
-    if a:
-        height = value_range(a["min_height"], a["max_height"], "cm")
-        weight = value_range(a["min_weight"], a["max_weight"], "kg")
-        life = value_range(a["min_expectancy"], a["max_expectancy"], "years")
-        note("akc", *[k for k, v in (("height", height), ("weight", weight), ("lifeSpan", life)) if v])
-    if ai:
-        for key, text, unit in (("height", ai["Height"], "cm"), ("weight", ai["Weight"], "kg")):
-            sexes = by_sex(text, unit)
-            target = height if key == "height" else weight
-            if sexes and target:
-                target.update(sexes)
-                note("akc-by-sex", key)
-    for key, target in (("height", height), ("weight", weight)):
-        if target is not None:
-            target.setdefault("male", None)
-            target.setdefault("female", None)
-
-    coat = None
-    if a and (a["grooming_frequency_category"] or a["shedding_category"]):
-        coat = {"grooming": a["grooming_frequency_category"] or None, "shedding": a["shedding_category"] or None}
-        note("akc", "coat")
-    temperament = a["temperament"].strip() if a and a["temperament"].strip() else None
-    if temperament:
-        note("akc", "temperament")
+    height, weight, life, coat, temperament = akc_facts(a, ai, note)
+    with_sexes(height, weight)
     colour_list = []
     if c:
         for k in ("Main_Fur_Color", "2nd_Fur_Color", "3rd_Fur_Color", "4th_Fur_Color"):
@@ -258,19 +266,7 @@ for fci_id, f in sorted(fci.items(), key=lambda kv: int(kv[0])):
     aliases_en = [n for n in [w["name"] if w else None, a_name] if n and key(n) != key(english)]
     aliases_en = list(dict.fromkeys(aliases_en))
     note("fci", "fci", "origin")
-    height = weight = life = None
-    if a:
-        height = value_range(a["min_height"], a["max_height"], "cm")
-        weight = value_range(a["min_weight"], a["max_weight"], "kg")
-        life = value_range(a["min_expectancy"], a["max_expectancy"], "years")
-        note("akc", *[k for k, v in (("height", height), ("weight", weight), ("lifeSpan", life)) if v])
-        if ai:
-            for k, text, unit in (("height", ai["Height"], "cm"), ("weight", ai["Weight"], "kg")):
-                sexes = by_sex(text, unit)
-                target = height if k == "height" else weight
-                if sexes and target:
-                    target.update(sexes)
-                    note("akc-by-sex", k)
+    height, weight, life, coat, temperament = akc_facts(a, ai if a else None, note)
     if w:
         wiki_fields = []
         if height is None and w.get("heightRange"):
@@ -285,17 +281,7 @@ for fci_id, f in sorted(fci.items(), key=lambda kv: int(kv[0])):
                 wiki_fields.append("lifeSpan")
         if wiki_fields:
             note("wikipedia", *wiki_fields)
-    for target in (height, weight):
-        if target is not None:
-            target.setdefault("male", None)
-            target.setdefault("female", None)
-    coat = None
-    if a and (a["grooming_frequency_category"] or a["shedding_category"]):
-        coat = {"grooming": a["grooming_frequency_category"] or None, "shedding": a["shedding_category"] or None}
-        note("akc", "coat")
-    temperament = a["temperament"].strip() if a and a["temperament"].strip() else None
-    if temperament:
-        note("akc", "temperament")
+    with_sexes(height, weight)
     name_cs = None
     if fci_number in czech_extra:
         name_cs, source = czech_extra[fci_number]
