@@ -47,7 +47,10 @@ struct HEIFDecoder {
         defer { heif_decoding_options_free(decoding) }
         decoding.pointee.ignore_transformations = 0
         decoding.pointee.convert_hdr_to_8bit = 1
-        decoding.pointee.strict_decoding = options.allowsDamagedData ? 0 : 1
+        // Not strict: libheif's strict mode also refuses harmless warnings (colour primaries it does not know, which
+        // heif-convert and browsers show), and in 1.15 it leaks the decoded picture when it does. Damaged coded data
+        // still fails (the decoder plugin reports it), and truncation is caught by the box walk above.
+        decoding.pointee.strict_decoding = 0
 
         var decoded: OpaquePointer?
         try check(heif_decode_image(handle, &decoded, heif_colorspace_RGB,

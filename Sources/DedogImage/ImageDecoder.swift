@@ -99,7 +99,7 @@ public struct ImageDecoder: Sendable {
         /// Rotate/flip JPEGs and WebPs as their EXIF orientation tag says, so that phone photos come out upright.
         /// (HEIF files carry their own rotation and mirroring, which are always applied.)
         public var appliesEXIFOrientation = true
-        /// Accept truncated or damaged JPEG and HEIF data (the decoders fill what is missing with grey).
+        /// Accept truncated or damaged JPEG data (libjpeg-turbo fills what is missing with grey).
         /// Off by default: such data is reported as an error. Harmless JPEG warnings never are (see `JPEGDecoder`).
         public var allowsDamagedData = false
 

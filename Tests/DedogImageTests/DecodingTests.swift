@@ -52,6 +52,13 @@ enum Fixtures {
         #expect(ImageFormat.detect(Array(try Data(contentsOf: Fixtures.url(file)))) == format)
     }
 
+    /// libheif warns about colour primaries it does not know; heif-convert and browsers show such files, and so
+    /// does dedog. (Found by the image fuzzer: libheif 1.15's strict mode refused it and leaked dav1d's picture.)
+    @Test func heifWarningsAreNotDamage() throws {
+        let image = try ImageDecoder().decode(contentsOf: Fixtures.url("warn-avif-colour-primaries.avif"))
+        #expect(image.width > 0 && image.height > 0)
+    }
+
     @Test(arguments: 1...8)
     func webPEXIFOrientationIsApplied(_ orientation: Int) throws {
         var options = ImageDecoder.Options()
