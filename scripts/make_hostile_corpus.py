@@ -192,6 +192,10 @@ add("photo", "heic-meta-size-tiny.heic", "HEIC whose meta box claims 9 bytes", [
     heic[:meta] + struct.pack(">I", 9) + heic[meta + 4:])
 add("photo", "webp-riff-size-huge.webp", "WebP whose RIFF header claims 4 GB", "truncated", 1, "",
     webp[:4] + b"\xf0\xff\xff\xff" + webp[8:])
+# Found by the image fuzzer: a 1 kB HEIC whose image handle says 64×48 but whose grid item declares 26482×26980;
+# libheif allocated the grid (2 GB) before decoding a tile. dedog reads the grid sizes from the boxes first.
+add("photo", "heic-grid-bomb.heic", "HEIC whose grid declares 26482×26980 behind a 64×48 image size box", "tooLarge",
+    1, "over the limit", (root / "Fuzz" / "regressions" / "image" / "heic-grid-bomb.heic").read_bytes())
 add("photo", "heic-only-ftyp.heic", "a HEIC file type box and nothing else", ["corrupt", "truncated"], 1, "",
     b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic")
 add("photo", "webp-only-riff.webp", "a WebP RIFF header and nothing else", ["corrupt", "truncated"], 1, "",

@@ -13,6 +13,12 @@ struct HEIFDecoder {
         if let cut = Self.boxCutShort(bytes) {
             throw .truncated(file: name, detail: "the file ends inside its '\(cut)' box")
         }
+        // libheif allocates a grid's declared output before decoding a tile, whatever the image handle says.
+        for grid in HEIFGrid.declaredSizes(bytes) {
+            let (pixels, overflow) = grid.width.multipliedReportingOverflow(by: grid.height)
+            guard overflow || pixels > options.maxPixels else { continue }
+            throw .tooLarge(file: name, width: grid.width, height: grid.height, limit: options.maxPixels)
+        }
         guard let context = heif_context_alloc() else {
             throw .corrupt(file: name, detail: "libheif could not start a decoder")
         }

@@ -33,7 +33,9 @@ public enum ImageError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(file): this \(format) file is coded in a way dedog's decoder cannot read (\(detail)); "
                 + "convert it to JPEG or PNG first."
         case let .tooLarge(file, width, height, limit):
-            return "\(file): image is \(width)×\(height) = \(width * height) pixels, over the limit of \(limit); "
+            let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+            return "\(file): image is \(width)×\(height) = \(overflow ? "over 9.2e18" : String(pixels)) pixels, "
+                + "over the limit of \(limit); "
                 + "shrink it first or raise the limit (dedog classify --max-megapixels)."
         case let .truncated(file, detail):
             return "\(file): the image data is truncated (\(detail)); the file is incomplete — copy it again."

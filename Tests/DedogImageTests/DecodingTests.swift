@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import DedogImage
+import DedogTestSupport
 
 /// The fixtures made by scripts/make-image-fixtures, with the pixels each must decode to.
 enum Fixtures {
@@ -152,6 +153,29 @@ enum Fixtures {
                 #expect(Self.caseName(error) == "unreadable", "\(error)")
             }
         }
+    }
+
+    /// The grid bomb the fuzzer found, with every byte set in turn to 0x00, 0x7F and 0xFF: sizes, counts and
+    /// offsets of every box take absurd values. Each variant decodes or throws; none crashes or allocates a grid
+    /// over the limit (it is 1 megapixel here).
+    @Test func mutatedHEIFBoxesNeverCrash() throws {
+        let url = SharedData.packageRoot.appendingPathComponent("Fuzz/regressions/image/heic-grid-bomb.heic")
+        let original = Array(try Data(contentsOf: url))
+        let decoder = ImageDecoder(options: .init(maxPixels: 1_000_000))
+        var outcomes: [String: Int] = [:]
+        for i in 0..<original.count {
+            for value: UInt8 in [0x00, 0x7F, 0xFF] where original[i] != value {
+                var bytes = original
+                bytes[i] = value
+                do {
+                    _ = try decoder.decode(bytes)
+                    outcomes["ok", default: 0] += 1
+                } catch {
+                    outcomes[Self.caseName(error), default: 0] += 1
+                }
+            }
+        }
+        #expect((outcomes["tooLarge"] ?? 0) > 0, "\(outcomes)")
     }
 
     @Test func hostileEXIFNeverCrashes() {
