@@ -196,6 +196,10 @@ add("photo", "webp-riff-size-huge.webp", "WebP whose RIFF header claims 4 GB", "
 # libheif allocated the grid (2 GB) before decoding a tile. dedog reads the grid sizes from the boxes first.
 add("photo", "heic-grid-bomb.heic", "HEIC whose grid declares 26482×26980 behind a 64×48 image size box", "tooLarge",
     1, "over the limit", (root / "Fuzz" / "regressions" / "image" / "heic-grid-bomb.heic").read_bytes())
+# Also from the fuzzer: a grid whose tile is the grid itself. libheif 1.15 recursed, starting decoding threads at
+# every level, until thread creation threw and ended the process (or, without threads, the stack overflowed).
+add("photo", "heic-grid-loop.heic", "HEIC whose grid lists itself as its tile", "corrupt", 1, "in a loop",
+    (root / "Fuzz" / "regressions" / "image" / "heic-grid-loop.heic").read_bytes())
 add("photo", "heic-only-ftyp.heic", "a HEIC file type box and nothing else", ["corrupt", "truncated"], 1, "",
     b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic")
 add("photo", "webp-only-riff.webp", "a WebP RIFF header and nothing else", ["corrupt", "truncated"], 1, "",

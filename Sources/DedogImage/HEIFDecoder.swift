@@ -13,6 +13,9 @@ struct HEIFDecoder {
         if let cut = Self.boxCutShort(bytes) {
             throw .truncated(file: name, detail: "the file ends inside its '\(cut)' box")
         }
+        if HEIFGrid.hasDerivationLoop(bytes) {
+            throw .corrupt(file: name, detail: "its grid or overlay images refer to each other in a loop")
+        }
         // libheif allocates a grid's declared output before decoding a tile, whatever the image handle says.
         for grid in HEIFGrid.declaredSizes(bytes) {
             let (pixels, overflow) = grid.width.multipliedReportingOverflow(by: grid.height)
@@ -23,6 +26,10 @@ struct HEIFDecoder {
             throw .corrupt(file: name, detail: "libheif could not start a decoder")
         }
         defer { heif_context_free(context) }
+        // libheif decodes a grid's tiles on up to this many threads per level of derived images; `hasDerivationLoop`
+        // bounds the levels, so a file cannot make it start threads without end (a self-referencing grid did, until
+        // thread creation failed with an exception that ended the process; found by the fuzzer).
+        heif_context_set_max_decoding_threads(context, Int32(min(4, ProcessInfo.processInfo.activeProcessorCount)))
         // libheif keeps the pointer that read_from_memory_without_copy gets, so everything happens inside one closure.
         let result = bytes.withUnsafeBytes { raw in
             Result { () throws(ImageError) in try decode(raw, context: context) }

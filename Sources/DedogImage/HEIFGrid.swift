@@ -1,4 +1,5 @@
-/// The output sizes that a HEIF file's grid items declare, read from the boxes before libheif sees them.
+/// What libheif 1.15 would trust in a HEIF file's boxes, read before it sees them: the output sizes grid items
+/// declare, and whether derived images (grids, overlays, identities) refer to each other in a loop.
 ///
 /// Phones store photos as grids of tiles, and libheif allocates a grid's whole output before it decodes a tile. The
 /// size it allocates comes from the grid item's own data, not from the `ispe` box that the image handle reports, so a
@@ -8,13 +9,36 @@
 enum HEIFGrid {
     struct Size: Equatable { let width: Int; let height: Int }
 
-    static func declaredSizes(_ bytes: [UInt8]) -> [Size] {
+    /// The boxes inside the file's `meta` box (a full box), or none.
+    private static func metaChildren(_ bytes: [UInt8]) -> [Box] {
         guard let meta = boxes(bytes, in: 0..<bytes.count).first(where: { $0.type == "meta" }),
               meta.body.count >= 4 else { return [] }
-        let children = boxes(bytes, in: (meta.body.lowerBound + 4)..<meta.body.upperBound)  // a full box
+        return boxes(bytes, in: (meta.body.lowerBound + 4)..<meta.body.upperBound)
+    }
+
+    /// Whether `dimg` references (which make an item from other items: a grid from its tiles, an overlay, an
+    /// identity transform) lead from an item back to itself, or through more than `depth` levels. libheif 1.15
+    /// follows them without end: a grid naming itself as its tile overflowed the stack, starting decoding threads
+    /// at every level (found by the fuzzer). Real files nest one level (a grid of coded tiles), at most two (an
+    /// identity transform of a grid). The references are read as libheif reads them (see
+    /// `derivedImageSources`), whatever the items' types, so that no reading of the file libheif could take
+    /// escapes the check.
+    static func hasDerivationLoop(_ bytes: [UInt8], depth: Int = 2) -> Bool {
+        guard let iref = metaChildren(bytes).first(where: { $0.type == "iref" }) else { return false }
+        let sources = derivedImageSources(bytes, iref: iref.body)
+        func loops(_ item: Int, _ path: [Int]) -> Bool {
+            guard let parts = sources[item] else { return false }  // a coded image: the chain ends
+            if path.contains(item) || path.count >= depth { return true }
+            return parts.contains { loops($0, path + [item]) }
+        }
+        return sources.keys.contains { loops($0, []) }
+    }
+
+    static func declaredSizes(_ bytes: [UInt8]) -> [Size] {
+        let children = metaChildren(bytes)
         guard let iinf = children.first(where: { $0.type == "iinf" }),
               let iloc = children.first(where: { $0.type == "iloc" }) else { return [] }
-        let grids = gridItems(bytes, iinf: iinf.body)
+        let grids = Set(itemTypes(bytes, iinf: iinf.body).filter { $0.value == "grid" }.keys)
         guard !grids.isEmpty else { return [] }
         let idat = children.first(where: { $0.type == "idat" })?.body
         var sizes: [Size] = []
@@ -67,12 +91,12 @@ enum HEIFGrid {
         return found
     }
 
-    /// Ids of the items of type `grid` in an `iinf` box body.
-    private static func gridItems(_ bytes: [UInt8], iinf: Range<Int>) -> Set<Int> {
-        guard iinf.count >= 8 else { return [] }
+    /// Each item's type (`hvc1`, `av01`, `grid`, `Exif`, …) from an `iinf` box body.
+    private static func itemTypes(_ bytes: [UInt8], iinf: Range<Int>) -> [Int: String] {
+        guard iinf.count >= 8 else { return [:] }
         let countSize = bytes[iinf.lowerBound] == 0 ? 2 : 4
         let entries = boxes(bytes, in: (iinf.lowerBound + 4 + countSize)..<iinf.upperBound)
-        var ids = Set<Int>()
+        var types: [Int: String] = [:]
         for entry in entries where entry.type == "infe" && entry.body.count >= 4 {
             let version = bytes[entry.body.lowerBound]
             guard version >= 2 else { continue }
@@ -81,9 +105,34 @@ enum HEIFGrid {
             guard let id = read(bytes, entry.body.lowerBound + 4, idSize), typeAt + 4 <= entry.body.upperBound else {
                 continue
             }
-            if String(decoding: bytes[typeAt..<(typeAt + 4)], as: UTF8.self) == "grid" { ids.insert(id) }
+            types[id] = String(decoding: bytes[typeAt..<(typeAt + 4)], as: UTF8.self)
         }
-        return ids
+        return types
+    }
+
+    /// For each item with `dimg` references, the items it is made from, read from an `iref` body as libheif 1.15
+    /// reads it: one reference after another, each a box header, an item id, a count and that many ids, ignoring
+    /// the size in the header (libheif does; a lying size must not hide a reference from this check).
+    private static func derivedImageSources(_ bytes: [UInt8], iref: Range<Int>) -> [Int: [Int]] {
+        guard iref.count >= 4 else { return [:] }
+        let idSize = bytes[iref.lowerBound] == 0 ? 2 : 4
+        var sources: [Int: [Int]] = [:]
+        var at = iref.lowerBound + 4
+        while at + 8 <= iref.upperBound {
+            let large = read(bytes, at, 4) == 1
+            let type = String(decoding: bytes[(at + 4)..<(at + 8)], as: UTF8.self)
+            at += large ? 16 : 8
+            guard let from = read(bytes, at, idSize), let count = read(bytes, at + idSize, 2) else { break }
+            at += idSize + 2
+            var to: [Int] = []
+            for _ in 0..<count {
+                guard at + idSize <= iref.upperBound, let id = read(bytes, at, idSize) else { break }
+                to.append(id)
+                at += idSize
+            }
+            if type == "dimg" { sources[from, default: []] += to }
+        }
+        return sources
     }
 
     /// Each item's extents from an `iloc` box body: construction method and absolute (method 0) or idat-relative
