@@ -10,14 +10,15 @@ struct HEIFDecoder {
     let format: String
 
     func decode(_ bytes: [UInt8]) throws(ImageError) -> RGBImage {
-        if let cut = Self.boxCutShort(bytes) {
+        let boxes = HEIFBoxes(bytes)
+        if let cut = boxes.cutShort {
             throw .truncated(file: name, detail: "the file ends inside its '\(cut)' box")
         }
-        if HEIFGrid.hasDerivationLoop(bytes) {
+        if boxes.hasDerivationLoop() {
             throw .corrupt(file: name, detail: "its grid or overlay images refer to each other in a loop")
         }
         // libheif allocates a grid's declared output before decoding a tile, whatever the image handle says.
-        for grid in HEIFGrid.declaredSizes(bytes) {
+        for grid in boxes.gridSizes() {
             let (pixels, overflow) = grid.width.multipliedReportingOverflow(by: grid.height)
             guard overflow || pixels > options.maxPixels else { continue }
             throw .tooLarge(file: name, width: grid.width, height: grid.height, limit: options.maxPixels)
@@ -95,29 +96,6 @@ struct HEIFDecoder {
                             premultiplied: premultiplied)
         }
         return RGBImage(checked: outWidth, outHeight, pixels)
-    }
-
-    /// The type of the top-level ISO media box that runs past the end of `bytes` (a file cut short), if any.
-    /// libheif reports a missing box instead ("No 'meta' box"), which would read as damage.
-    static func boxCutShort(_ bytes: [UInt8]) -> String? {
-        var at = 0
-        while at < bytes.count {
-            guard at + 8 <= bytes.count else { return "?" }
-            let type = String(decoding: bytes[(at + 4)..<(at + 8)], as: UTF8.self)
-            var size = bytes[at..<(at + 4)].reduce(0) { $0 << 8 | Int($1) }
-            if size == 1 {  // a 64-bit size follows the type
-                guard at + 16 <= bytes.count else { return type }
-                let large = bytes[(at + 8)..<(at + 16)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-                guard large <= UInt64(Int.max) else { return type }
-                size = Int(large)
-            } else if size == 0 {  // to the end of the file
-                return nil
-            }
-            guard size >= 8 else { return nil }  // nonsense: libheif reports it as damage
-            if size > bytes.count - at { return type }
-            at += size
-        }
-        return nil
     }
 
     private func check(_ error: heif_error, while doing: String) throws(ImageError) {

@@ -3,17 +3,31 @@
 ///
 /// Phones store photos as grids of tiles, and libheif allocates a grid's whole output before it decodes a tile. The
 /// size it allocates comes from the grid item's own data, not from the `ispe` box that the image handle reports, so a
-/// 1 kB file can declare a 64×48 image whose grid is 29289×25600 and make libheif allocate 2 GB (found by the image
+/// 1 kB file can declare a 64×48 image whose grid is 26482×26980 and make libheif allocate 2 GB (found by the image
 /// fuzzer). `ImageDecoder` checks these sizes against its pixel limit first. Every offset is bounds-checked: a
 /// malformed file yields fewer sizes, never a crash; libheif then reports the damage.
-enum HEIFGrid {
+///
+/// The file's boxes are walked once, when the value is made; `HEIFDecoder` asks it three questions before libheif
+/// runs: whether the file is cut short, whether derived images loop, and what sizes grids declare.
+struct HEIFBoxes {
     struct Size: Equatable { let width: Int; let height: Int }
 
+    private let bytes: [UInt8]
+    /// The type of the top-level box that runs past the end of the file (a file cut short), if any. libheif reports
+    /// a missing box instead ("No 'meta' box"), which would read as damage.
+    let cutShort: String?
     /// The boxes inside the file's `meta` box (a full box), or none.
-    private static func metaChildren(_ bytes: [UInt8]) -> [Box] {
-        guard let meta = boxes(bytes, in: 0..<bytes.count).first(where: { $0.type == "meta" }),
-              meta.body.count >= 4 else { return [] }
-        return boxes(bytes, in: (meta.body.lowerBound + 4)..<meta.body.upperBound)
+    private let meta: [Box]
+
+    init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+        let (top, cutShort) = Self.boxes(bytes, in: 0..<bytes.count)
+        self.cutShort = cutShort
+        if let meta = top.first(where: { $0.type == "meta" }), meta.body.count >= 4 {
+            self.meta = Self.boxes(bytes, in: (meta.body.lowerBound + 4)..<meta.body.upperBound).found
+        } else {
+            self.meta = []
+        }
     }
 
     /// Whether `dimg` references (which make an item from other items: a grid from its tiles, an overlay, an
@@ -23,9 +37,9 @@ enum HEIFGrid {
     /// identity transform of a grid). The references are read as libheif reads them (see
     /// `derivedImageSources`), whatever the items' types, so that no reading of the file libheif could take
     /// escapes the check.
-    static func hasDerivationLoop(_ bytes: [UInt8], depth: Int = 2) -> Bool {
-        guard let iref = metaChildren(bytes).first(where: { $0.type == "iref" }) else { return false }
-        let sources = derivedImageSources(bytes, iref: iref.body)
+    func hasDerivationLoop(depth: Int = 2) -> Bool {
+        guard let iref = meta.first(where: { $0.type == "iref" }) else { return false }
+        let sources = Self.derivedImageSources(bytes, iref: iref.body)
         func loops(_ item: Int, _ path: [Int]) -> Bool {
             guard let parts = sources[item] else { return false }  // a coded image: the chain ends
             if path.contains(item) || path.count >= depth { return true }
@@ -34,15 +48,15 @@ enum HEIFGrid {
         return sources.keys.contains { loops($0, []) }
     }
 
-    static func declaredSizes(_ bytes: [UInt8]) -> [Size] {
-        let children = metaChildren(bytes)
-        guard let iinf = children.first(where: { $0.type == "iinf" }),
-              let iloc = children.first(where: { $0.type == "iloc" }) else { return [] }
-        let grids = Set(itemTypes(bytes, iinf: iinf.body).filter { $0.value == "grid" }.keys)
+    /// The output size each grid item declares in its own data.
+    func gridSizes() -> [Size] {
+        guard let iinf = meta.first(where: { $0.type == "iinf" }),
+              let iloc = meta.first(where: { $0.type == "iloc" }) else { return [] }
+        let grids = Set(Self.itemTypes(bytes, iinf: iinf.body).filter { $0.value == "grid" }.keys)
         guard !grids.isEmpty else { return [] }
-        let idat = children.first(where: { $0.type == "idat" })?.body
+        let idat = meta.first(where: { $0.type == "idat" })?.body
         var sizes: [Size] = []
-        for (item, extents) in locations(bytes, iloc: iloc.body) where grids.contains(item) {
+        for (item, extents) in Self.locations(bytes, iloc: iloc.body) where grids.contains(item) {
             guard let first = extents.first else { continue }
             let start: Int
             switch first.method {
@@ -55,7 +69,8 @@ enum HEIFGrid {
             guard start >= 0, start <= bytes.count - 4 else { continue }
             let large = bytes[start + 1] & 1 != 0  // flags: 32-bit sizes
             let field = large ? 4 : 2
-            guard let width = read(bytes, start + 4, field), let height = read(bytes, start + 4 + field, field) else {
+            guard let width = Self.read(bytes, start + 4, field),
+                  let height = Self.read(bytes, start + 4 + field, field) else {
                 continue
             }
             sizes.append(Size(width: width, height: height))
@@ -70,32 +85,37 @@ enum HEIFGrid {
         return bytes[at..<(at + count)].reduce(0) { $0 << 8 | Int($1) }
     }
 
-    private static func boxes(_ bytes: [UInt8], in range: Range<Int>) -> [Box] {
+    /// The boxes in `range`, in order, and the type of a box that runs past the end of the range, if the walk
+    /// stopped at one ("?" for a header cut in two). A size of 0 runs to the end; 1 is followed by a 64-bit size.
+    /// A box too small for its own header ends the walk without a cut: libheif reports that as damage.
+    private static func boxes(_ bytes: [UInt8], in range: Range<Int>) -> (found: [Box], cutShort: String?) {
         var found: [Box] = []
         var at = range.lowerBound
-        while at + 8 <= range.upperBound, found.count < 10_000 {
-            guard var size = read(bytes, at, 4) else { break }
+        while at < range.upperBound, found.count < 10_000 {
+            guard at + 8 <= range.upperBound, var size = read(bytes, at, 4) else { return (found, "?") }
             let type = String(decoding: bytes[(at + 4)..<(at + 8)], as: UTF8.self)
             var header = 8
             if size == 1 {
-                guard let large = read(bytes, at + 8, 8), large >= 16 else { break }
+                guard let large = read(bytes, at + 8, 8), at + 16 <= range.upperBound else { return (found, type) }
+                guard large >= 0 else { return (found, type) }  // beyond Int.max: far past any end
                 size = large
                 header = 16
             } else if size == 0 {
                 size = range.upperBound - at
             }
-            guard size >= header, size <= range.upperBound - at else { break }
+            guard size >= header else { return (found, nil) }
+            guard size <= range.upperBound - at else { return (found, type) }
             found.append(Box(type: type, body: (at + header)..<(at + size)))
             at += size
         }
-        return found
+        return (found, nil)
     }
 
     /// Each item's type (`hvc1`, `av01`, `grid`, `Exif`, …) from an `iinf` box body.
     private static func itemTypes(_ bytes: [UInt8], iinf: Range<Int>) -> [Int: String] {
         guard iinf.count >= 8 else { return [:] }
         let countSize = bytes[iinf.lowerBound] == 0 ? 2 : 4
-        let entries = boxes(bytes, in: (iinf.lowerBound + 4 + countSize)..<iinf.upperBound)
+        let entries = boxes(bytes, in: (iinf.lowerBound + 4 + countSize)..<iinf.upperBound).found
         var types: [Int: String] = [:]
         for entry in entries where entry.type == "infe" && entry.body.count >= 4 {
             let version = bytes[entry.body.lowerBound]
