@@ -24,8 +24,12 @@ enum BreedText {
 
     /// A number as `language` writes it: 12.5 in English, 12,5 in Czech.
     static func number(_ x: Double, _ language: Language = .en) -> String {
-        let text = x == x.rounded() ? String(Int(x)) : String(format: "%.1f", x)
-        return language == .cs ? text.replacingOccurrences(of: ".", with: ",") : text
+        decimal(x == x.rounded() ? String(Int(x)) : String(format: "%.1f", x), language)
+    }
+
+    /// `text`, a number formatted with a decimal point, with the decimal sign `language` uses.
+    static func decimal(_ text: String, _ language: Language) -> String {
+        language == .cs ? text.replacingOccurrences(of: ".", with: ",") : text
     }
 
     static func range(_ lo: Double, _ hi: Double, _ unit: String, _ language: Language) -> String {

@@ -90,7 +90,7 @@ struct Classify: ParsableCommand {
         }
         let language = lang ?? .fromLocale()
         let printer = ResultPrinter(format: outputFormat, catalogue: breeds, language: language, top: top)
-        var failures = 0, photos = 0, classified = 0
+        var photos = 0
         var summary = ClassifySummary()
         Interruption.catchSignals()
         // With a folder to go through and a person watching stderr, the photos are found first so that the progress
@@ -108,7 +108,6 @@ struct Classify: ParsableCommand {
                 if CommandLine.invalidUTF8Arguments.contains(path) { reason = FileError.nameNotUTF8.description }
                 // A file named on the command line that cannot be used is a failure; one inside a folder is not.
                 if paths.contains(path) {
-                    failures += 1
                     summary.failed += 1
                     Terminal.error("\(path): \(reason)")
                     printer.failure(file: path, message: reason)
@@ -121,27 +120,25 @@ struct Classify: ParsableCommand {
                     let result = try classifier.classify(contentsOf: URL(fileURLWithPath: path), top: top)
                     printer.result(file: path, result)
                     summary.add(result, name: result.breeds.first.map(printer.name))
-                    classified += 1
                 } catch {
-                    failures += 1
                     summary.failed += 1
                     Terminal.error(error.description)
                     printer.failure(file: path, message: error.description)
                 }
-                progress?.advance()
             }
-            progress?.draw()
+            progress?.draw(done: photos)
         }
         if showsProgress { found.forEach(handle) } else { ImageFiles.find(paths, visit: handle) }
         progress?.clear()
         if outputFormat == .text && summary.photos > 1 { Terminal.out(summary.text(language)) }
-        if photos == 0 && failures == 0 {
+        let failures = summary.failed, classified = summary.classified
+        if summary.photos == 0 {
             Terminal.error("no \(ImageFormat.readable) images found in \(paths.joined(separator: ", "))")
             throw Status.someInputsFailed
         }
         if failures > 0 {
             Terminal.error(classified == 0 ? "no input could be classified"
-                           : "\(failures) of \(classified + failures) inputs could not be classified; \(classified) "
+                           : "\(failures) of \(summary.photos) inputs could not be classified; \(classified) "
                                + (classified == 1 ? "was." : "were."))
             throw Status.someInputsFailed
         }

@@ -6,7 +6,10 @@ struct ClassifySummary {
     var named: [String: Int] = [:]
     var dogs = 0, unsure = 0, noDog = 0, otherBreed = 0, failed = 0
 
-    var photos: Int { dogs + unsure + noDog + otherBreed + failed }
+    /// Photos that got a verdict.
+    var classified: Int { dogs + unsure + noDog + otherBreed }
+    /// Every input counted: classified, or failed (a photo that could not be read, a named file that is none).
+    var photos: Int { classified + failed }
 
     mutating func add(_ c: Classification, name: String?) {
         switch c.verdict {
@@ -42,7 +45,6 @@ final class ClassifyProgress {
     private let total: Int
     private let language: Language
     private let started = Date()
-    private var done = 0
     private var shown = false
 
     init(total: Int, language: Language) {
@@ -50,9 +52,8 @@ final class ClassifyProgress {
         self.language = language
     }
 
-    func advance() { done += 1 }
-
-    func draw() {
+    /// Shows `done` of the total photos finished.
+    func draw(done: Int) {
         guard total > 0, done < total else { return }
         let elapsed = Date().timeIntervalSince(started)
         var line = "\(done)/\(total) (\(done * 100 / total) %)"

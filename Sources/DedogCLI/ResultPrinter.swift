@@ -85,7 +85,7 @@ struct ResultPrinter {
     static func percent(_ p: Float, _ language: Language = .en) -> String {
         let value = Double(p) * 100
         let text = value >= 99.95 || value < 0.05 && value > 0 ? String(format: "%.2f %%", value) : String(format: "%.1f %%", value)
-        return language == .cs ? text.replacingOccurrences(of: ".", with: ",") : text
+        return BreedText.decimal(text, language)
     }
 
     func text(file: String, _ c: Classification) -> String {

@@ -5,8 +5,11 @@ import DedogFiles
 public enum ImageFormat: String, Sendable, CaseIterable {
     case jpeg, png, heic, avif, webp
 
-    /// The names users know the formats by, for messages and help.
-    public static let readable = "JPEG, PNG, HEIC, AVIF or WebP"
+    /// The formats by the names users know, for messages and help: "JPEG, PNG, HEIC, AVIF or WebP".
+    public static let readable: String = {
+        let names = allCases.map(\.displayName)
+        return names.dropLast().joined(separator: ", ") + " or " + (names.last ?? "")
+    }()
 
     /// How messages name the format.
     public var displayName: String {
