@@ -29,10 +29,9 @@ public enum ModelLocator {
     ]
 
     /// The folders searched, in order.
-    public static func searchFolders(executable: URL = InstalledData.executable) -> [URL] {
-        let exe = executable.resolvingSymlinksInPath().deletingLastPathComponent()
-        var folders = [exe.appendingPathComponent("../share/dedog").standardized]
-        var dir = exe
+    public static func searchFolders() -> [URL] {
+        var folders = [InstalledData.sharedFolder]
+        var dir = InstalledData.binaryFolder
         for _ in 0..<5 {  // .build/<triple>/release/dedog → checkout root
             folders.append(dir.appendingPathComponent("models"))
             dir = dir.deletingLastPathComponent()

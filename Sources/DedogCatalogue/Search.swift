@@ -97,11 +97,7 @@ extension Catalogue {
             let distance = keys.map { Self.editDistance(query, $0, limit: 64) }.min() ?? Int.max
             scored.append((distance, breed))
         }
-        scored.sort { a, b in
-            if a.distance != b.distance { return a.distance < b.distance }
-            if a.breed.bundledModel != b.breed.bundledModel { return a.breed.bundledModel }
-            return a.breed.name.en < b.breed.name.en
-        }
+        scored.sort { a, b in a.distance != b.distance ? a.distance < b.distance : Self.breedFirst(a.breed, b.breed) }
         return scored.prefix(count).map(\.breed)
     }
 
@@ -110,8 +106,12 @@ extension Catalogue {
     static func ranks(_ a: SearchHit, before b: SearchHit) -> Bool {
         if a.kind != b.kind { return a.kind < b.kind }
         if a.distance != b.distance { return a.distance < b.distance }
-        if a.breed.bundledModel != b.breed.bundledModel { return a.breed.bundledModel }
-        return a.breed.name.en < b.breed.name.en
+        return breedFirst(a.breed, b.breed)
+    }
+
+    /// Between equally good matches: breeds the bundled models recognise first, then by English name.
+    static func breedFirst(_ a: Breed, _ b: Breed) -> Bool {
+        a.bundledModel != b.bundledModel ? a.bundledModel : a.name.en < b.name.en
     }
 
     static func typoLimit(_ length: Int) -> Int { length >= 10 ? 3 : length >= 6 ? 2 : 1 }
