@@ -2,30 +2,15 @@ import Foundation
 import Synchronization
 import Testing
 import DedogTestSupport
+import Dedog
 
 /// `--lang cs` output holds no English words but proper names: every breed's `breeds show`, `breeds list`, and
 /// `classify` of dogs and of a picture with no dog. The English words are the catalogue vocabulary's terms (every
 /// FCI group, section, country, coat, colour and temperament word it translates) and the interface's own words.
 @Suite struct CzechOutputTests {
-    struct Catalogue: Decodable {
-        struct Breed: Decodable {
-            struct Names: Decodable { let en: String; let cs: String? }
-            struct Aliases: Decodable { let en: [String]; let cs: [String] }
-            let id: String
-            let labels: [String]
-            let name: Names
-            let aliases: Aliases
-        }
-        struct Source: Decodable { let repository: String }
-        let breeds: [Breed]
-        let sources: [Source]
-        let vocabulary: [String: [String: String]]
-    }
-
-    static let catalogue: Catalogue = {
-        let url = SharedData.packageRoot.appendingPathComponent("Sources/DedogCatalogue/Resources/breeds.json")
-        return try! JSONDecoder().decode(Catalogue.self, from: Data(contentsOf: url))
-    }()
+    /// The catalogue the binary ships, read by the library's own loader.
+    static let catalogue = try! Catalogue(contentsOf: SharedData.packageRoot
+        .appendingPathComponent("Sources/DedogCatalogue/Resources/breeds.json"))
 
     static func words(_ text: String) -> [String] {
         text.lowercased().split { !$0.isLetter }.map(String.init)
@@ -36,8 +21,7 @@ import DedogTestSupport
     static let properNames: [String] = {
         var names: [String] = []
         for b in catalogue.breeds {
-            names += [b.name.en, b.id] + b.aliases.en + b.aliases.cs + b.labels
-            if let cs = b.name.cs { names.append(cs) }
+            names += [b.id] + b.allNames + b.labels
         }
         names += catalogue.sources.map(\.repository) + ["American Kennel Club", "Stanford Dogs"]
         return names.sorted { $0.count > $1.count }
