@@ -6,16 +6,8 @@ import DedogTestSupport
 /// away again; the installed binary works from any folder, finding nothing of the checkout.
 @Suite struct InstallTests {
     static func script(_ name: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = SharedData.packageRoot.appendingPathComponent("scripts/\(name)")
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
+        let r = try CLI.run(arguments, executable: SharedData.packageRoot.appendingPathComponent("scripts/\(name)"))
+        return (r.status, r.stdout + r.stderr)
     }
 
     @Test func installRunsAnywhereAndUninstallRemovesEverything() throws {
