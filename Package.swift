@@ -44,12 +44,12 @@ let package = Package(
         .target(name: "Dedog", dependencies: ["DedogFiles", "DedogImage", "DedogNN", "DedogTrain", "DedogCatalogue"]),
         // The command-line tool: parses, prints, sets exit codes.
         .executableTarget(name: "DedogCLI", dependencies: [
-            "Dedog",
+            "Dedog", "DedogFiles", "DedogImage", "DedogNN", "DedogTrain", "DedogCatalogue",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         // Timing probes for scripts/bench-*; not shipped as a product.
-        .executableTarget(name: "DedogBench", dependencies: ["Dedog"]),
+        .executableTarget(name: "DedogBench", dependencies: ["Dedog", "DedogImage", "DedogNN", "DedogCatalogue"]),
 
         .target(name: "DedogTestSupport", path: "Tests/DedogTestSupport"),
         .testTarget(name: "DedogFilesTests", dependencies: ["DedogFiles"]),
@@ -58,7 +58,7 @@ let package = Package(
         .testTarget(name: "DedogNNTests", dependencies: ["DedogNN", "DedogImage", "DedogTestSupport"]),
         .testTarget(name: "DedogCatalogueTests", dependencies: ["DedogCatalogue", "DedogTestSupport"]),
         .testTarget(name: "DedogTrainTests", dependencies: ["DedogTrain", "DedogNN", "DedogTestSupport"]),
-        .testTarget(name: "DedogTests", dependencies: ["Dedog", "DedogTestSupport"]),
-        .testTarget(name: "DedogCLITests", dependencies: ["DedogCLI", "Dedog", "DedogTestSupport"]),
+        .testTarget(name: "DedogTests", dependencies: ["Dedog", "DedogFiles", "DedogImage", "DedogNN", "DedogTrain", "DedogCatalogue", "DedogTestSupport"]),
+        .testTarget(name: "DedogCLITests", dependencies: ["DedogCLI", "Dedog", "DedogFiles", "DedogImage", "DedogNN", "DedogTrain", "DedogCatalogue", "DedogTestSupport"]),
     ]
 )

@@ -57,7 +57,7 @@ public enum Memory {
                              threads: Int = 1) throws(ClassifierError) -> LearnReport {
         let (tensors, model) = try load(url)
         let label = try label(named: breed, in: model, catalogue: catalogue)
-        let classifier = try Classifier(model: model, modelURL: url, threads: threads)
+        let classifier = try Classifier(model: model, modelURL: url, configuration: .init(threadsPerWorker: threads))
         var entries = model.specification.memory ?? []
         var rows = model.backbones.map { $0.memory ?? [] }
         var learned: [Learned] = [], failed: [(String, String)] = []

@@ -1,6 +1,7 @@
 // dedog-bench: timing probes for scripts/bench-*. Prints machine-readable `key value` lines; the scripts put
 // them side by side with their peers. Not a test: nothing here asserts.
 import Dedog
+import DedogCatalogue
 import DedogImage
 import DedogNN
 import Foundation
@@ -134,7 +135,7 @@ case "startup":
         let image = try! timed("decode") {
             try ImageDecoder(options: .init(minimumShorterSide: largest)).decode(contentsOf: photo)
         }
-        let classifier = try! Classifier(model: model, modelURL: url, threads: option("--threads", 2))
+        let classifier = try! Classifier(model: model, modelURL: url, configuration: .init(threadsPerWorker: option("--threads", 2)))
         _ = try! timed("preprocess + networks + heads") { try classifier.classify(image) }
     }
     for name in ["read model file", "build network", "load catalogue", "decode", "preprocess + networks + heads"] {

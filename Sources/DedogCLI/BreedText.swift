@@ -1,4 +1,5 @@
 import Dedog
+import DedogCatalogue
 import Foundation
 
 /// How breeds look in text and JSON output.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Dedog
+import DedogCatalogue
 import Foundation
 
 struct Breeds: ParsableCommand {

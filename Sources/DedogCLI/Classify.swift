@@ -1,6 +1,9 @@
 import ArgumentParser
 import Dedog
+import DedogFiles
 import DedogImage
+import DedogNN
+import DedogCatalogue
 import Foundation
 
 struct Classify: ParsableCommand {
@@ -74,9 +77,12 @@ struct Classify: ParsableCommand {
 
     func run() throws {
         let classifier: Classifier
-        do {
-            classifier = try Classifier(modelURL: ModelLocator.model(model), threads: threads)
-            classifier.decoderOptions.maxPixels = maxMegapixels * 1_000_000
+        do throws(ClassifierError) {
+            let kernels: KernelSet
+            do throws(ModelError) { kernels = try Kernels.fromEnvironment() } catch { throw .model(error) }
+            classifier = try Classifier(modelURL: ModelLocator.model(model),
+                                        configuration: .init(threadsPerWorker: threads, kernels: kernels,
+                                                             maxPixels: maxMegapixels * 1_000_000))
         } catch {
             Terminal.error(error.description)
             throw Status.modelUnavailable

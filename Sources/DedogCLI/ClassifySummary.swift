@@ -1,4 +1,7 @@
 import Dedog
+import DedogCatalogue
+import DedogImage
+import DedogNN
 import Foundation
 
 /// What `classify` found over many photos: how many of each verdict, and how many of each named breed.

@@ -1,5 +1,7 @@
 import ArgumentParser
 import Dedog
+import DedogNN
+import DedogTrain
 import Foundation
 
 struct Evaluate: ParsableCommand {
@@ -39,13 +41,14 @@ struct Evaluate: ParsableCommand {
     func run() throws {
         let names = model == "bundled" ? ["default", "fast"] : [model]
         var reports: [(name: String, report: EvaluationReport)] = []
+        let kernels = try features.kernels()
         for name in names {
             let bar = ProgressBar("features")
             do {
                 let url = try ModelLocator.model(name)
                 let report = try Evaluator.run(model: url, dataset: URL(fileURLWithPath: dataset),
                                                split: split.map { URL(fileURLWithPath: $0) },
-                                               cacheRoot: features.cacheRoot, threads: features.threads,
+                                               cacheRoot: features.cacheRoot, threads: features.threads, kernels: kernels,
                                                memoryLimit: features.memoryLimit) { event in
                     if case let .extracting(_, done, total) = event { bar.update(done, of: total) }
                 }

@@ -1,5 +1,7 @@
 import ArgumentParser
 import Dedog
+import DedogNN
+import DedogTrain
 import Foundation
 
 /// The options of the commands that run photos through the backbone (train, evaluate): cache, threads, memory.
@@ -19,6 +21,16 @@ struct FeatureOptions: ParsableArguments {
 
     func validate() throws {
         guard (1...256).contains(threads) else { throw ValidationError("--threads must be between 1 and 256.") }
+    }
+
+    /// `DEDOG_KERNELS`, or the CLI's error and exit status for a value this CPU cannot honour.
+    func kernels() throws -> KernelSet {
+        do throws(ModelError) {
+            return try Kernels.fromEnvironment()
+        } catch {
+            Terminal.error(error.description)
+            throw Status.modelUnavailable
+        }
     }
 
     /// Where the feature cache lives, or nil for none.

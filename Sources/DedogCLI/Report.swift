@@ -1,4 +1,7 @@
 import Dedog
+import DedogCatalogue
+import DedogNN
+import DedogTrain
 import Foundation
 
 /// Human-readable training and evaluation reports (stdout).

@@ -1,5 +1,7 @@
 import ArgumentParser
 import Dedog
+import DedogCatalogue
+import DedogNN
 import Foundation
 
 /// How `classify` writes its results.
@@ -30,7 +32,7 @@ struct ResultPrinter {
 
     func result(file: String, _ c: Classification) {
         switch format {
-        case .json: emit(Record(file: file, result: c, error: nil, catalogue: catalogue, language: language))
+        case .json: emit(ClassificationRecord(file: file, result: c, error: nil, catalogue: catalogue, language: language))
         case .text: Terminal.out(text(file: file, c))
         case .csv:
             var row = [file, c.verdict.rawValue]
@@ -63,23 +65,14 @@ struct ResultPrinter {
 
     func failure(file: String, message: String) {
         switch format {
-        case .json: emit(Record(file: file, result: nil, error: message, catalogue: catalogue, language: language))
+        case .json: emit(ClassificationRecord(file: file, result: nil, error: message, catalogue: catalogue, language: language))
         case .csv: Terminal.out(Self.csvRow([file, "error"] + Array(repeating: "", count: 2 * top) + [message]))
         case .text: break  // the error is on stderr already
         }
     }
 
-    private func emit(_ record: Record) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // JSONEncoder fails only on NaN and infinity (a model with absurd weights can produce them); JSON cannot
-        // hold them, so they are written as strings rather than ending the run.
-        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-        guard let data = try? encoder.encode(record) else {
-            Terminal.out(#"{"error":"this result could not be written as JSON"}"#)
-            return
-        }
-        Terminal.out(String(decoding: data, as: UTF8.self))
+    private func emit(_ record: ClassificationRecord) {
+        Terminal.out(String(decoding: record.json(), as: UTF8.self))
     }
 
     static func percent(_ p: Float, _ language: Language = .en) -> String {
@@ -121,69 +114,10 @@ struct ResultPrinter {
         }
         return lines.joined(separator: "\n")
     }
-
-    /// One JSON Lines record; every key is always present (null when not applicable).
-    struct Record: Encodable {
-        let file: String
-        let result: Classification?
-        let error: String?
-        let catalogue: Catalogue
-        let language: Language
-
-        enum Keys: String, CodingKey { case file, verdict, dogProbability, similarity, breeds, lookalikes, error }
-
-        func encode(to encoder: Encoder) throws {
-            var c = encoder.container(keyedBy: Keys.self)
-            try c.encode(file, forKey: .file)
-            try c.encode(result?.verdict.rawValue, forKey: .verdict)
-            try c.encode(result?.dogProbability, forKey: .dogProbability)
-            try c.encode(result?.similarity, forKey: .similarity)
-            try c.encode((result?.breeds ?? []).map { PredictionRecord(prediction: $0, breed: catalogue.details($0),
-                                                                       language: language) }, forKey: .breeds)
-            try c.encode(result?.lookalikes ?? [], forKey: .lookalikes)
-            try c.encode(error, forKey: .error)
-        }
-    }
-
-    /// A ranked breed with its catalogue details (null when the catalogue has no entry for the label).
-    struct PredictionRecord: Encodable {
-        let prediction: Prediction
-        let breed: Breed?
-        let language: Language
-
-        enum Keys: String, CodingKey { case key, name, probability, breed }
-        enum BreedKeys: String, CodingKey { case id, name, size, weight, lifeSpan, origin, fci }
-
-        func encode(to encoder: Encoder) throws {
-            var c = encoder.container(keyedBy: Keys.self)
-            try c.encode(prediction.key, forKey: .key)
-            try c.encode(breed?.name(in: language) ?? prediction.name, forKey: .name)
-            try c.encode(prediction.probability, forKey: .probability)
-            if let breed {
-                var b = c.nestedContainer(keyedBy: BreedKeys.self, forKey: .breed)
-                try b.encode(breed.id, forKey: .id)
-                try b.encode(breed.name, forKey: .name)
-                try b.encode(breed.size, forKey: .size)
-                try b.encode(breed.weight, forKey: .weight)
-                try b.encode(breed.lifeSpan, forKey: .lifeSpan)
-                try b.encode(breed.origin, forKey: .origin)
-                try b.encode(breed.fci?.number, forKey: .fci)
-            } else {
-                try c.encodeNil(forKey: .breed)
-            }
-        }
-    }
 }
 
 extension String {
     func leftPadded(to width: Int) -> String {
         count >= width ? self : String(repeating: " ", count: width - count) + self
-    }
-}
-
-extension Catalogue {
-    /// The catalogue entry for a prediction: by the breed id its model gave it, else by its label key.
-    func details(_ p: Prediction) -> Breed? {
-        breed(id: p.breed, label: p.key)
     }
 }

@@ -1,4 +1,5 @@
 import Dedog
+import DedogFiles
 import Foundation
 
 /// Results go to stdout; warnings, errors and progress to stderr.

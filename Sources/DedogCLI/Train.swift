@@ -1,5 +1,8 @@
 import ArgumentParser
 import Dedog
+import DedogCatalogue
+import DedogNN
+import DedogTrain
 import Foundation
 
 struct Train: ParsableCommand {
@@ -142,6 +145,7 @@ struct Train: ParsableCommand {
         config.testSizeIncrease = testSizeIncrease
         config.cacheRoot = features.cacheRoot
         config.threads = features.threads
+        config.kernels = try features.kernels()
         config.memoryLimit = features.memoryLimit
         config.options.epochs = epochs
         config.options.learningRate = learningRate

@@ -106,9 +106,9 @@ public final class EfficientNetLite: Sendable {
     }
 
     /// A session owns the execution plans and scratch memory of forward passes; use one per thread.
-    /// `kernels` defaults to the best this CPU runs, or what `DEDOG_KERNELS` asks for; `bandsBlocks: false`
+    /// `kernels` defaults to the best this CPU runs; `bandsBlocks: false`
     /// runs every layer over the whole image (to measure what banding gains).
-    public func makeSession(threads: Int = 1, kernels: KernelSet = .automatic, bandsBlocks: Bool = true) -> InferenceSession {
+    public func makeSession(threads: Int = 1, kernels: KernelSet = .best, bandsBlocks: Bool = true) -> InferenceSession {
         InferenceSession(network: self, threads: threads, kernels: kernels, bandsBlocks: bandsBlocks)
     }
 

@@ -4,7 +4,7 @@ import DedogNN
 
 /// What `dedog evaluate` does: a model on a labelled ImageFolder dataset (optionally one split file of it).
 public enum Evaluator {
-    public static func run(model url: URL, dataset root: URL, split: URL?, cacheRoot: URL?, threads: Int,
+    public static func run(model url: URL, dataset root: URL, split: URL?, cacheRoot: URL?, threads: Int, kernels: KernelSet = .best,
                            memoryLimit: Int? = nil, timing: Bool = true,
                            progress: (TrainProgress) -> Void = { _ in }) throws(TrainError) -> EvaluationReport {
         let dataset = try Dataset(root: root)
@@ -48,7 +48,7 @@ public enum Evaluator {
                                  width: EfficientNetLite.featureCount)
             }
             let phase = model.backbones.count > 1 ? "evaluate (\(Backbone.shortName(network.specification.architecture)))" : "evaluate"
-            results.append(try FeatureExtractor(network: network, cache: cache, threads: threads)
+            results.append(try FeatureExtractor(network: network, cache: cache, threads: threads, kernels: kernels)
                 .features(of: samples.map(dataset.url), views: views[b]) {
                     progress(.extracting(phase: phase, done: $0, total: $1))
                 })
@@ -59,40 +59,30 @@ public enum Evaluator {
         for i in samples.indices where results.allSatisfy({ $0.present[i] }) {
             // Scores combined over backbones and views, as classify does.
             let features = results.map { Array($0.features(of: i)) }
-            let all: [Float], temperature: Float, imagenet: [Float]?
+            let all: [Float]
             do {
-                imagenet = try model.imagenetProbabilities(features)
                 if let breed = try model.breedScores(features) {
-                    (all, temperature) = (breed, model.combinedTemperature)
+                    all = breed
                 } else {
-                    all = (imagenet ?? []).map { Foundation.log(max($0, .leastNormalMagnitude)) }
-                    temperature = 1
+                    all = (try model.imagenetProbabilities(features) ?? []).map { Foundation.log(max($0, .leastNormalMagnitude)) }
                 }
             } catch {
                 throw .model(error.description)
             }
-            let dog = imagenet.map { (model.imagenetLabels ?? []).dogProbability($0) }
-            // The verdict classify would give: over the breed head's labels, or the dataset's classes among the
-            // ImageNet ones.
-            let named = model.breedLabels != nil ? all : known.map { all[rows[$0]!] }
-            let top = named.indices.max { named[$0] != named[$1] ? named[$0] < named[$1] : $0 > $1 }!
-            let p = Model.softmax(named, temperature: temperature).sorted(by: >)
-            let similarity: Float?
+            // The answer classify gives (the same decision, over all of the model's breeds or dog classes).
+            let answer: Classification
             do {
-                similarity = try model.similarities(features)?[top]
+                answer = try model.decide(features: features, top: 1, thresholds: model.specification.decision)
             } catch {
                 throw .model(error.description)
             }
-            let verdict = model.specification.decision.verdict(dogProbability: dog, top: p.first ?? 0,
-                                                               second: p.count > 1 ? p[1] : 0, similarity: similarity)
             guard let k = knownIndex[samples[i].label] else {
-                others.add(verdict, correct: false)
+                others.add(answer.verdict, correct: false)
                 continue
             }
             scores += known.map { all[rows[$0]!] }
             y.append(k)
-            let truth = model.breedLabels != nil ? rows[samples[i].label]! : k
-            verdicts.add(verdict, correct: top == truth)
+            verdicts.add(answer.verdict, correct: answer.breeds.first?.key == dataset.classes[samples[i].label])
         }
         // `rows` has one entry per class (checked above), so each image adds `classes` scores.
         assert(scores.count == y.count * classes)

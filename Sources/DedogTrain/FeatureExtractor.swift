@@ -31,13 +31,13 @@ public final class FeatureExtractor {
     public let preprocessing: Preprocessing
 
     public init(network: EfficientNetLite, preprocessing: Preprocessing? = nil, cache: FeatureCache?, threads: Int,
-                batchSize: Int = 8) {
+                kernels: KernelSet = .best, batchSize: Int = 8) {
         self.network = network
         self.preprocessing = preprocessing ?? network.preprocessing
         self.cache = cache
         self.threads = max(1, threads)
         self.batchSize = max(1, batchSize)
-        session = network.makeSession(threads: threads)
+        session = network.makeSession(threads: threads, kernels: kernels)
     }
 
     public struct Result {

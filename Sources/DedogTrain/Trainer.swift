@@ -28,6 +28,8 @@ public struct TrainConfiguration: Sendable {
     /// nil: no cache.
     public var cacheRoot: URL?
     public var threads = 2
+    /// Which build of the C kernels computes the features.
+    public var kernels: KernelSet = .best
     /// If set, training refuses to start when its estimated peak memory (`Trainer.memoryNeeded`) is larger.
     public var memoryLimit: Int?
     public var options = TrainingOptions()
@@ -251,7 +253,7 @@ public enum Trainer {
                                         preprocessing: preprocessing),
                                      width: EfficientNetLite.featureCount)
                 }
-                return FeatureExtractor(network: network, preprocessing: preprocessing, cache: cache, threads: config.threads)
+                return FeatureExtractor(network: network, preprocessing: preprocessing, cache: cache, threads: config.threads, kernels: config.kernels)
             }
             let trainExtractor = try extractor(trainPreprocessing)
             let testExtractor = testPreprocessing == trainPreprocessing ? trainExtractor : try extractor(testPreprocessing)

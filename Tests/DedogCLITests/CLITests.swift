@@ -1,7 +1,8 @@
+import Dedog
+import DedogNN
+import DedogTestSupport
 import Foundation
 import Testing
-import Dedog
-import DedogTestSupport
 
 /// Runs the built `dedog` binary and checks exact output and exit codes.
 struct CLI {

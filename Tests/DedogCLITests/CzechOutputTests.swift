@@ -1,8 +1,9 @@
+import Dedog
+import DedogCatalogue
+import DedogTestSupport
 import Foundation
 import Synchronization
 import Testing
-import DedogTestSupport
-import Dedog
 
 /// `--lang cs` output holds no English words but proper names: every breed's `breeds show`, `breeds list`, and
 /// `classify` of dogs and of a picture with no dog. The English words are the catalogue vocabulary's terms (every

@@ -1,7 +1,9 @@
+import Dedog
+import DedogCatalogue
+import DedogTestSupport
+import DedogTrain
 import Foundation
 import Testing
-import Dedog
-import DedogTestSupport
 
 /// Every input of Tests/HostileCorpus, through the public API and through the `dedog` binary: the library throws
 /// the typed error the manifest names (or succeeds where it says "ok"); the binary exits with the manifest's status

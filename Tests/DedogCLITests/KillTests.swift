@@ -1,7 +1,8 @@
+import Dedog
+import DedogNN
+import DedogTestSupport
 import Foundation
 import Testing
-import DedogTestSupport
-import Dedog
 
 /// No data loss: `dedog train` killed with SIGKILL at any moment leaves the previous model file whole (or the
 /// new one whole), and the feature cache usable by the next run.

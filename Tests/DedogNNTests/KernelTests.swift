@@ -156,16 +156,16 @@ struct SeededRandom {
         }
     }
 
-    @Test func kernelSetComesFromTheEnvironment() throws {
-        #expect(try KernelSet.fromEnvironment([:]) == KernelSet.best)
-        #expect(try KernelSet.fromEnvironment(["DEDOG_KERNELS": ""]) == KernelSet.best)
-        #expect(try KernelSet.fromEnvironment(["DEDOG_KERNELS": "Portable"]) == .portable)
+    @Test func kernelSetByName() throws {
+        #expect(try KernelSet.named(nil) == KernelSet.best)
+        #expect(try KernelSet.named("") == KernelSet.best)
+        #expect(try KernelSet.named("Portable") == .portable)
         #expect(throws: ModelError.unknownKernelSet(name: "sse9", supported: KernelSet.supported.map(\.rawValue))) {
-            try KernelSet.fromEnvironment(["DEDOG_KERNELS": "sse9"])
+            try KernelSet.named("sse9")
         }
         for set in KernelSet.allCases where !set.isSupported {
             #expect(throws: ModelError.unsupportedKernelSet(name: set.rawValue, supported: KernelSet.supported.map(\.rawValue))) {
-                try KernelSet.fromEnvironment(["DEDOG_KERNELS": set.rawValue])
+                try KernelSet.named(set.rawValue)
             }
         }
         #expect(KernelSet.supported.contains(.portable))

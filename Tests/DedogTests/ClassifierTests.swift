@@ -1,13 +1,14 @@
+import Dedog
+import DedogImage
+import DedogNN
+import DedogTestSupport
 import Foundation
 import Testing
-import DedogImage
-import DedogTestSupport
-import Dedog
 
 @Suite struct ClassifierTests {
-    /// A classifier (and its session) per test: sessions are not shared between threads.
+    static let lite0 = SharedData.packageRoot.appendingPathComponent("models/efficientnet-lite0-imagenet.safetensors")
     static var classifier: Classifier {
-        try! Classifier(modelURL: SharedData.packageRoot.appendingPathComponent("models/efficientnet-lite0-imagenet.safetensors"))
+        try! Classifier(modelURL: lite0)
     }
 
     /// The tinygrad-style model test: one real dog photo in, the right breed out.
@@ -83,14 +84,13 @@ import Dedog
         let top = sure.breeds[0].probability, lead = top - sure.breeds[1].probability
         for decision in [DecisionThresholds(unsureBelow: min(1, top + 0.01), unsureMargin: 0),
                          DecisionThresholds(unsureBelow: 0, unsureMargin: min(1, lead + 0.01))] {
-            let classifier = Self.classifier
-            classifier.decision = decision
+            let classifier = try Classifier(modelURL: Self.lite0, configuration: .init(decision: decision))
             let result = try classifier.classify(contentsOf: photo, top: 2)
             #expect(result.verdict == .unsure, "\(decision)")
             #expect(result.breeds.map(\.key) == sure.breeds.map(\.key))  // the ranking itself does not change
         }
-        let relaxed = Self.classifier
-        relaxed.decision = DecisionThresholds(unsureBelow: top - 0.01, unsureMargin: lead - 0.01)
+        let relaxed = try Classifier(modelURL: Self.lite0, configuration: .init(
+            decision: DecisionThresholds(unsureBelow: top - 0.01, unsureMargin: lead - 0.01)))
         #expect(try relaxed.classify(contentsOf: photo, top: 2).verdict == .dog)
     }
 
@@ -98,13 +98,13 @@ import Dedog
     /// two passes' logits: the photo and its mirror image score the same, and differ from the photo alone.
     @Test func mirrorAveragedClassification() throws {
         let photo = try ImageDecoder().decode(contentsOf: SharedData.packageRoot.appendingPathComponent("datasets/samples/beagle.jpg"))
-        let averaging = try Classifier(modelURL: SharedData.packageRoot.appendingPathComponent("models/dedog-breeds-fast.safetensors"))
+        let fast = SharedData.packageRoot.appendingPathComponent("models/dedog-breeds-fast.safetensors")
+        let averaging = try Classifier(modelURL: fast)
         #expect(averaging.averagesMirror == [true])
         let both = try averaging.classify(photo, top: 5), mirrored = try averaging.classify(photo.mirrored(), top: 5)
         #expect(both.breeds.map(\.key) == mirrored.breeds.map(\.key))
         for (a, b) in zip(both.breeds, mirrored.breeds) { #expect(abs(a.probability - b.probability) < 1e-5) }
-        averaging.averagesMirror = [false]
-        let single = try averaging.classify(photo, top: 5)
+        let single = try Classifier(modelURL: fast, configuration: .init(averagesMirror: [false])).classify(photo, top: 5)
         #expect(single.breeds.first?.key == "n02088364-beagle")
         #expect(zip(single.breeds, both.breeds).contains { abs($0.probability - $1.probability) > 1e-4 })
     }

@@ -1,7 +1,10 @@
+import Dedog
+import DedogCatalogue
+import DedogImage
+import DedogNN
+import DedogTestSupport
 import Foundation
 import Testing
-import DedogTestSupport
-import Dedog
 
 /// Replays the fuzzers' seed corpora and every crash they ever found (Fuzz/regressions/TARGET) through the same
 /// calls as the harness: each must end in a value or a typed error.

@@ -1,7 +1,9 @@
+import Dedog
+import DedogNN
+import DedogTestSupport
+import DedogTrain
 import Foundation
 import Testing
-import DedogTestSupport
-import Dedog
 
 /// A model trained on a few photos of two "breeds" (the synthetic discs and stripes): it tells a third kind
 /// (checks) as none of its breeds, learns confirmed photos at once, forgets them exactly, and keeps them when
@@ -28,9 +30,9 @@ import Dedog
 
     /// Synthetic pictures are no dogs; the no-dog verdict is set aside to see the breed verdicts.
     func classifier(_ url: URL) throws -> Classifier {
-        let classifier = try Classifier(modelURL: url, threads: 2)
-        classifier.decision.noDogBelow = 0
-        return classifier
+        var decision = try Model(contentsOf: url).specification.decision
+        decision.noDogBelow = 0
+        return try Classifier(modelURL: url, configuration: .init(threadsPerWorker: 2, decision: decision))
     }
 
     @Test func anotherKindIsNoneOfItsBreeds() throws {

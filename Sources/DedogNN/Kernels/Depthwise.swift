@@ -26,7 +26,7 @@ public struct DepthwiseConvolution: Sendable {
 
     /// Safe entry point: `input` is NHWC, [batch × height × width × channels]; so is the result.
     public func callAsFunction(_ input: [Float], batch: Int, height: Int, width: Int, threads: Int = 1,
-                               kernels: KernelSet = .automatic) throws(ModelError) -> [Float] {
+                               kernels: KernelSet = .best) throws(ModelError) -> [Float] {
         let (oh, ow) = outputSize(height: height, width: width)
         return try KernelSupport.call(input, expecting: channels * batch * height * width, kernel: "depthwise",
                                   outputCount: channels * batch * oh * ow) {

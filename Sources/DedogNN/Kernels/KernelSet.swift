@@ -1,8 +1,8 @@
 import DedogKernels
 import Foundation
 
-/// Which build of the C kernels runs: the best the CPU supports unless `DEDOG_KERNELS` names another, so that
-/// every path can be tried and tested on one machine. Packed weights are the same for every set.
+/// Which build of the C kernels runs: the best the CPU supports unless the caller names another, so that every
+/// path can be tried and tested on one machine. Packed weights are the same for every set.
 public enum KernelSet: String, CaseIterable, Sendable, CustomStringConvertible {
     case portable
     case avx2
@@ -17,13 +17,10 @@ public enum KernelSet: String, CaseIterable, Sendable, CustomStringConvertible {
     /// The sets this CPU supports, slowest first.
     public static var supported: [KernelSet] { allCases.filter(\.isSupported) }
 
-    /// `DEDOG_KERNELS` when it names a set this CPU supports, else `best`; read once per process. Use
-    /// `fromEnvironment()` to be told what is wrong with the variable.
-    public static let automatic: KernelSet = (try? fromEnvironment()) ?? best
-
-    /// The set `DEDOG_KERNELS` asks for (`portable`, `avx2` or `avx512`), or `best` when it is unset or empty.
-    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws(ModelError) -> KernelSet {
-        guard let name = environment["DEDOG_KERNELS"], !name.isEmpty else { return best }
+    /// The set called `name` (`portable`, `avx2` or `avx512`, any case), or `best` when `name` is nil or empty.
+    /// Front ends pass what the user asked for (`dedog` reads `DEDOG_KERNELS`); the library reads no environment.
+    public static func named(_ name: String?) throws(ModelError) -> KernelSet {
+        guard let name, !name.isEmpty else { return best }
         guard let set = KernelSet(rawValue: name.lowercased()) else {
             throw .unknownKernelSet(name: name, supported: supported.map(\.rawValue))
         }

@@ -6,7 +6,7 @@ public enum MatrixProduct {
     /// a [m × k] · bᵀ + bias, with b [n × k] and bias [n] (zeros when nil): [m × n].
     public static func timesTransposed(_ a: UnsafePointer<Float>, rows m: Int, _ b: UnsafePointer<Float>,
                                        bias: UnsafePointer<Float>?, outputs n: Int, inner k: Int,
-                                       kernels: KernelSet = .automatic) -> [Float] {
+                                       kernels: KernelSet = .best) -> [Float] {
         let layer = PointwiseConvolution(inChannels: k, outChannels: n, clampsToSix: false) {
             dedog_pointwise_pack(b, bias, Int32(k), Int32(n), $0)
         }
@@ -15,7 +15,7 @@ public enum MatrixProduct {
 
     /// aᵀ · b, with a [k × m] and b [k × n]: [m × n].
     public static func transposedTimes(_ a: UnsafePointer<Float>, columns m: Int, _ b: UnsafePointer<Float>,
-                                       outputs n: Int, inner k: Int, kernels: KernelSet = .automatic) -> [Float] {
+                                       outputs n: Int, inner k: Int, kernels: KernelSet = .best) -> [Float] {
         var at = [Float](repeating: 0, count: m * k)
         for r in 0..<k { for c in 0..<m { at[c * k + r] = a[r * m + c] } }
         let layer = PointwiseConvolution(inChannels: k, outChannels: n, clampsToSix: false) {

@@ -53,7 +53,7 @@ public struct PointwiseConvolution: Sendable {
     /// Safe entry point: `input` is channels-last, [pixels × inChannels]; `residual` and the result are
     /// [pixels × outChannels].
     public func callAsFunction(_ input: [Float], pixels: Int, residual: [Float]? = nil, threads: Int = 1,
-                               kernels: KernelSet = .automatic) throws(ModelError) -> [Float] {
+                               kernels: KernelSet = .best) throws(ModelError) -> [Float] {
         if let residual, residual.count != outChannels * pixels {
             throw .badInput(detail: "pointwise: \(residual.count) residual values, expected \(outChannels * pixels)")
         }

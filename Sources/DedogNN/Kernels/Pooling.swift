@@ -49,7 +49,7 @@ public struct Linear: Sendable {
     }
 
     /// Applies the layer to `batch` rows of `x`.
-    public func callAsFunction(_ x: [Float], batch: Int, kernels: KernelSet = .automatic) throws(ModelError) -> [Float] {
+    public func callAsFunction(_ x: [Float], batch: Int, kernels: KernelSet = .best) throws(ModelError) -> [Float] {
         guard batch > 0, x.count == batch * inputs else {
             throw .badInput(detail: "Linear: \(x.count) values are not \(batch) rows of \(inputs)")
         }

@@ -27,7 +27,7 @@ public struct StemConvolution: Sendable {
 
     /// Safe entry point: `input` is NCHW, [batch × inChannels × height × width]; the result is NHWC.
     public func callAsFunction(_ input: [Float], batch: Int, height: Int, width: Int, threads: Int = 1,
-                               kernels: KernelSet = .automatic) throws(ModelError) -> [Float] {
+                               kernels: KernelSet = .best) throws(ModelError) -> [Float] {
         let (oh, ow) = outputSize(height: height, width: width)
         return try KernelSupport.call(input, expecting: batch * inChannels * height * width, kernel: "stem",
                                   outputCount: outChannels * batch * oh * ow) {

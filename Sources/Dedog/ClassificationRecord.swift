@@ -1,0 +1,97 @@
+import Foundation
+import DedogCatalogue
+import DedogNN
+
+/// The JSON object for one photo's answer: what `dedog classify --json` writes per line and what the HTTP API
+/// returns, so that scripts read one shape. Every key is always present (null when it does not apply).
+///
+/// ```json
+/// {"file": "rex.jpg", "verdict": "dog", "dogProbability": 0.99, "similarity": 0.81,
+///  "breeds": [{"key": "n02088364-beagle", "name": "Beagle", "probability": 0.93, "label": "Beagle", "score": 0.93,
+///              "breed": {"id": "beagle", "name": {"en": "Beagle", "cs": "Bígl"}, …}}],
+///  "lookalikes": [], "error": null}
+/// ```
+/// `label` and `score` repeat `name` and `probability` under the names Hugging Face image-classification
+/// clients read.
+public struct ClassificationRecord: Encodable, Sendable {
+    public var file: String
+    public var result: Classification?
+    public var error: String?
+    public var catalogue: Catalogue
+    public var language: Language
+
+    public init(file: String, result: Classification?, error: String?, catalogue: Catalogue, language: Language) {
+        self.file = file
+        self.result = result
+        self.error = error
+        self.catalogue = catalogue
+        self.language = language
+    }
+
+    enum Keys: String, CodingKey { case file, verdict, dogProbability, similarity, breeds, lookalikes, error }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(file, forKey: .file)
+        try c.encode(result?.verdict.rawValue, forKey: .verdict)
+        try c.encode(result?.dogProbability, forKey: .dogProbability)
+        try c.encode(result?.similarity, forKey: .similarity)
+        try c.encode((result?.breeds ?? []).map { BreedRecord(prediction: $0, breed: catalogue.details($0), language: language) },
+                     forKey: .breeds)
+        try c.encode(result?.lookalikes ?? [], forKey: .lookalikes)
+        try c.encode(error, forKey: .error)
+    }
+
+    /// The record as one line of JSON (sorted keys). JSON cannot hold NaN or infinity (a model with absurd
+    /// weights can produce them): they are written as the strings "nan", "inf" and "-inf".
+    public func json() -> Data {
+        (try? Self.encoder.encode(self)) ?? Data(#"{"error":"this result could not be written as JSON"}"#.utf8)
+    }
+
+    /// The encoder every front end writes dedog's JSON with.
+    public static var encoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        return encoder
+    }
+}
+
+/// A ranked breed with its catalogue details (null when the catalogue has no entry for the label).
+struct BreedRecord: Encodable {
+    let prediction: Prediction
+    let breed: Breed?
+    let language: Language
+
+    enum Keys: String, CodingKey { case key, name, probability, label, score, breed }
+    enum BreedKeys: String, CodingKey { case id, name, size, weight, lifeSpan, origin, fci }
+
+    func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        let name = breed?.name(in: language) ?? prediction.name
+        try c.encode(prediction.key, forKey: .key)
+        try c.encode(name, forKey: .name)
+        try c.encode(prediction.probability, forKey: .probability)
+        try c.encode(name, forKey: .label)
+        try c.encode(prediction.probability, forKey: .score)
+        if let breed {
+            var b = c.nestedContainer(keyedBy: BreedKeys.self, forKey: .breed)
+            try b.encode(breed.id, forKey: .id)
+            try b.encode(breed.name, forKey: .name)
+            try b.encode(breed.size, forKey: .size)
+            try b.encode(breed.weight, forKey: .weight)
+            try b.encode(breed.lifeSpan, forKey: .lifeSpan)
+            try b.encode(breed.origin, forKey: .origin)
+            try b.encode(breed.fci?.number, forKey: .fci)
+        } else {
+            try c.encodeNil(forKey: .breed)
+        }
+    }
+}
+
+extension Catalogue {
+    /// The catalogue entry for a prediction: by the breed id its model gave it, else by its label key.
+    public func details(_ p: Prediction) -> Breed? {
+        breed(id: p.breed, label: p.key)
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+/// One ranked class with its probability (0…1).
+public struct Prediction: Sendable, Equatable, Codable {
+    /// Stable key: the Stanford Dogs folder for breeds (e.g. `n02099601-golden_retriever`), else a WordNet id.
+    public var key: String
+    public var name: String
+    public var probability: Float
+    /// The catalogue id of the breed, when the model's label names one (see `Label.breed`).
+    public var breed: String? = nil
+
+    public init(key: String, name: String, probability: Float, breed: String? = nil) {
+        self.key = key
+        self.name = name
+        self.probability = probability
+        self.breed = breed
+    }
+}
+
+/// The answer for one photo.
+public struct Classification: Sendable, Equatable {
+    public var verdict: Verdict
+    /// The top-k breeds, most likely first. Probabilities are conditional on the photo showing a dog.
+    public var breeds: [Prediction]
+    /// Probability that the photo shows a dog at all (the ImageNet head's mass on dog classes); nil when the
+    /// model has no ImageNet head to judge it.
+    public var dogProbability: Float?
+    /// How like the top breed's own photos this photo is (cosine of features, see `Model.similarities`); nil when
+    /// the model has no prototypes.
+    public var similarity: Float? = nil
+    /// For `noDog`: the most likely non-dog ImageNet classes ("tabby cat", "teddy bear"), most likely first.
+    public var lookalikes: [Prediction]
+}
+
+extension Model {
+    /// The one decision every front end, `evaluate` and the trainer's checks share: the verdict (no dog, unsure,
+    /// another breed, dog) and the `top` breeds for one photo, from each backbone's pooled features
+    /// (`features[b]`: backbone b's views, [views × 1280]).
+    ///
+    /// - **No dog**: the ImageNet heads put less than `thresholds.noDogBelow` of their mass on the dog classes.
+    ///   Breeds are still ranked, but the verdict says no dog.
+    /// - **Breeds**: the breed heads' calibrated probabilities (`breedProbabilities`) when the model has them;
+    ///   otherwise the ImageNet probabilities of the dog classes, renormalised over the dog classes.
+    /// - **Another breed**: the photo is less like the top breed's own photos than `thresholds.otherBreedBelow`.
+    /// - **Unsure**: the top breed is below `thresholds.unsureBelow`, or leads the second by less than
+    ///   `thresholds.unsureMargin`.
+    public func decide(features: [[Float]], top: Int, thresholds: DecisionThresholds) throws(ModelError) -> Classification {
+        let imagenet = try imagenetProbabilities(features)
+        let breedProbabilities = try breedProbabilities(features)
+        let similarities = try similarities(features)
+        var dogProbability: Float? = nil
+        var lookalikes: [Prediction] = []
+        if let imagenet, let labels = imagenetLabels {
+            dogProbability = labels.dogProbability(imagenet)
+            lookalikes = Self.ranked(labels, imagenet, top: 3) { !$0.isDog }
+        }
+        var breeds: [Prediction]
+        if let breedProbabilities, let labels = breedLabels {
+            breeds = Self.ranked(labels, breedProbabilities, top: top) { _ in true }
+        } else {
+            let mass = max(dogProbability ?? 1, .leastNormalMagnitude)
+            breeds = Self.ranked(imagenetLabels ?? [], imagenet ?? [], top: top) { $0.isDog }
+            for i in breeds.indices { breeds[i].probability /= mass }
+        }
+        let topIndex = breeds.first.flatMap { first in breedLabels?.firstIndex { $0.key == first.key } }
+        let similarity = topIndex.flatMap { i in similarities.map { $0[i] } }
+        let verdict = thresholds.verdict(dogProbability: dogProbability, top: breeds.first?.probability ?? 0,
+                                         second: breeds.count > 1 ? breeds[1].probability : 0, similarity: similarity)
+        return Classification(verdict: verdict, breeds: breeds, dogProbability: dogProbability, similarity: similarity,
+                              lookalikes: verdict == .noDog ? lookalikes : [])
+    }
+
+    /// The `top` most probable labels that pass `include`, ties broken by label order (stable).
+    static func ranked(_ labels: [Label], _ probabilities: [Float], top: Int, where include: (Label) -> Bool) -> [Prediction] {
+        labels.indices.filter { include(labels[$0]) && $0 < probabilities.count }
+            .sorted { probabilities[$0] != probabilities[$1] ? probabilities[$0] > probabilities[$1] : $0 < $1 }
+            .prefix(max(0, top))
+            .map { Prediction(key: labels[$0].key, name: labels[$0].name, probability: probabilities[$0], breed: labels[$0].breed) }
+    }
+}
