@@ -12,6 +12,15 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // dedog serve: the HTTP server, its shutdown on signals, one log line per request, Prometheus metrics, and the
+        // multipart parser (Hummingbird has none).
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.1"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // C libraries enter through thin system-library shims (Debian packages, see scripts/install-deps).
@@ -42,9 +51,20 @@ let package = Package(
         .target(name: "DedogCatalogue", dependencies: ["DedogFiles"], resources: [.copy("Resources/breeds.json")]),
         // The facade: image in, ranked breeds out; training and evaluation entry points.
         .target(name: "Dedog", dependencies: ["DedogFiles", "DedogImage", "DedogNN", "DedogTrain", "DedogCatalogue"]),
+        // The HTTP front end (`dedog serve`): routes, limits, auth, metrics, on the same facade as the CLI.
+        .target(name: "DedogServer", dependencies: [
+            "Dedog", "DedogFiles", "DedogImage", "DedogNN", "DedogCatalogue",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "MultipartKit", package: "multipart-kit"),
+        ], resources: [.copy("Resources/openapi.json")]),
         // The command-line tool: parses, prints, sets exit codes.
         .executableTarget(name: "DedogCLI", dependencies: [
-            "Dedog", "DedogFiles", "DedogImage", "DedogNN", "DedogTrain", "DedogCatalogue",
+            "Dedog", "DedogFiles", "DedogImage", "DedogNN", "DedogTrain", "DedogCatalogue", "DedogServer",
+            .product(name: "Logging", package: "swift-log"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -59,6 +79,11 @@ let package = Package(
         .testTarget(name: "DedogCatalogueTests", dependencies: ["DedogCatalogue", "DedogTestSupport"]),
         .testTarget(name: "DedogTrainTests", dependencies: ["DedogTrain", "DedogNN", "DedogTestSupport"]),
         .testTarget(name: "DedogTests", dependencies: ["Dedog", "DedogFiles", "DedogImage", "DedogNN", "DedogTrain", "DedogCatalogue", "DedogTestSupport"]),
+        .testTarget(name: "DedogServerTests", dependencies: [
+            "DedogServer", "Dedog", "DedogNN", "DedogCatalogue", "DedogTestSupport",
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        ]),
         .testTarget(name: "DedogCLITests", dependencies: ["DedogCLI", "Dedog", "DedogFiles", "DedogImage", "DedogNN", "DedogTrain", "DedogCatalogue", "DedogTestSupport"]),
     ]
 )

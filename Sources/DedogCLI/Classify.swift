@@ -59,6 +59,12 @@ struct Classify: ParsableCommand {
                                valueName: "n"))
     var maxMegapixels = 100
 
+    @Option(help: ArgumentHelp("Classify only part K of N of the photos (K from 0), e.g. 0/4 … 3/4 on four machines: "
+                               + "each photo falls in exactly one part, by a hash of its path, so N runs with the same "
+                               + "paths share the work with no coordination (a Kubernetes Indexed Job passes "
+                               + "$(JOB_COMPLETION_INDEX)/N).", valueName: "K/N"))
+    var shard: Shard?
+
     @Option(help: ArgumentHelp("Language of the results: en or cs. Default: Czech when the locale (LC_ALL, "
                                + "LC_MESSAGES or LANG) starts with cs, else English.", valueName: "lang"))
     var lang: Language?
@@ -101,12 +107,14 @@ struct Classify: ParsableCommand {
         Interruption.catchSignals()
         // With a folder to go through and a person watching stderr, the photos are found first so that the progress
         // line can say how many are left; otherwise each is classified as it is found.
+        let part = ShardFilter(shard: shard)
         let showsProgress = !noProgress && isatty(STDERR_FILENO) == 1 && paths.contains { FolderWalk.isFolder($0) }
         var found: [ImageFiles.Found] = []
-        if showsProgress { ImageFiles.find(paths) { found.append($0) } }
+        if showsProgress { ImageFiles.find(paths) { if part.isMine($0) { found.append($0) } } }
         let progress = showsProgress ? ClassifyProgress(total: found.reduce(0) { $0 + ($1.isImage ? 1 : 0) }, language: language) : nil
         printer.begin()
         func handle(_ item: ImageFiles.Found) {
+            guard showsProgress || part.isMine(item) else { return }
             Interruption.exitIfRequested("interrupted after \(photos) photo\(photos == 1 ? "" : "s"); the results printed are complete")
             progress?.clear()
             switch item {
@@ -138,6 +146,10 @@ struct Classify: ParsableCommand {
         progress?.clear()
         if outputFormat == .text && summary.photos > 1 { Terminal.out(summary.text(language)) }
         let failures = summary.failed, classified = summary.classified
+        if summary.photos == 0 && part.othersPhotos > 0, let shard {
+            Terminal.warning("none of the \(part.othersPhotos) photos found fell in part \(shard); the other parts have them")
+            return
+        }
         if summary.photos == 0 {
             Terminal.error("no \(ImageFormat.readable) images found in \(paths.joined(separator: ", "))")
             throw Status.someInputsFailed
@@ -147,6 +159,30 @@ struct Classify: ParsableCommand {
                            : "\(failures) of \(summary.photos) inputs could not be classified; \(classified) "
                                + (classified == 1 ? "was." : "were."))
             throw Status.someInputsFailed
+        }
+    }
+}
+
+extension Shard: ExpressibleByArgument {
+    public init?(argument: String) { self.init(argument) }
+}
+
+/// Which inputs `--shard` leaves to this run, counting the photos it leaves to the other parts.
+final class ShardFilter {
+    let shard: Shard?
+    private(set) var othersPhotos = 0
+
+    init(shard: Shard?) {
+        self.shard = shard
+    }
+
+    func isMine(_ item: ImageFiles.Found) -> Bool {
+        guard let shard else { return true }
+        switch item {
+        case let .image(path), let .skipped(path, _):
+            if shard.contains(path) { return true }
+            if item.isImage { othersPhotos += 1 }
+            return false
         }
     }
 }

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 
 @main
-struct DedogCommand: ParsableCommand {
+struct DedogCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dedog",
         abstract: "Tell dog breeds from photos, on your own machine.",
@@ -15,13 +15,13 @@ struct DedogCommand: ParsableCommand {
             failed); 64 invalid command-line usage.
             """,
         version: "0.1.0",
-        subcommands: [Classify.self, Train.self, Learn.self, Forget.self, Evaluate.self, Breeds.self]
+        subcommands: [Classify.self, Train.self, Learn.self, Forget.self, Evaluate.self, Breeds.self, Serve.self]
     )
 
-    static func main() {
+    static func main() async {
         // Past a file size limit (`ulimit -f`), a write then fails with a message instead of killing us.
         signal(SIGXFSZ, SIG_IGN)
-        main(nil)
+        await main(nil)
     }
 }
 

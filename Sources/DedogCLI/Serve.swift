@@ -1,0 +1,154 @@
+import ArgumentParser
+import Dedog
+import DedogCatalogue
+import DedogServer
+import Foundation
+import Logging
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Answer breed questions over HTTP: one loaded model for photo managers, scripts and the web page.",
+        discussion: """
+            Keeps the model loaded and classifies photos sent to it, several at once. The API follows what model \
+            servers already speak (TorchServe's path, Hugging Face's label/score, Kubernetes' health routes); \
+            GET /openapi.json describes every route.
+
+              curl --data-binary @rex.jpg http://127.0.0.1:8080/predictions/dedog
+              curl -F data=@rex.jpg -F data=@bella.heic 'http://127.0.0.1:8080/predictions/dedog?top_k=5&lang=cs'
+              curl 'http://127.0.0.1:8080/v1/breeds?q=civava'
+
+            It listens on 127.0.0.1 (this machine only) unless told otherwise. Another address (--host 0.0.0.0 for \
+            the home network) needs --token, which every call but the health checks must then send as \
+            "Authorization: Bearer TOKEN", or an explicit --no-auth. Photos are never stored.
+
+            Limits: a body over --max-body gets 413, a photo over --max-megapixels 413, a damaged photo 422, something \
+            that is no photo 415; when --workers photos are being classified and --queue more are waiting, further \
+            requests get 503 with Retry-After. SIGTERM or Ctrl-C stops accepting, finishes what is in flight (at most \
+            --shutdown-timeout seconds) and exits 0.
+            """
+    )
+
+    @Option(help: ArgumentHelp("Address to listen on: 127.0.0.1 (this machine), 0.0.0.0 (every network).", valueName: "address"))
+    var host = "127.0.0.1"
+
+    @Option(help: ArgumentHelp("Port to listen on (0: any free port, printed at start).", valueName: "port"))
+    var port = 8080
+
+    @Option(help: ArgumentHelp("The model: a model file from `dedog train`, or a bundled one by name ("
+                               + ModelLocator.bundled.map(\.name).joined(separator: ", ")
+                               + "). Default: $DEDOG_MODEL, else \"default\".", valueName: "name|file"))
+    var model: String?
+
+    @Option(help: "Photos classified at once, each on a thread of its own (default: one per core).")
+    var workers = ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(help: ArgumentHelp("Requests that may wait beyond those being classified; more get 503.", valueName: "n"))
+    var queue = 16
+
+    @Option(help: ArgumentHelp("The largest request body, e.g. 50M or 200M.", valueName: "size"))
+    var maxBody = MemorySize(bytes: 50 << 20)
+
+    @Option(help: ArgumentHelp("The most photos one multipart request may carry.", valueName: "n"))
+    var maxParts = 16
+
+    @Option(help: ArgumentHelp("Refuse photos larger than this many megapixels (from their header, before decoding).",
+                               valueName: "n"))
+    var maxMegapixels = 100
+
+    @Option(help: ArgumentHelp("Seconds a client has to send its whole request; slower ones get 408.", valueName: "seconds"))
+    var requestTimeout = 30
+
+    @Option(help: ArgumentHelp("Seconds an idle connection is kept open.", valueName: "seconds"))
+    var idleTimeout = 30
+
+    @Option(help: ArgumentHelp("Seconds in-flight requests get to finish after SIGTERM or Ctrl-C.", valueName: "seconds"))
+    var shutdownTimeout = 10
+
+    @Option(help: ArgumentHelp("Require \"Authorization: Bearer TOKEN\" on every route but health.", valueName: "token"))
+    var token: String?
+
+    @Option(help: ArgumentHelp("Read the token from this file (keeps it out of the process list).", valueName: "file"))
+    var tokenFile: String?
+
+    @Flag(help: "Allow calls without a token on an address other machines can reach.")
+    var noAuth = false
+
+    @Option(help: ArgumentHelp("Let web pages from this origin call the API (CORS), e.g. https://photos.example; repeatable.",
+                               valueName: "origin"))
+    var corsOrigin: [String] = []
+
+    @Option(help: ArgumentHelp("Breed catalogue JSON to use instead of the bundled one.", valueName: "file"))
+    var catalogue: String?
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
+        guard (1...256).contains(workers) else { throw ValidationError("--workers must be between 1 and 256.") }
+        guard (0...10_000).contains(queue) else { throw ValidationError("--queue must be between 0 and 10000.") }
+        guard (1...10_000).contains(maxParts) else { throw ValidationError("--max-parts must be between 1 and 10000.") }
+        guard (1...10_000).contains(maxMegapixels) else { throw ValidationError("--max-megapixels must be between 1 and 10000.") }
+        for (name, value) in [("--request-timeout", requestTimeout), ("--idle-timeout", idleTimeout),
+                              ("--shutdown-timeout", shutdownTimeout)] {
+            guard (1...86_400).contains(value) else { throw ValidationError("\(name) must be between 1 and 86400 seconds.") }
+        }
+        if token != nil && tokenFile != nil { throw ValidationError("--token and --token-file both give a token; give one.") }
+        if noAuth && (token != nil || tokenFile != nil) { throw ValidationError("--no-auth and a token disagree; give one.") }
+        var server = ServerConfiguration()
+        server.host = host
+        if !server.isLoopback && token == nil && tokenFile == nil && !noAuth {
+            throw ValidationError("--host \(host) lets other machines call the API: give --token TOKEN (or --token-file FILE) "
+                                  + "that callers must send, or --no-auth to let anyone on the network use it.")
+        }
+    }
+
+    func run() async throws {
+        var server = ServerConfiguration()
+        server.host = host
+        server.port = port
+        server.queue = queue
+        server.maxBodyBytes = maxBody.bytes
+        server.maxParts = maxParts
+        server.requestTimeout = .seconds(requestTimeout)
+        server.idleTimeout = .seconds(idleTimeout)
+        server.shutdownTimeout = .seconds(shutdownTimeout)
+        server.corsOrigins = corsOrigin
+        if let tokenFile {
+            guard let data = FileManager.default.contents(atPath: tokenFile),
+                  let text = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else {
+                Terminal.error("--token-file \(tokenFile): no token could be read from it")
+                throw ExitCode.validationFailure
+            }
+            server.token = text
+        } else {
+            server.token = token
+        }
+
+        let service: DedogService
+        do {
+            let kernels = try Kernels.fromEnvironment()
+            let classifier = try Classifier(modelURL: ModelLocator.model(model), configuration: .init(
+                workers: workers, threadsPerWorker: 1, kernels: kernels, maxPixels: maxMegapixels * 1_000_000,
+                maxFileBytes: maxBody.bytes))
+            let breeds = try Catalogue.load(catalogue)
+            service = try DedogService(classifier: classifier, catalogue: breeds, configuration: server)
+        } catch {
+            Terminal.error("\(error)")
+            throw Status.modelUnavailable
+        }
+        var logger = Logger(label: "dedog") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = .info
+        let auth = server.token != nil ? "callers need the token" : server.isLoopback ? "no token (this machine only)"
+            : "NO token: anyone who can reach \(host) may call it (--no-auth)"
+        let (host, model) = (server.host, service.classifier.modelURL.lastPathComponent)
+        let (workers, places) = (self.workers, self.workers + server.queue)
+        do {
+            try await DedogServer.run(service, logger: logger) { port in
+                let shown = host.contains(":") ? "[\(host)]" : host
+                Terminal.progress("dedog: serving \(model) on http://\(shown):\(port) — \(workers) worker(s), "
+                                  + "\(places) places; \(auth)")
+            }
+        } catch {
+            Terminal.error("the server stopped: \(error)")
+            throw ExitCode.failure
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+
+/// `dedog serve`: the HTTP server around a `DedogService`.
+public enum DedogServer {
+    /// The application: routes, middleware (log and metrics, CORS, JSON errors, auth) and the server's timeouts.
+    /// `onRunning` gets the port bound (useful with port 0).
+    public static func application(_ service: DedogService, logger: Logger,
+                                   onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
+        let configuration = service.configuration
+        let router = Router()
+        router.add(middleware: RequestLogMiddleware(logger: logger, metrics: service.metrics))
+        if !configuration.corsOrigins.isEmpty {
+            router.add(middleware: CORSMiddleware(allowOrigin: .custom(configuration.corsOrigins.joined(separator: " ")),
+                                                  allowHeaders: [.accept, .authorization, .contentType, .origin, .acceptLanguage],
+                                                  allowMethods: [.get, .post, .options]))
+        }
+        router.add(middleware: ErrorMiddleware(logger: logger))
+        if let token = configuration.token { router.add(middleware: AuthMiddleware(token: token)) }
+        service.register(on: router)
+        let idle = configuration.idleTimeout.components
+        return Application(
+            router: router,
+            server: .http1(configuration: .init(idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000))),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "dedog"),
+            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? configuration.port) },
+            logger: logger)
+    }
+
+    /// Serves until SIGTERM or SIGINT, then stops accepting, lets in-flight requests finish within the
+    /// configuration's `shutdownTimeout`, and returns. The model is warmed up once the port is open;
+    /// `/v2/health/ready` answers 200 from then on.
+    public static func run(_ service: DedogService, logger: Logger,
+                           onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        let app = application(service, logger: logger) { port in
+            await onRunning(port)
+            Task { await service.warmUp() }
+        }
+        var group = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        group.maximumGracefulShutdownDuration = service.configuration.shutdownTimeout
+        try await ServiceGroup(configuration: group).run()
+    }
+}

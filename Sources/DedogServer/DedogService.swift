@@ -1,0 +1,351 @@
+import Foundation
+import Hummingbird
+import Logging
+import Synchronization
+import Dedog
+import DedogCatalogue
+import DedogImage
+import DedogNN
+
+/// The HTTP API over one loaded classifier: every route, its limits and its answers. Holds no state but the
+/// read-only model, the catalogue and counters, so that replicas behind a load balancer are interchangeable.
+public final class DedogService: Sendable {
+    public let classifier: Classifier
+    public let catalogue: Catalogue
+    public let configuration: ServerConfiguration
+    let queue: InferenceQueue
+    let metrics = ServerMetrics()
+    /// Set once the model has run a first photo: until then `/v2/health/ready` says 503.
+    private let warm = Atomic<Bool>(false)
+    /// The catalogue ids of the breeds the loaded model can name.
+    private let recognised: Set<String>
+    private let openAPI: Data
+
+    /// Every route the API answers, as its OpenAPI document lists them; the router is built from this table.
+    public static let routes: [(method: HTTPRequest.Method, path: String)] = [
+        (.get, "/"),
+        (.post, "/predictions/{model}"),
+        (.get, "/v1/breeds"),
+        (.get, "/v1/breeds/{id}"),
+        (.get, "/v1/models"),
+        (.get, "/ping"),
+        (.get, "/v2/health/live"),
+        (.get, "/v2/health/ready"),
+        (.get, "/metrics"),
+        (.get, "/openapi.json"),
+    ]
+
+    /// Routes that answer without a token: orchestrators probe them.
+    static let healthPaths: Set<String> = ["/ping", "/v2/health/live", "/v2/health/ready"]
+
+    public init(classifier: Classifier, catalogue: Catalogue, configuration: ServerConfiguration) throws(ServerError) {
+        self.classifier = classifier
+        self.catalogue = catalogue
+        self.configuration = configuration
+        queue = InferenceQueue(workers: classifier.configuration.workers, queue: configuration.queue)
+        recognised = Set(classifier.breedLabels.compactMap { catalogue.breed(id: $0.breed, label: $0.key)?.id })
+        openAPI = try OpenAPIDocument.load()
+    }
+
+    deinit {
+        queue.shutdown()
+    }
+
+    public var isReady: Bool { warm.load(ordering: .acquiring) }
+
+    /// Runs the model once on a blank photo so that the first client does not pay for plans and buffers; the
+    /// service is ready afterwards.
+    public func warmUp() async {
+        let classifier = self.classifier
+        _ = await queue.run {
+            guard let blank = try? RGBImage(width: 64, height: 64, pixels: [UInt8](repeating: 128, count: 64 * 64 * 3)) else { return false }
+            return (try? classifier.classify(blank, top: 1)) != nil
+        }
+        warm.store(true, ordering: .releasing)
+    }
+
+    // MARK: Routes
+
+    func register(on router: Router<BasicRequestContext>) {
+        for (method, path) in Self.routes {
+            let handler: @Sendable (Request, BasicRequestContext) async throws -> Response
+            switch path {
+            case "/": handler = { _, _ in self.index() }
+            case "/predictions/{model}": handler = { request, context in try await self.predict(request, context) }
+            case "/v1/breeds": handler = { request, _ in try self.breeds(request) }
+            case "/v1/breeds/{id}": handler = { request, context in try self.breed(request, context) }
+            case "/v1/models": handler = { _, _ in self.models() }
+            case "/ping": handler = { _, _ in JSONResponse.make(.ok, ["status": "Healthy"]) }
+            case "/v2/health/live": handler = { _, _ in JSONResponse.make(.ok, ["live": true]) }
+            case "/v2/health/ready":
+                handler = { _, _ in JSONResponse.make(self.isReady ? .ok : .serviceUnavailable, ["ready": self.isReady]) }
+            case "/metrics": handler = { _, _ in self.metricsText() }
+            case "/openapi.json": handler = { _, _ in JSONResponse.make(.ok, data: self.openAPI) }
+            default: continue
+            }
+            router.on(RouterPath(path), method: method, use: handler)
+        }
+    }
+
+    private func index() -> Response {
+        JSONResponse.make(.ok, ["name": "dedog", "api": "/openapi.json", "predict": "/predictions/\(configuration.modelName)",
+                                "breeds": "/v1/breeds", "models": "/v1/models"])
+    }
+
+    private func metricsText() -> Response {
+        metrics.queue(depth: queue.waiting)
+        return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: metrics.text())))
+    }
+
+    // MARK: Predictions
+
+    /// `POST /predictions/dedog`: the photo as the body, or a multipart form of photos (one answer each, in order).
+    func predict(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        guard context.parameters.get("model") == configuration.modelName else {
+            throw APIError.notFound("no model is called \"\(context.parameters.get("model") ?? "")\" here; "
+                                    + "this server's is \"\(configuration.modelName)\": POST /predictions/\(configuration.modelName)")
+        }
+        let top = try Self.topK(request, limit: configuration.maxTopK)
+        let language = try Self.language(request)
+        let contentType = request.headers[.contentType]
+        let boundary: String?
+        switch contentType.map({ HeaderValue.parse($0).value.lowercased() }) {
+        case nil, "application/octet-stream"?:
+            boundary = nil
+        case let type? where type.hasPrefix("image/"):
+            boundary = nil
+        case "multipart/form-data"?:
+            guard let b = MultipartReader.boundary(contentType: contentType ?? "") else {
+                throw APIError(.badRequest, code: "badMultipart", message: "multipart/form-data needs a boundary parameter",
+                               field: "Content-Type")
+            }
+            boundary = b
+        case let type?:
+            throw APIError(.unsupportedMediaType, code: "unsupportedContentType",
+                           message: "a body of type \(type) is not a photo; send the photo itself (image/jpeg, image/png, "
+                               + "image/heic, image/avif, image/webp or application/octet-stream) or multipart/form-data",
+                           field: "Content-Type")
+        }
+        let limit = configuration.maxBodyBytes
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
+            throw APIError.bodyTooLarge(limit: limit)
+        }
+        guard queue.admit() else {
+            metrics.queueFull()
+            throw APIError(.serviceUnavailable, code: "busy",
+                           message: "all \(queue.capacity) places are taken (--workers \(queue.workers), --queue "
+                               + "\(queue.capacity - queue.workers)); try again shortly",
+                           headers: [.retryAfter: "1"])
+        }
+        defer { queue.release() }
+
+        let photos: [(name: String, bytes: [UInt8])]
+        let timeout = configuration.requestTimeout
+        if let boundary {
+            let reader = MultipartReader(maxParts: configuration.maxParts, maxBytes: limit)
+            let parts = try await Self.withDeadline(timeout) { () async throws(APIError) -> [FormPart] in
+                try await reader.read(request.body, boundary: boundary)
+            }
+            photos = parts.enumerated().filter { !$0.element.isTextField }.map { i, part in
+                (part.filename ?? part.name ?? "part \(i + 1)", part.body)
+            }
+            guard !photos.isEmpty else {
+                throw APIError(.badRequest, code: "noPhoto", message: "the form has no photo part (send each photo as a file part, e.g. -F data=@rex.jpg)",
+                               field: "body")
+            }
+        } else {
+            let body = try await Self.withDeadline(timeout) { () async throws(APIError) -> [UInt8] in
+                do {
+                    return Array(try await request.body.collect(upTo: limit).readableBytesView)
+                } catch {
+                    if let tooMany = error as? any HTTPResponseError, tooMany.status == .contentTooLarge {
+                        throw APIError.bodyTooLarge(limit: limit)
+                    }
+                    throw APIError(.badRequest, code: "bodyUnreadable", message: "the request body could not be read: \(error)", field: "body")
+                }
+            }
+            guard !body.isEmpty else {
+                throw APIError(.badRequest, code: "noPhoto", message: "the request has no body; send the photo as the body (curl --data-binary @rex.jpg) or as a form part",
+                               field: "body")
+            }
+            photos = [("body", body)]
+        }
+
+        let classifier = self.classifier
+        let results = await queue.run { () -> [Result<Classification, ClassifierError>] in
+            photos.map { photo in
+                Result { () throws(ClassifierError) -> Classification in try classifier.classify(bytes: photo.bytes, name: photo.name, top: top) }
+            }
+        }
+        var records: [ClassificationRecord] = []
+        var failures: [APIError] = []
+        for (photo, result) in zip(photos, results) {
+            switch result {
+            case let .success(answer):
+                metrics.classified(verdict: answer.verdict.rawValue)
+                records.append(ClassificationRecord(file: photo.name, result: answer, error: nil, catalogue: catalogue, language: language))
+            case let .failure(error):
+                let apiError = APIError.photo(error, field: boundary == nil ? "body" : photo.name)
+                failures.append(apiError)
+                records.append(ClassificationRecord(file: photo.name, result: nil, error: apiError.message, catalogue: catalogue, language: language))
+            }
+        }
+        // One photo that failed is the request's failure; in a batch that is not all failures, each answer says its own.
+        if failures.count == records.count, let first = failures.first { throw first }
+        if boundary == nil { return JSONResponse.make(.ok, records[0]) }
+        return JSONResponse.make(.ok, records)
+    }
+
+    static func topK(_ request: Request, limit: Int) throws(APIError) -> Int {
+        guard let raw = request.uri.queryParameters["top_k"] else { return 3 }
+        guard let k = Int(raw), (1...limit).contains(k) else {
+            throw APIError(.badRequest, code: "badParameter", message: "top_k must be a whole number from 1 to \(limit), not \"\(raw)\"",
+                           field: "top_k")
+        }
+        return k
+    }
+
+    /// `lang`, else the first of Accept-Language's languages dedog speaks, else English.
+    static func language(_ request: Request) throws(APIError) -> Language {
+        if let raw = request.uri.queryParameters["lang"] {
+            guard let language = Language(rawValue: String(raw).lowercased()) else {
+                throw APIError(.badRequest, code: "badParameter", message: "lang must be en or cs, not \"\(raw)\"", field: "lang")
+            }
+            return language
+        }
+        let accepted = (request.headers[.acceptLanguage] ?? "").split(separator: ",")
+            .map { $0.split(separator: ";")[0].trimmingCharacters(in: .whitespaces).lowercased() }
+        for tag in accepted {
+            if tag.hasPrefix("cs") { return .cs }
+            if tag.hasPrefix("en") { return .en }
+        }
+        return .en
+    }
+
+    /// `body` within `timeout`; past it the client was too slow to send its request: 408.
+    static func withDeadline<T: Sendable>(_ timeout: Duration,
+                                          _ body: @escaping @Sendable () async throws(APIError) -> T) async throws(APIError) -> T {
+        do {
+            return try await withThrowingTaskGroup(of: T?.self) { group in
+                group.addTask { try await body() }
+                group.addTask {
+                    try? await Task.sleep(for: timeout)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard case let value?? = try await group.next() else {
+                    throw APIError(.requestTimeout, code: "requestTimeout",
+                                   message: "the request body did not arrive within \(timeout) (the server's --request-timeout)",
+                                   field: "body", headers: [.connection: "close"])
+                }
+                return value
+            }
+        } catch let error as APIError {
+            throw error
+        } catch {
+            throw APIError(.badRequest, code: "bodyUnreadable", message: "the request body could not be read: \(error)", field: "body")
+        }
+    }
+
+    // MARK: Breeds and models
+
+    struct BreedEntry: Encodable {
+        let breed: Breed
+        let recognised: Bool
+        let displayName: String
+        let sources: [Source]?
+
+        enum Keys: String, CodingKey { case recognised, displayName, sourceDetails }
+
+        func encode(to encoder: Encoder) throws {
+            try breed.encode(to: encoder)
+            var c = encoder.container(keyedBy: Keys.self)
+            try c.encode(recognised, forKey: .recognised)
+            try c.encode(displayName, forKey: .displayName)
+            if let sources { try c.encode(sources, forKey: .sourceDetails) }
+        }
+    }
+
+    /// `GET /v1/breeds?q=…&lang=…&recognised=…`: the catalogue, or what a search finds (case, diacritics and typos
+    /// folded as `dedog breeds search` does), optionally only the breeds the loaded model names.
+    func breeds(_ request: Request) throws(APIError) -> Response {
+        let language = try Self.language(request)
+        var onlyRecognised = false
+        if let raw = request.uri.queryParameters["recognised"] {
+            switch raw.lowercased() {
+            case "true", "1", "yes": onlyRecognised = true
+            case "false", "0", "no": onlyRecognised = false
+            default:
+                throw APIError(.badRequest, code: "badParameter", message: "recognised must be true or false, not \"\(raw)\"", field: "recognised")
+            }
+        }
+        var list: [Breed]
+        if let q = request.uri.queryParameters["q"], !q.trimmingCharacters(in: .whitespaces).isEmpty {
+            guard q.count <= 200 else {
+                throw APIError(.badRequest, code: "badParameter", message: "q is over 200 characters", field: "q")
+            }
+            list = catalogue.search(String(q)).map(\.breed)
+        } else {
+            list = catalogue.list(language: language)
+        }
+        if onlyRecognised { list = list.filter { recognised.contains($0.id) } }
+        let entries = list.map { BreedEntry(breed: $0, recognised: recognised.contains($0.id), displayName: $0.name(in: language), sources: nil) }
+        return JSONResponse.make(.ok, ["breeds": entries])
+    }
+
+    /// `GET /v1/breeds/{id}`: one breed, every field, with the sources it was taken from.
+    func breed(_ request: Request, _ context: BasicRequestContext) throws(APIError) -> Response {
+        let language = try Self.language(request)
+        let id = context.parameters.get("id") ?? ""
+        guard let breed = catalogue.breed(id: id) else {
+            let close = catalogue.suggestions(for: id).map(\.id)
+            throw APIError.notFound("no breed has the id \"\(id)\"" + (close.isEmpty ? "" : "; did you mean \(close.joined(separator: ", "))?"))
+        }
+        let used = Set(breed.sources.map(\.source))
+        return JSONResponse.make(.ok, BreedEntry(breed: breed, recognised: recognised.contains(breed.id),
+                                                 displayName: breed.name(in: language),
+                                                 sources: catalogue.sources.filter { used.contains($0.id) }))
+    }
+
+    struct ModelInfo: Encodable {
+        struct LabelInfo: Encodable {
+            let key: String
+            let name: String
+            let breed: String?
+        }
+        struct BackboneInfo: Encodable {
+            let architecture: String
+            let inputSize: Int
+            let averagesMirror: Bool
+        }
+        let name: String
+        let file: String
+        let labels: [LabelInfo]
+        let backbones: [BackboneInfo]
+        let thresholds: DecisionThresholds
+        /// What training measured (validation accuracy among it); empty for the ImageNet bases.
+        let training: [String: String]
+        let workers: Int
+        let threadsPerWorker: Int
+        let kernels: String
+    }
+
+    /// `GET /v1/models`: the loaded model: its labels, backbones, thresholds and measured accuracy.
+    func models() -> Response {
+        let model = classifier.model
+        let info = ModelInfo(
+            name: configuration.modelName, file: classifier.modelURL.lastPathComponent,
+            labels: classifier.breedLabels.map {
+                .init(key: $0.key, name: $0.name, breed: catalogue.breed(id: $0.breed, label: $0.key)?.id)
+            },
+            backbones: model.backbones.enumerated().map { b, network in
+                .init(architecture: network.specification.architecture, inputSize: network.preprocessing.cropSize,
+                      averagesMirror: classifier.averagesMirror[b])
+            },
+            thresholds: classifier.decision, training: model.specification.training ?? [:],
+            workers: classifier.configuration.workers, threadsPerWorker: classifier.configuration.threadsPerWorker,
+            kernels: classifier.configuration.kernels.rawValue)
+        return JSONResponse.make(.ok, ["models": [info]])
+    }
+}

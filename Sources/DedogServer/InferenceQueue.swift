@@ -1,0 +1,90 @@
+import Foundation
+
+/// Admission and the inference threads. At most `workers + queue` requests hold a slot at once (a request takes
+/// one before its body is read, so bodies waiting in memory are bounded too); photos are classified on `workers`
+/// threads of the server's own, never on Swift's cooperative pool, which a forward pass of tens of milliseconds
+/// would starve.
+final class InferenceQueue: @unchecked Sendable {
+    let workers: Int
+    let capacity: Int
+    private let condition = NSCondition()
+    private var admitted = 0  // guarded by `condition`, as is everything below
+    private var running = 0
+    private var jobs: [@Sendable () -> Void] = []
+    private var next = 0
+    private var stopping = false
+
+    init(workers: Int, queue: Int) {
+        self.workers = max(1, workers)
+        capacity = self.workers + max(0, queue)
+        for i in 0..<self.workers {
+            let thread = Thread { [unowned self] in self.work() }
+            thread.name = "dedog-inference-\(i)"
+            thread.stackSize = 4 << 20
+            thread.start()
+        }
+    }
+
+    /// A slot for one request, or nil when every slot is taken (answer 503). Give it back with `release()`.
+    func admit() -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard admitted < capacity, !stopping else { return false }
+        admitted += 1
+        return true
+    }
+
+    func release() {
+        condition.lock()
+        admitted -= 1
+        condition.unlock()
+    }
+
+    /// Requests holding a slot that are not being classified (reading their body, or waiting for a thread).
+    var waiting: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return admitted - running
+    }
+
+    /// Runs `work` on an inference thread and returns its result.
+    func run<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
+            condition.lock()
+            jobs.append { continuation.resume(returning: work()) }
+            condition.signal()
+            condition.unlock()
+        }
+    }
+
+    /// Lets the threads finish what is queued, then end.
+    func shutdown() {
+        condition.lock()
+        stopping = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private func work() {
+        while true {
+            condition.lock()
+            while next == jobs.count && !stopping { condition.wait() }
+            if next == jobs.count {
+                condition.unlock()
+                return
+            }
+            let job = jobs[next]
+            next += 1
+            if next == jobs.count {
+                jobs.removeAll(keepingCapacity: true)
+                next = 0
+            }
+            running += 1
+            condition.unlock()
+            job()
+            condition.lock()
+            running -= 1
+            condition.unlock()
+        }
+    }
+}

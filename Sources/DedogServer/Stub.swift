@@ -1,0 +1,6 @@
+import Hummingbird
+import Logging
+import Metrics
+import Prometheus
+import ServiceLifecycle
+import MultipartKit
