@@ -55,8 +55,8 @@ struct Serve: AsyncParsableCommand {
                                valueName: "n"))
     var maxMegapixels = 100
 
-    @Option(help: ArgumentHelp("Seconds a client has to send its whole request; slower ones get 408.", valueName: "seconds"))
-    var requestTimeout = 30
+    @Option(help: ArgumentHelp("Seconds a client has to send its whole request; slower ones get 408 (keep it below --idle-timeout).", valueName: "seconds"))
+    var requestTimeout = 20
 
     @Option(help: ArgumentHelp("Seconds an idle connection is kept open.", valueName: "seconds"))
     var idleTimeout = 30

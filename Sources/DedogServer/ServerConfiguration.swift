@@ -20,7 +20,7 @@ public struct ServerConfiguration: Sendable {
     /// The most breeds a client may ask for (`top_k`).
     public var maxTopK = 200
     /// A request whose body has not arrived within this gets 408; the slot it held is freed.
-    public var requestTimeout: Duration = .seconds(30)
+    public var requestTimeout: Duration = .seconds(20)
     /// A connection with no complete request for this long is closed (slow or forgotten clients).
     public var idleTimeout: Duration = .seconds(30)
     /// On SIGTERM or SIGINT: how long in-flight requests may take to finish before they are cancelled.
