@@ -16,7 +16,7 @@ import DedogTestSupport
         let installed = try Self.script("install", ["--prefix", prefix.path, "--binary", CLI.binary.path])
         #expect(installed.status == 0, "\(installed.output)")
 
-        let expected = ["bin/dedog", "share/dedog/breeds.json", "share/dedog/dedog-breeds.safetensors",
+        let expected = ["bin/dedog", "share/dedog/breeds.json", "share/dedog/openapi.json", "share/dedog/dedog-breeds.safetensors",
                         "share/dedog/dedog-breeds-fast.safetensors", "share/dedog/efficientnet-lite0-imagenet.safetensors",
                         "share/man/man1/dedog.1", "share/bash-completion/completions/dedog",
                         "share/zsh/site-functions/_dedog", "share/fish/vendor_completions.d/dedog.fish"]
@@ -34,6 +34,27 @@ import DedogTestSupport
         #expect(classify.stdout.hasPrefix("\(photo): Beagle ("), "\(classify.stdout)")
         let search = try CLI.run(["breeds", "search", "chodsky pes"], in: URL(fileURLWithPath: "/"), executable: dedog)
         #expect(search.stdout.hasPrefix("Bohemian Shepherd Dog  chodský pes"), "\(search.stdout)\(search.stderr)")
+
+        // The server finds its model, catalogue and API description where install put them, starts, and stops
+        // on SIGTERM with status 0.
+        let serve = Process()
+        serve.executableURL = dedog
+        serve.arguments = ["serve", "--port", "0", "--model", "fast"]
+        serve.currentDirectoryURL = URL(fileURLWithPath: "/")
+        let log = prefix.appendingPathComponent("serve.log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        serve.standardError = try FileHandle(forWritingTo: log)
+        try serve.run()
+        let deadline = Date().addingTimeInterval(60)
+        var started = ""
+        while Date() < deadline && serve.isRunning && !started.contains("dedog: serving") {
+            Thread.sleep(forTimeInterval: 0.1)
+            started = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        }
+        #expect(started.contains("dedog: serving dedog-breeds-fast.safetensors on http://127.0.0.1:"), "\(started)")
+        serve.terminate()
+        serve.waitUntilExit()
+        #expect(serve.terminationStatus == 0, "\(started)")
 
         let removed = try Self.script("uninstall", ["--prefix", prefix.path])
         #expect(removed.status == 0, "\(removed.output)")
