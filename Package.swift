@@ -20,7 +20,6 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.1"),
-        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // C libraries enter through thin system-library shims (Debian packages, see scripts/install-deps).
@@ -82,7 +81,6 @@ let package = Package(
         .testTarget(name: "DedogServerTests", dependencies: [
             "DedogServer", "Dedog", "DedogNN", "DedogCatalogue", "DedogTestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),
         .testTarget(name: "DedogCLITests", dependencies: ["DedogCLI", "Dedog", "DedogFiles", "DedogImage", "DedogNN", "DedogTrain", "DedogCatalogue", "DedogTestSupport"]),
     ]

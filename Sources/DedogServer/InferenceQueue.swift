@@ -10,7 +10,8 @@ final class InferenceQueue: @unchecked Sendable {
     private let condition = NSCondition()
     private var admitted = 0  // guarded by `condition`, as is everything below
     private var running = 0
-    private var jobs: [@Sendable () -> Void] = []
+    /// Waiting jobs from `next` on; taken ones are nil (they hold the request's photos) until the front is dropped.
+    private var jobs: [(@Sendable () -> Void)?] = []
     private var next = 0
     private var stopping = false
 
@@ -74,14 +75,19 @@ final class InferenceQueue: @unchecked Sendable {
                 return
             }
             let job = jobs[next]
+            jobs[next] = nil
             next += 1
+            // Under steady load the queue never empties: drop the taken front now and then, or it grows forever.
             if next == jobs.count {
                 jobs.removeAll(keepingCapacity: true)
+                next = 0
+            } else if next >= 64 && next * 2 >= jobs.count {
+                jobs.removeFirst(next)
                 next = 0
             }
             running += 1
             condition.unlock()
-            job()
+            job?()
             condition.lock()
             running -= 1
             condition.unlock()
