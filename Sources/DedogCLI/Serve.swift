@@ -14,7 +14,8 @@ struct Serve: AsyncParsableCommand {
             GET /openapi.json describes every route.
 
               curl --data-binary @rex.jpg http://127.0.0.1:8080/predictions/dedog
-              curl -F data=@rex.jpg -F data=@bella.heic 'http://127.0.0.1:8080/predictions/dedog?top_k=5&lang=cs'
+              curl -F data=@rex.jpg -F data=@bella.heic 127.0.0.1:8080/predictions/dedog
+              curl --data-binary @rex.jpg '127.0.0.1:8080/predictions/dedog?top_k=5&lang=cs'
               curl 'http://127.0.0.1:8080/v1/breeds?q=civava'
 
             It listens on 127.0.0.1 (this machine only) unless told otherwise. Another address (--host 0.0.0.0 for \

@@ -63,6 +63,22 @@ final class ServerProcess {
         try exchange(RawRequest.make("POST", path, headers: [("Content-Type", contentType)], body: body))
     }
 
+    /// Runs `dedog arguments…` to the end from the package root (output small enough for pipes).
+    static func command(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.currentDirectoryURL = SharedData.packageRoot
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, stdout, stderr)
+    }
+
     /// Waits for the process to end; nil if it is still running after `timeout` seconds.
     func waitForExit(timeout: Double) -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)
@@ -79,16 +95,9 @@ final class ServerProcess {
         let server = try ServerProcess(["--model", "fast"])
         for format in ["jpg", "heic", "avif", "webp"] {
             let path = "datasets/samples/beagle.\(format)"
-            let cli = Process()
-            cli.executableURL = ServerProcess.binary
-            cli.arguments = ["classify", "--json", "--model", "fast", path]
-            cli.currentDirectoryURL = SharedData.packageRoot
-            let pipe = Pipe()
-            cli.standardOutput = pipe
-            try cli.run()
-            let line = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            cli.waitUntilExit()
-            #expect(cli.terminationStatus == 0)
+            let cli = try ServerProcess.command(["classify", "--json", "--model", "fast", path])
+            #expect(cli.status == 0)
+            let line = cli.stdout
             let body = RawRequest.multipart([("data", path, "image/\(format)", Fixture.photo("beagle.\(format)"))])
             let response = try server.post("/predictions/dedog", body, contentType: Self.multipart)
             #expect(response.status == 200)
@@ -193,15 +202,8 @@ final class ServerProcess {
 
     /// Another address needs a decision about who may call.
     @Test func anOpenAddressNeedsATokenOrNoAuth() throws {
-        let process = Process()
-        process.executableURL = ServerProcess.binary
-        process.arguments = ["serve", "--host", "0.0.0.0"]
-        let pipe = Pipe()
-        process.standardError = pipe
-        try process.run()
-        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 64)
-        #expect(text.contains("--host 0.0.0.0 lets other machines call the API: give --token TOKEN (or --token-file FILE)"))
+        let refused = try ServerProcess.command(["serve", "--host", "0.0.0.0"])
+        #expect(refused.status == 64)
+        #expect(refused.stderr.contains("--host 0.0.0.0 lets other machines call the API: give --token TOKEN (or --token-file FILE)"))
     }
 }
