@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "DedogImage", targets: ["DedogImage"]),
         .library(name: "DedogNN", targets: ["DedogNN"]),
         .library(name: "DedogFiles", targets: ["DedogFiles"]),
+        .library(name: "DedogCatalogue", targets: ["DedogCatalogue"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),

@@ -9,6 +9,9 @@ let package = Package(
     targets: [
         .executableTarget(name: "DedogFuzz", dependencies: [
             .product(name: "Dedog", package: "dedog"),
+            .product(name: "DedogCatalogue", package: "dedog"),
+            .product(name: "DedogImage", package: "dedog"),
+            .product(name: "DedogNN", package: "dedog"),
         ]),
     ]
 )

@@ -1,4 +1,7 @@
 import Dedog
+import DedogCatalogue
+import DedogImage
+import DedogNN
 import Foundation
 
 /// Which reader to fuzz, from `DEDOG_FUZZ_TARGET`: image, model, description or catalogue.
