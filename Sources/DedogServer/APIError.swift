@@ -51,6 +51,11 @@ public struct APIError: Error, Sendable, Equatable {
                  message: "the request body is over the limit of \(limit) bytes (the server's --max-body)", field: "body")
     }
 
+    /// The connection failed while the body was being read (the client went away, say).
+    static func bodyUnreadable(_ error: any Error) -> APIError {
+        APIError(.badRequest, code: "bodyUnreadable", message: "the request body could not be read: \(error)", field: "body")
+    }
+
     static func notFound(_ what: String) -> APIError {
         APIError(.notFound, code: "notFound", message: what)
     }

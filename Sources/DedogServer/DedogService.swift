@@ -162,7 +162,7 @@ public final class DedogService: Sendable {
                     if let tooMany = error as? any HTTPResponseError, tooMany.status == .contentTooLarge {
                         throw APIError.bodyTooLarge(limit: limit)
                     }
-                    throw APIError(.badRequest, code: "bodyUnreadable", message: "the request body could not be read: \(error)", field: "body")
+                    throw APIError.bodyUnreadable(error)
                 }
             }
             guard !body.isEmpty else {
@@ -244,7 +244,7 @@ public final class DedogService: Sendable {
         } catch let error as APIError {
             throw error
         } catch {
-            throw APIError(.badRequest, code: "bodyUnreadable", message: "the request body could not be read: \(error)", field: "body")
+            throw APIError.bodyUnreadable(error)
         }
     }
 

@@ -19,7 +19,8 @@ final class InferenceQueue: @unchecked Sendable {
         self.workers = max(1, workers)
         capacity = self.workers + max(0, queue)
         for i in 0..<self.workers {
-            let thread = Thread { [unowned self] in self.work() }
+            // The threads hold the queue until `shutdown()` lets them end (the service calls it when it goes).
+            let thread = Thread { self.work() }
             thread.name = "dedog-inference-\(i)"
             thread.stackSize = 4 << 20
             thread.start()

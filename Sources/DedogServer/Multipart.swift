@@ -57,7 +57,7 @@ struct MultipartReader {
         } catch let error as APIError {
             throw error
         } catch {
-            throw APIError(.badRequest, code: "bodyUnreadable", message: "the request body could not be read: \(error)", field: "body")
+            throw APIError.bodyUnreadable(error)
         }
         while let last = tail.last, [13, 10, 32, 9].contains(last) { tail.removeLast() }
         guard collector.current == nil, tail.suffix(closing.count).elementsEqual(closing) else {
