@@ -1,5 +1,4 @@
 import Foundation
-import DedogFiles
 import DedogImage
 import DedogNN
 
@@ -87,7 +86,7 @@ public final class Classifier: Sendable {
     /// `name` labels it in errors.
     public func classify(bytes: [UInt8], name: String, top: Int = 3) throws(ClassifierError) -> Classification {
         guard bytes.count <= decoderOptions.maxFileBytes else {
-            throw .image(.unreadable(file: name, reason: FileError.tooLarge(bytes: bytes.count, limit: decoderOptions.maxFileBytes).description))
+            throw .image(.tooManyBytes(file: name, bytes: bytes.count, limit: decoderOptions.maxFileBytes))
         }
         let image: RGBImage
         do {

@@ -1,3 +1,5 @@
+import DedogFiles
+
 /// Everything that can go wrong between a file and its pixels.
 ///
 /// Every case names the file (or the label the caller gave to in-memory bytes), and its
@@ -14,6 +16,8 @@ public enum ImageError: Error, Equatable, Sendable, CustomStringConvertible {
     case unsupportedCoding(file: String, format: String, detail: String)
     /// The header declares more pixels than the configured limit; nothing was allocated.
     case tooLarge(file: String, width: Int, height: Int, limit: Int)
+    /// In-memory bytes (a body received over the network) are more than the file limit; nothing was decoded.
+    case tooManyBytes(file: String, bytes: Int, limit: Int)
     /// The data ends before the image does.
     case truncated(file: String, detail: String)
     /// The data is damaged or not a valid image of its format.
@@ -37,6 +41,8 @@ public enum ImageError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(file): image is \(width)×\(height) = \(overflow ? "over 9.2e18" : String(pixels)) pixels, "
                 + "over the limit of \(limit); "
                 + "shrink it first or raise the limit (dedog classify --max-megapixels)."
+        case let .tooManyBytes(file, bytes, limit):
+            return "\(file): \(FileError.tooLarge(bytes: bytes, limit: limit).description)."
         case let .truncated(file, detail):
             return "\(file): the image data is truncated (\(detail)); the file is incomplete — copy it again."
         case let .invalidArgument(detail):

@@ -70,7 +70,7 @@ public struct APIError: Error, Sendable, Equatable {
                                 message: image.description + " Send a JPEG, PNG, HEIC, AVIF or WebP photo.", field: field)
             case .tooLarge:
                 return APIError(.contentTooLarge, code: "tooManyPixels", message: image.description, field: field)
-            case .unreadable(_, let reason) where reason.contains("limit"):
+            case .tooManyBytes:
                 return APIError(.contentTooLarge, code: "bodyTooLarge", message: image.description, field: field)
             case .empty:
                 return APIError(.badRequest, code: "emptyPhoto", message: image.description, field: field)

@@ -177,6 +177,11 @@ extension TestResponse {
                                       service: try Fixture.service({ $0.maxParts = 2 }))
         #expect(parts.status == .contentTooLarge)
         #expect(parts.error.code == "tooManyParts")
+        // The classifier's own byte limit, below the server's body limit, answers the same way.
+        let fewBytes = try await request("/predictions/dedog", method: .post, body: beagle,
+                                         service: try Fixture.service(classifier: .init(maxFileBytes: 1000)))
+        #expect(fewBytes.status == .contentTooLarge)
+        #expect(fewBytes.error.code == "bodyTooLarge")
         let fewPixels = try Fixture.service(classifier: .init(maxPixels: 10_000))
         let pixels = try await request("/predictions/dedog", method: .post, body: beagle, service: fewPixels)
         #expect(pixels.status == .contentTooLarge)

@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 import Dedog
-import DedogFiles
 import DedogImage
 import DedogNN
 import DedogTestSupport
@@ -74,7 +73,7 @@ import DedogTestSupport
         let ok = try Classifier(modelURL: model).classify(bytes: [UInt8](beagle), name: "upload", top: 1)
         #expect(ok.breeds.first?.key == "n02088364-beagle")
         let small = try Classifier(modelURL: model, configuration: .init(maxFileBytes: beagle.count - 1))
-        #expect(throws: ClassifierError.image(.unreadable(file: "upload", reason: FileError.tooLarge(bytes: beagle.count, limit: beagle.count - 1).description))) {
+        #expect(throws: ClassifierError.image(.tooManyBytes(file: "upload", bytes: beagle.count, limit: beagle.count - 1))) {
             try small.classify(bytes: [UInt8](beagle), name: "upload")
         }
         let few = try Classifier(modelURL: model, configuration: .init(maxPixels: 1000))
