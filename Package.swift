@@ -60,7 +60,7 @@ let package = Package(
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "MultipartKit", package: "multipart-kit"),
-        ], resources: [.copy("Resources/openapi.json")]),
+        ], resources: [.copy("Resources/openapi.json"), .copy("Resources/web")]),
         // The command-line tool: parses, prints, sets exit codes.
         .executableTarget(name: "DedogCLI", dependencies: [
             "Dedog", "DedogFiles", "DedogImage", "DedogNN", "DedogTrain", "DedogCatalogue", "DedogServer",

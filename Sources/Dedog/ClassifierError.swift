@@ -15,6 +15,8 @@ public enum ClassifierError: Error, Equatable, Sendable, CustomStringConvertible
     case unknownBreed(name: String, known: [String])
     /// The model cannot learn confirmed photos.
     case notTrainable(reason: String)
+    /// A quiz file (or upload) that is not a valid quiz, or a folder no quiz could be made from.
+    case quiz(file: String, reason: String)
 
     public var description: String {
         switch self {
@@ -33,6 +35,8 @@ public enum ClassifierError: Error, Equatable, Sendable, CustomStringConvertible
                 + "of them: to add a breed, put its photos in a folder of the dataset and run dedog train --resume."
         case let .notTrainable(reason):
             return "this model cannot learn confirmed photos: \(reason)."
+        case let .quiz(file, reason):
+            return "\(file): not a usable quiz: \(reason)."
         }
     }
 }

@@ -17,6 +17,8 @@ public enum Memory {
     /// What `learn` did with each photo.
     public struct Learned: Sendable {
         public var photo: String
+        /// The photo's content hash: what `forget(fingerprints:…)` takes to undo it.
+        public var fingerprint: String
         /// The model's answer before learning, and after.
         public var before: Classification
         public var after: Classification?
@@ -55,6 +57,18 @@ public enum Memory {
     /// atomically. Photos already remembered (same content) are not added twice.
     public static func learn(photos: [URL], breed: String, model url: URL, catalogue: Catalogue?,
                              threads: Int = 1) throws(ClassifierError) -> LearnReport {
+        try learn(photos.map { .file($0) }, breed: breed, model: url, catalogue: catalogue, threads: threads)
+    }
+
+    /// A photo to learn: a file, or bytes received with a name for messages (the server's uploads).
+    public enum Photo: Sendable {
+        case file(URL)
+        case bytes([UInt8], name: String)
+    }
+
+    /// As `learn(photos:…)`, for files or received bytes.
+    public static func learn(_ photos: [Photo], breed: String, model url: URL, catalogue: Catalogue?,
+                             threads: Int = 1) throws(ClassifierError) -> LearnReport {
         let (tensors, model) = try load(url)
         let label = try label(named: breed, in: model, catalogue: catalogue)
         let classifier = try Classifier(model: model, modelURL: url, configuration: .init(threadsPerWorker: threads))
@@ -63,14 +77,27 @@ public enum Memory {
         var learned: [Learned] = [], failed: [(String, String)] = []
         var learnedFeatures: [[[Float]]] = []
         let now = ISO8601DateFormatter().string(from: Date())
-        for url in photos {
+        for photo in photos {
             let bytes: [UInt8], image: RGBImage
+            // For messages, for the report, and for the memory's entry.
+            let (name, reported, shortName): (String, String, String)
+            switch photo {
+            case let .file(url): (name, reported, shortName) = (url.relativePath, url.path, url.lastPathComponent)
+            case let .bytes(_, given): (name, reported, shortName) = (given, given, given)
+            }
             do throws(ImageError) {
                 let decoder = ImageDecoder(options: classifier.decoderOptions)
-                bytes = try decoder.read(url)
-                image = try decoder.decode(bytes, name: url.relativePath)
+                switch photo {
+                case let .file(url): bytes = try decoder.read(url)
+                case let .bytes(given, _):
+                    guard given.count <= decoder.options.maxFileBytes else {
+                        throw .tooManyBytes(file: name, bytes: given.count, limit: decoder.options.maxFileBytes)
+                    }
+                    bytes = given
+                }
+                image = try decoder.decode(bytes, name: name)
             } catch {
-                failed.append((url.relativePath, error.description))
+                failed.append((name, error.description))
                 continue
             }
             var hash = ContentHash()
@@ -79,13 +106,13 @@ public enum Memory {
             let features = try classifier.features(of: image)
             let before = try classifier.decide(features: features, top: 3)
             let known = entries.contains { $0.fingerprint == fingerprint && $0.label == label.key }
-            learned.append(Learned(photo: url.path, before: before, after: nil, added: !known))
+            learned.append(Learned(photo: reported, fingerprint: fingerprint, before: before, after: nil, added: !known))
             guard !known else { continue }
             // A photo remembered as another breed is corrected, not kept twice.
             if let other = entries.firstIndex(where: { $0.fingerprint == fingerprint }) {
                 remove(other, from: &entries, rows: &rows)
             }
-            entries.append(MemoryEntry(label: label.key, photo: url.lastPathComponent, fingerprint: fingerprint, added: now))
+            entries.append(MemoryEntry(label: label.key, photo: shortName, fingerprint: fingerprint, added: now))
             for (b, f) in features.enumerated() { rows[b] += Model.direction(f) }
             learnedFeatures.append(features)
         }
@@ -111,10 +138,6 @@ public enum Memory {
     /// Takes out of the memory of the model at `url` the given photos (matched by content), or every photo of
     /// `breed`, or everything when both are nil; writes the file back atomically when anything changed.
     public static func forget(photos: [URL]?, breed: String?, model url: URL, catalogue: Catalogue?) throws(ClassifierError) -> ForgetReport {
-        let (tensors, model) = try load(url)
-        var entries = model.specification.memory ?? []
-        var rows = model.backbones.map { $0.memory ?? [] }
-        let label = try breed.map { name throws(ClassifierError) in try Self.label(named: name, in: model, catalogue: catalogue) }
         var fingerprints: Set<String>? = nil
         if let photos {
             fingerprints = []
@@ -128,6 +151,16 @@ public enum Memory {
                 fingerprints?.insert(hash.hex)
             }
         }
+        return try forget(fingerprints: fingerprints, breed: breed, model: url, catalogue: catalogue)
+    }
+
+    /// As `forget(photos:…)`, with the photos given by their fingerprints (`Learned.fingerprint`).
+    public static func forget(fingerprints: Set<String>?, breed: String?, model url: URL,
+                              catalogue: Catalogue?) throws(ClassifierError) -> ForgetReport {
+        let (tensors, model) = try load(url)
+        var entries = model.specification.memory ?? []
+        var rows = model.backbones.map { $0.memory ?? [] }
+        let label = try breed.map { name throws(ClassifierError) in try Self.label(named: name, in: model, catalogue: catalogue) }
         var removed: [MemoryEntry] = []
         for i in entries.indices.reversed() {
             let entry = entries[i]

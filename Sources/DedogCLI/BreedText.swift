@@ -48,13 +48,12 @@ enum BreedText {
     }
 
     static func size(_ size: String, _ language: Language) -> String {
-        guard language == .cs else { return size }
-        return ["toy": "trpasličí", "small": "malé", "medium": "střední", "large": "velké", "giant": "obří"][size] ?? size
+        Catalogue.size(size, in: language)
     }
 
     /// Countries of origin in `language` (the catalogue stores FCI's English wording; its vocabulary has the rest).
     static func origin(_ origin: String, _ catalogue: Catalogue, _ language: Language) -> String {
-        origin.components(separatedBy: ", ").map { catalogue.term($0, in: language) }.joined(separator: ", ")
+        catalogue.origin(origin, in: language)
     }
 
     /// One line for a prediction: size · weight · life span · origin.

@@ -15,7 +15,7 @@ struct DedogCommand: AsyncParsableCommand {
             failed); 64 invalid command-line usage.
             """,
         version: "0.1.0",
-        subcommands: [Classify.self, Train.self, Learn.self, Forget.self, Evaluate.self, Breeds.self, Serve.self]
+        subcommands: [Classify.self, Train.self, Learn.self, Forget.self, Evaluate.self, Breeds.self, Serve.self, QuizCommand.self]
     )
 
     static func main() async {

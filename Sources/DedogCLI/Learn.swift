@@ -146,7 +146,7 @@ extension ClassifierError {
     var isModelProblem: Bool {
         switch self {
         case .model, .noModel, .unknownModel, .notTrainable: return true
-        case .image, .unknownBreed: return false
+        case .image, .unknownBreed, .quiz: return false
         }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dedog
 import DedogCatalogue
+import DedogFiles
 import DedogServer
 import Foundation
 import Logging
@@ -81,6 +82,14 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Breed catalogue JSON to use instead of the bundled one.", valueName: "file"))
     var catalogue: String?
 
+    @Option(help: ArgumentHelp("Serve this model file of yours and let the page teach it photos you confirm "
+                               + "(as dedog learn; undo removes them). Never a bundled model; instead of --model.",
+                               valueName: "file"))
+    var learnModel: String?
+
+    @Option(help: ArgumentHelp("A folder of quiz files (dedog quiz make) the page offers to play.", valueName: "dir"))
+    var quizzes: String?
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
         guard (1...256).contains(workers) else { throw ValidationError("--workers must be between 1 and 256.") }
@@ -95,6 +104,29 @@ struct Serve: AsyncParsableCommand {
         if noAuth && (token != nil || tokenFile != nil) { throw ValidationError("--no-auth and a token disagree; give one.") }
         var server = ServerConfiguration()
         server.host = host
+        if let learnModel {
+            guard model == nil else {
+                throw ValidationError("--learn-model serves the model it teaches; give it instead of --model, not with it.")
+            }
+            if ModelLocator.bundled.contains(where: { $0.name == learnModel }) && !FileManager.default.fileExists(atPath: learnModel) {
+                throw ValidationError("\"\(learnModel)\" is a bundled model, which dedog does not change; give a model file of your "
+                                      + "own (from dedog train, or a copy of a bundled one).")
+            }
+            guard FileManager.default.fileExists(atPath: learnModel) else {
+                throw ValidationError("--learn-model \(learnModel): no such file; copy a bundled model there or train one.")
+            }
+            let folder = URL(fileURLWithPath: learnModel).deletingLastPathComponent().path
+            guard FileManager.default.isWritableFile(atPath: learnModel), FileManager.default.isWritableFile(atPath: folder) else {
+                throw ValidationError("--learn-model \(learnModel): the file or its folder is not writable, and learning rewrites it.")
+            }
+            if !server.isLoopback && noAuth {
+                throw ValidationError("--learn-model on \(host) changes your model for anyone who can reach it: give --token "
+                                      + "instead of --no-auth.")
+            }
+        }
+        if let quizzes, !FolderWalk.isFolder(quizzes) {
+            throw ValidationError("--quizzes \(quizzes): \(FolderWalk.whyMissing(quizzes)); give a folder of quiz files.")
+        }
         if !server.isLoopback && token == nil && tokenFile == nil && !noAuth {
             throw ValidationError("--host \(host) lets other machines call the API: give --token TOKEN (or --token-file FILE) "
                                   + "that callers must send, or --no-auth to let anyone on the network use it.")
@@ -112,6 +144,8 @@ struct Serve: AsyncParsableCommand {
         server.idleTimeout = .seconds(idleTimeout)
         server.shutdownTimeout = .seconds(shutdownTimeout)
         server.corsOrigins = corsOrigin
+        server.learnModel = learnModel.map { URL(fileURLWithPath: $0) }
+        server.quizFolder = quizzes.map { URL(fileURLWithPath: $0, isDirectory: true) }
         if let tokenFile {
             guard let data = FileManager.default.contents(atPath: tokenFile),
                   let text = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else {
@@ -126,11 +160,15 @@ struct Serve: AsyncParsableCommand {
         let service: DedogService
         do {
             let kernels = try Kernels.fromEnvironment()
-            let classifier = try Classifier(modelURL: ModelLocator.model(model), configuration: .init(
+            let classifier = try Classifier(modelURL: server.learnModel ?? ModelLocator.model(model), configuration: .init(
                 workers: workers, threadsPerWorker: 1, kernels: kernels, maxPixels: maxMegapixels * 1_000_000,
                 maxFileBytes: maxBody.bytes))
             let breeds = try Catalogue.load(catalogue)
+            if server.learnModel != nil && classifier.breedLabels.isEmpty {
+                throw ClassifierError.notTrainable(reason: "it has no breed head of its own (an ImageNet base); train one with dedog train first")
+            }
             service = try DedogService(classifier: classifier, catalogue: breeds, configuration: server)
+            for refused in service.refusedQuizzes { Terminal.warning("--quizzes: \(refused.file): \(refused.reason)") }
         } catch {
             Terminal.error("\(error)")
             throw Status.modelUnavailable

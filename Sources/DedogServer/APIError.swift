@@ -79,7 +79,11 @@ public struct APIError: Error, Sendable, Equatable {
             case .corrupt, .unsupportedCoding, .unreadable, .invalidArgument:
                 return APIError(.unprocessableContent, code: "damagedPhoto", message: image.description, field: field)
             }
-        case .model, .noModel, .unknownModel, .unknownBreed, .notTrainable:
+        case .unknownBreed:
+            return APIError(.unprocessableContent, code: "unknownBreed", message: error.description, field: "breed")
+        case .quiz:
+            return APIError(.unprocessableContent, code: "badQuiz", message: error.description, field: field)
+        case .model, .noModel, .unknownModel, .notTrainable:
             return APIError(.internalServerError, code: "modelFailed", message: error.description)
         }
     }

@@ -15,7 +15,7 @@ public enum DedogServer {
         if !configuration.corsOrigins.isEmpty {
             router.add(middleware: CORSMiddleware(allowOrigin: .custom(configuration.corsOrigins.joined(separator: " ")),
                                                   allowHeaders: [.accept, .authorization, .contentType, .origin, .acceptLanguage],
-                                                  allowMethods: [.get, .post, .options]))
+                                                  allowMethods: [.get, .post, .delete, .options]))
         }
         router.add(middleware: ErrorMiddleware(logger: logger))
         if let token = configuration.token { router.add(middleware: AuthMiddleware(token: token)) }

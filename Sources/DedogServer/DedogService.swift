@@ -10,7 +10,15 @@ import DedogNN
 /// The HTTP API over one loaded classifier: every route, its limits and its answers. Holds no state but the
 /// read-only model, the catalogue and counters, so that replicas behind a load balancer are interchangeable.
 public final class DedogService: Sendable {
-    public let classifier: Classifier
+    /// The classifier answering now; replaced (in one step) after the page teaches a `learnModel` a photo.
+    public var classifier: Classifier { current.withLock { $0 } }
+    let current: Mutex<Classifier>
+    /// Held while a confirmed photo is learned or forgotten: one change of the model file at a time.
+    let learning = Mutex<Void>(())
+    let web: WebAssets
+    /// The quiz files of `quizFolder` that loaded, by name (file name without `.json`), and those refused.
+    let quizzes: [String: QuizListing]
+    public let refusedQuizzes: [(file: String, reason: String)]
     public let catalogue: Catalogue
     public let configuration: ServerConfiguration
     let queue: InferenceQueue
@@ -24,10 +32,18 @@ public final class DedogService: Sendable {
     /// Every route the API answers, as its OpenAPI document lists them; the router is built from this table.
     public static let routes: [(method: HTTPRequest.Method, path: String)] = [
         (.get, "/"),
+        (.get, "/web/{file}"),
+        (.get, "/v1"),
         (.post, "/predictions/{model}"),
         (.get, "/v1/breeds"),
         (.get, "/v1/breeds/{id}"),
         (.get, "/v1/models"),
+        (.get, "/v1/memory"),
+        (.post, "/v1/memory"),
+        (.delete, "/v1/memory/{fingerprint}"),
+        (.get, "/v1/quizzes"),
+        (.get, "/v1/quizzes/{name}"),
+        (.post, "/v1/quizzes/check"),
         (.get, "/ping"),
         (.get, "/v2/health/live"),
         (.get, "/v2/health/ready"),
@@ -35,16 +51,21 @@ public final class DedogService: Sendable {
         (.get, "/openapi.json"),
     ]
 
-    /// Routes that answer without a token: orchestrators probe them.
-    static let healthPaths: Set<String> = ["/ping", "/v2/health/live", "/v2/health/ready"]
+    /// Routes that answer without a token: orchestrators probe the health routes, and the page's files hold
+    /// nothing private (the page asks for the token when the API wants it).
+    static func isPublic(_ path: String) -> Bool {
+        ["/ping", "/v2/health/live", "/v2/health/ready", "/"].contains(path) || path.hasPrefix("/web/")
+    }
 
     public init(classifier: Classifier, catalogue: Catalogue, configuration: ServerConfiguration) throws(ServerError) {
-        self.classifier = classifier
+        current = Mutex(classifier)
         self.catalogue = catalogue
         self.configuration = configuration
         queue = InferenceQueue(workers: classifier.configuration.workers, queue: configuration.queue)
         recognised = Set(classifier.breedLabels.compactMap { catalogue.breed(id: $0.breed, label: $0.key)?.id })
         openAPI = try OpenAPIDocument.load()
+        web = try WebAssets.load()
+        (quizzes, refusedQuizzes) = Self.listQuizzes(configuration.quizFolder)
     }
 
     deinit {
@@ -70,7 +91,15 @@ public final class DedogService: Sendable {
         for (method, path) in Self.routes {
             let handler: @Sendable (Request, BasicRequestContext) async throws -> Response
             switch path {
-            case "/": handler = { _, _ in self.index() }
+            case "/": handler = { request, _ in try self.asset("index.html", request) }
+            case "/web/{file}": handler = { request, context in try self.asset(context.parameters.get("file") ?? "", request) }
+            case "/v1": handler = { _, _ in self.index() }
+            case "/v1/memory" where method == .get: handler = { _, _ in try self.memory() }
+            case "/v1/memory": handler = { request, _ in try await self.learn(request) }
+            case "/v1/memory/{fingerprint}": handler = { _, context in try await self.forget(context.parameters.get("fingerprint") ?? "") }
+            case "/v1/quizzes": handler = { _, _ in self.quizList() }
+            case "/v1/quizzes/{name}": handler = { _, context in try await self.quiz(named: context.parameters.get("name") ?? "") }
+            case "/v1/quizzes/check": handler = { request, _ in try await self.checkQuiz(request) }
             case "/predictions/{model}": handler = { request, context in try await self.predict(request, context) }
             case "/v1/breeds": handler = { request, _ in try self.breeds(request) }
             case "/v1/breeds/{id}": handler = { request, context in try self.breed(request, context) }
@@ -89,7 +118,7 @@ public final class DedogService: Sendable {
 
     private func index() -> Response {
         JSONResponse.make(.ok, ["name": "dedog", "api": "/openapi.json", "predict": "/predictions/\(configuration.modelName)",
-                                "breeds": "/v1/breeds", "models": "/v1/models"])
+                                "breeds": "/v1/breeds", "models": "/v1/models", "page": "/"])
     }
 
     private func metricsText() -> Response {
@@ -108,68 +137,19 @@ public final class DedogService: Sendable {
         }
         let top = try Self.topK(request, limit: configuration.maxTopK)
         let language = try Self.language(request)
-        let contentType = request.headers[.contentType]
-        let boundary: String?
-        switch contentType.map({ HeaderValue.parse($0).value.lowercased() }) {
-        case nil, "application/octet-stream"?:
-            boundary = nil
-        case let type? where type.hasPrefix("image/"):
-            boundary = nil
-        case "multipart/form-data"?:
-            guard let b = MultipartReader.boundary(contentType: contentType ?? "") else {
-                throw APIError(.badRequest, code: "badMultipart", message: "multipart/form-data needs a boundary parameter",
-                               field: "Content-Type")
-            }
-            boundary = b
-        case let type?:
-            throw APIError(.unsupportedMediaType, code: "unsupportedContentType",
-                           message: "a body of type \(type) is not a photo; send the photo itself (image/jpeg, image/png, "
-                               + "image/heic, image/avif, image/webp or application/octet-stream) or multipart/form-data",
-                           field: "Content-Type")
-        }
+        let boundary = try Self.photoBoundary(request)
         let limit = configuration.maxBodyBytes
         if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
             throw APIError.bodyTooLarge(limit: limit)
         }
-        guard queue.admit() else {
-            metrics.queueFull()
-            throw APIError(.serviceUnavailable, code: "busy",
-                           message: "all \(queue.capacity) places are taken (--workers \(queue.workers), --queue "
-                               + "\(queue.capacity - queue.workers)); try again shortly",
-                           headers: [.retryAfter: "1"])
-        }
+        try admit()
         defer { queue.release() }
 
-        let photos: [(name: String, bytes: [UInt8])]
-        let timeout = configuration.requestTimeout
-        if let boundary {
-            let reader = MultipartReader(maxParts: configuration.maxParts, maxBytes: limit)
-            let parts = try await Self.withDeadline(timeout) { () async throws(APIError) -> [FormPart] in
-                try await reader.read(request.body, boundary: boundary)
-            }
-            photos = parts.enumerated().filter { !$0.element.isTextField }.map { i, part in
-                (part.filename ?? part.name ?? "part \(i + 1)", part.body)
-            }
-            guard !photos.isEmpty else {
-                throw APIError(.badRequest, code: "noPhoto", message: "the form has no photo part (send each photo as a file part, e.g. -F data=@rex.jpg)",
-                               field: "body")
-            }
-        } else {
-            let body = try await Self.withDeadline(timeout) { () async throws(APIError) -> [UInt8] in
-                do {
-                    return Array(try await request.body.collect(upTo: limit).readableBytesView)
-                } catch {
-                    if let tooMany = error as? any HTTPResponseError, tooMany.status == .contentTooLarge {
-                        throw APIError.bodyTooLarge(limit: limit)
-                    }
-                    throw APIError.bodyUnreadable(error)
-                }
-            }
-            guard !body.isEmpty else {
-                throw APIError(.badRequest, code: "noPhoto", message: "the request has no body; send the photo as the body (curl --data-binary @rex.jpg) or as a form part",
-                               field: "body")
-            }
-            photos = [("body", body)]
+        let received = try await receive(request, boundary: boundary, limit: limit)
+        let photos = received.photos
+        guard !photos.isEmpty else {
+            throw APIError(.badRequest, code: "noPhoto", message: "the form has no photo part (send each photo as a file part, e.g. -F data=@rex.jpg)",
+                           field: "body")
         }
 
         let classifier = self.classifier
@@ -195,6 +175,82 @@ public final class DedogService: Sendable {
         if failures.count == records.count, let first = failures.first { throw first }
         if boundary == nil { return JSONResponse.make(.ok, records[0]) }
         return JSONResponse.make(.ok, records)
+    }
+
+    /// The request's photos and text fields: the parts of a multipart form (`boundary`), or the whole body as one
+    /// photo called "body". Bounded by `limit` bytes and the request timeout.
+    func receive(_ request: Request, boundary: String?, limit: Int) async throws(APIError) -> (photos: [(name: String, bytes: [UInt8])], fields: [String: String]) {
+        let timeout = configuration.requestTimeout
+        if let boundary {
+            let reader = MultipartReader(maxParts: configuration.maxParts, maxBytes: limit)
+            let parts = try await Self.withDeadline(timeout) { () async throws(APIError) -> [FormPart] in
+                try await reader.read(request.body, boundary: boundary)
+            }
+            var fields: [String: String] = [:]
+            for part in parts where part.filename == nil {
+                if let name = part.name, part.body.count <= 1024, let text = String(validating: part.body, as: UTF8.self) { fields[name] = text }
+            }
+            let photos = parts.enumerated().filter { !$0.element.isTextField && ($0.element.filename != nil || fields[$0.element.name ?? ""] == nil) }
+                .map { i, part in (part.filename ?? part.name ?? "part \(i + 1)", part.body) }
+            return (photos, fields)
+        }
+        let body = try await collect(request, limit: limit)
+        guard !body.isEmpty else {
+            throw APIError(.badRequest, code: "noPhoto", message: "the request has no body; send the photo as the body (curl --data-binary @rex.jpg) or as a form part",
+                           field: "body")
+        }
+        return ([("body", body)], [:])
+    }
+
+    /// The whole body, at most `limit` bytes (413 past it), within the request timeout (408).
+    func collect(_ request: Request, limit: Int) async throws(APIError) -> [UInt8] {
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
+            throw APIError.bodyTooLarge(limit: limit)
+        }
+        return try await Self.withDeadline(configuration.requestTimeout) { () async throws(APIError) -> [UInt8] in
+            do {
+                return Array(try await request.body.collect(upTo: limit).readableBytesView)
+            } catch {
+                if let tooMany = error as? any HTTPResponseError, tooMany.status == .contentTooLarge {
+                    throw APIError.bodyTooLarge(limit: limit)
+                }
+                throw APIError.bodyUnreadable(error)
+            }
+        }
+    }
+
+    /// A place in the queue, or 503 with Retry-After when every worker and waiting place is taken. The caller
+    /// releases it.
+    func admit() throws(APIError) {
+        guard queue.admit() else {
+            metrics.queueFull()
+            throw APIError(.serviceUnavailable, code: "busy",
+                           message: "all \(queue.capacity) places are taken (--workers \(queue.workers), --queue "
+                               + "\(queue.capacity - queue.workers)); try again shortly",
+                           headers: [.retryAfter: "1"])
+        }
+    }
+
+    /// The multipart boundary of a form, or nil for a body that is a photo itself; 415 for other content types.
+    static func photoBoundary(_ request: Request) throws(APIError) -> String? {
+        let contentType = request.headers[.contentType]
+        switch contentType.map({ HeaderValue.parse($0).value.lowercased() }) {
+        case nil, "application/octet-stream"?:
+            return nil
+        case let type? where type.hasPrefix("image/"):
+            return nil
+        case "multipart/form-data"?:
+            guard let b = MultipartReader.boundary(contentType: contentType ?? "") else {
+                throw APIError(.badRequest, code: "badMultipart", message: "multipart/form-data needs a boundary parameter",
+                               field: "Content-Type")
+            }
+            return b
+        case let type?:
+            throw APIError(.unsupportedMediaType, code: "unsupportedContentType",
+                           message: "a body of type \(type) is not a photo; send the photo itself (image/jpeg, image/png, "
+                               + "image/heic, image/avif, image/webp or application/octet-stream) or multipart/form-data",
+                           field: "Content-Type")
+        }
     }
 
     static func topK(_ request: Request, limit: Int) throws(APIError) -> Int {
@@ -329,10 +385,15 @@ public final class DedogService: Sendable {
         let workers: Int
         let threadsPerWorker: Int
         let kernels: String
+        /// Whether the page may teach this model confirmed photos (`dedog serve --learn-model`).
+        let learning: Bool
+        /// Confirmed photos it remembers.
+        let memorySize: Int
     }
 
     /// `GET /v1/models`: the loaded model: its labels, backbones, thresholds and measured accuracy.
     func models() -> Response {
+        let classifier = self.classifier
         let model = classifier.model
         let info = ModelInfo(
             name: configuration.modelName, file: classifier.modelURL.lastPathComponent,
@@ -345,7 +406,8 @@ public final class DedogService: Sendable {
             },
             thresholds: classifier.decision, training: model.specification.training ?? [:],
             workers: classifier.configuration.workers, threadsPerWorker: classifier.configuration.threadsPerWorker,
-            kernels: classifier.configuration.kernels.rawValue)
+            kernels: classifier.configuration.kernels.rawValue, learning: configuration.learnModel != nil,
+            memorySize: model.specification.memory?.count ?? 0)
         return JSONResponse.make(.ok, ["models": [info]])
     }
 }

@@ -73,7 +73,7 @@ struct AuthMiddleware: RouterMiddleware {
     }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard DedogService.healthPaths.contains(request.uri.path) || authorised(request.headers[.authorization]) else {
+        guard DedogService.isPublic(request.uri.path) || authorised(request.headers[.authorization]) else {
             throw APIError(.unauthorized, code: "unauthorized",
                            message: "this server needs its token: send Authorization: Bearer <token> (the token given to dedog serve --token)",
                            field: "Authorization", headers: [.wwwAuthenticate: #"Bearer realm="dedog""#])

@@ -27,6 +27,11 @@ public struct ServerConfiguration: Sendable {
     public var shutdownTimeout: Duration = .seconds(10)
     /// The model's name in TorchServe's path, `POST /predictions/<name>`.
     public var modelName = "dedog"
+    /// When set, the served model is this file of the user's, and `POST /v1/memory` teaches it confirmed photos
+    /// (`dedog learn`), `DELETE /v1/memory/{fingerprint}` undoes that. Never a bundled model.
+    public var learnModel: URL?
+    /// Quiz files (`dedog quiz make`) the page offers, from `GET /v1/quizzes`.
+    public var quizFolder: URL?
 
     public init() {}
 

@@ -1,0 +1,203 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Synchronization
+import Dedog
+import DedogCatalogue
+import DedogNN
+
+/// What the web page needs beyond predictions: its own files, confirmed photos (learn and undo) and quizzes.
+extension DedogService {
+    // MARK: The page's files
+
+    /// Headers every page file carries: nothing may be loaded from elsewhere (the page works offline and runs
+    /// no one else's code), and browsers revalidate instead of keeping a stale copy after an upgrade.
+    static let pageHeaders: HTTPFields = [
+        HTTPField.Name("Content-Security-Policy")!: "default-src 'self'; img-src 'self' blob: data:; style-src 'self'; "
+            + "script-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+        HTTPField.Name("X-Content-Type-Options")!: "nosniff",
+        HTTPField.Name("Referrer-Policy")!: "no-referrer",
+        .cacheControl: "no-cache",
+    ]
+
+    func asset(_ name: String, _ request: Request) throws(APIError) -> Response {
+        guard let file = web.files[name] else { throw APIError.notFound("the page has no file \"\(name.prefix(100))\"") }
+        var headers = Self.pageHeaders
+        headers[.eTag] = file.etag
+        if request.headers[.ifNoneMatch] == file.etag { return Response(status: .notModified, headers: headers) }
+        headers[.contentType] = file.contentType
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: file.bytes)))
+    }
+
+    // MARK: Confirmed photos
+
+    static let learningOff = APIError(.forbidden, code: "learningOff",
+                                      message: "this server does not learn photos: start dedog serve with --learn-model FILE "
+                                          + "(a model file of your own, e.g. a copy of a bundled one or one from dedog train)")
+
+    struct LearnedAnswer: Encodable {
+        let photo: String
+        let fingerprint: String
+        /// False when the model already knew this photo as this breed.
+        let added: Bool
+        let breed: String
+        let before: ClassificationRecord
+        let after: ClassificationRecord?
+        let memorySize: Int
+    }
+
+    /// `POST /v1/memory`: a form with the photo and `breed` (any name of one of the model's breeds): the served
+    /// model learns it (`dedog learn`) and answers with the new file from then on.
+    func learn(_ request: Request) async throws -> Response {
+        guard let model = configuration.learnModel else { throw Self.learningOff }
+        let language = try Self.language(request)
+        let boundary = try Self.photoBoundary(request)
+        try admit()
+        defer { queue.release() }
+        let received = try await receive(request, boundary: boundary, limit: configuration.maxBodyBytes)
+        guard let breed = received.fields["breed"] ?? request.uri.queryParameters["breed"].map(String.init),
+              !breed.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw APIError(.badRequest, code: "noBreed", message: "say which breed the photo shows: a form field breed (or ?breed=)",
+                           field: "breed")
+        }
+        guard received.photos.count == 1, let photo = received.photos.first else {
+            throw APIError(.badRequest, code: "noPhoto", message: "send exactly one photo to learn (it has \(received.photos.count))",
+                           field: "photo")
+        }
+        let catalogue = self.catalogue
+        let outcome = await queue.run { () -> Result<(Memory.LearnReport, Classifier?), ClassifierError> in
+            self.learning.withLock { _ in
+                Result { () throws(ClassifierError) -> (Memory.LearnReport, Classifier?) in
+                    let report = try Memory.learn([.bytes(photo.bytes, name: photo.name)], breed: breed, model: model,
+                                                  catalogue: catalogue)
+                    guard report.photos.contains(where: \.added) else { return (report, nil) }
+                    return (report, try self.reload(model))
+                }
+            }
+        }
+        let (report, reloaded) = try outcome.get(mapping: photo.name)
+        if let reloaded { current.withLock { $0 = reloaded } }
+        if let failure = report.failed.first {
+            throw APIError.photo(.image(.unreadable(file: failure.photo, reason: failure.message)), field: "photo")
+        }
+        guard let learned = report.photos.first else { throw APIError.notFound("nothing was learned") }
+        let name = catalogue.breed(id: report.label.breed, label: report.label.key)?.name(in: language) ?? report.label.name
+        return JSONResponse.make(.ok, LearnedAnswer(
+            photo: learned.photo, fingerprint: learned.fingerprint, added: learned.added, breed: name,
+            before: ClassificationRecord(file: photo.name, result: learned.before, error: nil, catalogue: catalogue, language: language),
+            after: learned.after.map { ClassificationRecord(file: photo.name, result: $0, error: nil, catalogue: catalogue, language: language) },
+            memorySize: report.memorySize))
+    }
+
+    /// `DELETE /v1/memory/{fingerprint}`: undoes a confirmed photo.
+    func forget(_ fingerprint: String) async throws -> Response {
+        guard let model = configuration.learnModel else { throw Self.learningOff }
+        guard fingerprint.count <= 128, fingerprint.allSatisfy(\.isHexDigit), !fingerprint.isEmpty else {
+            throw APIError(.badRequest, code: "badParameter", message: "a fingerprint is the hex string POST /v1/memory answered",
+                           field: "fingerprint")
+        }
+        try admit()
+        defer { queue.release() }
+        let outcome = await queue.run { () -> Result<(Memory.ForgetReport, Classifier?), ClassifierError> in
+            self.learning.withLock { _ in
+                Result { () throws(ClassifierError) -> (Memory.ForgetReport, Classifier?) in
+                    let report = try Memory.forget(fingerprints: [fingerprint.lowercased()], breed: nil, model: model, catalogue: nil)
+                    return (report, report.removed.isEmpty ? nil : try self.reload(model))
+                }
+            }
+        }
+        let (report, reloaded) = try outcome.get(mapping: "fingerprint")
+        guard let reloaded else { throw APIError.notFound("the model remembers no photo with the fingerprint \(fingerprint)") }
+        current.withLock { $0 = reloaded }
+        return JSONResponse.make(.ok, MemoryList(entries: report.removed, memorySize: report.memorySize))
+    }
+
+    struct MemoryList: Encodable {
+        let entries: [MemoryEntry]
+        let memorySize: Int
+    }
+
+    /// `GET /v1/memory`: the confirmed photos the served model remembers, oldest first.
+    func memory() throws(APIError) -> Response {
+        guard configuration.learnModel != nil else { throw Self.learningOff }
+        let entries = classifier.model.specification.memory ?? []
+        return JSONResponse.make(.ok, MemoryList(entries: entries, memorySize: entries.count))
+    }
+
+    /// The model file as now written, with the served configuration.
+    private func reload(_ model: URL) throws(ClassifierError) -> Classifier {
+        try Classifier(modelURL: model, configuration: classifier.configuration)
+    }
+
+    // MARK: Quizzes
+
+    struct QuizListing: Encodable, Sendable {
+        let name: String
+        let title: String
+        let questions: Int
+        let model: String
+        let created: String
+        /// Where it is read from (not sent).
+        let url: URL?
+
+        enum CodingKeys: String, CodingKey { case name, title, questions, model, created }
+    }
+
+    /// The quiz files of `folder` (`*.json`, not recursive) that load, and why the others do not.
+    static func listQuizzes(_ folder: URL?) -> ([String: QuizListing], [(file: String, reason: String)]) {
+        guard let folder else { return ([:], []) }
+        var found: [String: QuizListing] = [:], refused: [(String, String)] = []
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        for file in names.sorted() where file.lowercased().hasSuffix(".json") {
+            let url = folder.appendingPathComponent(file)
+            do throws(ClassifierError) {
+                let quiz = try Quiz.load(url)
+                let name = String(file.dropLast(5))
+                found[name] = QuizListing(name: name, title: quiz.title, questions: quiz.questions.count, model: quiz.model,
+                                          created: quiz.created, url: url)
+            } catch {
+                refused.append((file, error.description))
+            }
+        }
+        return (found, refused)
+    }
+
+    /// `GET /v1/quizzes`: the quizzes of `dedog serve --quizzes DIR`.
+    func quizList() -> Response {
+        JSONResponse.make(.ok, ["quizzes": quizzes.values.sorted { $0.name < $1.name }])
+    }
+
+    /// `GET /v1/quizzes/{name}`: one of them, read and validated again (the file may have changed).
+    func quiz(named name: String) async throws -> Response {
+        guard let listing = quizzes[name], let url = listing.url else {
+            throw APIError.notFound("no quiz is called \"\(name.prefix(100))\" here" + (quizzes.isEmpty ? " (dedog serve --quizzes DIR offers them)" : ""))
+        }
+        try admit()
+        defer { queue.release() }
+        let data = try await queue.run { () -> Result<Data, ClassifierError> in
+            Result { () throws(ClassifierError) -> Data in try Quiz.load(url).encoded() }
+        }.get(mapping: name)
+        return JSONResponse.make(.ok, data: data)
+    }
+
+    /// `POST /v1/quizzes/check`: a quiz file the user chose, validated as a file on disk is; answers it back.
+    func checkQuiz(_ request: Request) async throws -> Response {
+        try admit()
+        defer { queue.release() }
+        let body = try await collect(request, limit: min(configuration.maxBodyBytes, Quiz.Limits.fileBytes))
+        let data = try await queue.run { () -> Result<Data, ClassifierError> in
+            Result { () throws(ClassifierError) -> Data in try Quiz.decode(Data(body), name: "the quiz").encoded() }
+        }.get(mapping: "body")
+        return JSONResponse.make(.ok, data: data)
+    }
+}
+
+extension Result where Failure == ClassifierError {
+    /// The value, or the API's error for the failure (`field`: what the client should change).
+    func get(mapping field: String) throws(APIError) -> Success {
+        switch self {
+        case let .success(value): return value
+        case let .failure(error): throw APIError.photo(error, field: field)
+        }
+    }
+}
