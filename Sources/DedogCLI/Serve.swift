@@ -10,9 +10,13 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Answer breed questions over HTTP: one loaded model for photo managers, scripts and the web page.",
         discussion: """
-            Keeps the model loaded and classifies photos sent to it, several at once. The API follows what model \
-            servers already speak (TorchServe's path, Hugging Face's label/score, Kubernetes' health routes); \
-            GET /openapi.json describes every route.
+            Keeps the model loaded and classifies photos sent to it, several at once. Open http://127.0.0.1:8080/ \
+            in a browser (a phone on the home network with --host 0.0.0.0) for dedog's page: identify a photo or \
+            the camera's, the breed catalogue, the breed quiz (quizzes from dedog quiz make with --quizzes DIR), \
+            and "this is my dog" to teach your own model (--learn-model FILE). The page needs no internet.
+
+            The API follows what model servers already speak (TorchServe's path, Hugging Face's label/score, \
+            Kubernetes' health routes); GET /openapi.json describes every route.
 
               curl --data-binary @rex.jpg http://127.0.0.1:8080/predictions/dedog
               curl -F data=@rex.jpg -F data=@bella.heic 127.0.0.1:8080/predictions/dedog
@@ -21,7 +25,8 @@ struct Serve: AsyncParsableCommand {
 
             It listens on 127.0.0.1 (this machine only) unless told otherwise. Another address (--host 0.0.0.0 for \
             the home network) needs --token, which every call but the health checks must then send as \
-            "Authorization: Bearer TOKEN", or an explicit --no-auth. Photos are never stored.
+            "Authorization: Bearer TOKEN", or an explicit --no-auth (the page asks for the token once and keeps it \
+            in the browser). Photos are not stored; only a photo confirmed on the page is learnt into --learn-model.
 
             Limits: a body over --max-body gets 413, a photo over --max-megapixels 413, a damaged photo 422, something \
             that is no photo 415; when --workers photos are being classified and --queue more are waiting, further \

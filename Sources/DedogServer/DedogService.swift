@@ -310,15 +310,18 @@ public final class DedogService: Sendable {
         let breed: Breed
         let recognised: Bool
         let displayName: String
+        /// The breed's words in the language asked for.
+        let text: LocalizedBreed
         let sources: [Source]?
 
-        enum Keys: String, CodingKey { case recognised, displayName, sourceDetails }
+        enum Keys: String, CodingKey { case recognised, displayName, text, sourceDetails }
 
         func encode(to encoder: Encoder) throws {
             try breed.encode(to: encoder)
             var c = encoder.container(keyedBy: Keys.self)
             try c.encode(recognised, forKey: .recognised)
             try c.encode(displayName, forKey: .displayName)
+            try c.encode(text, forKey: .text)
             if let sources { try c.encode(sources, forKey: .sourceDetails) }
         }
     }
@@ -346,7 +349,10 @@ public final class DedogService: Sendable {
             list = catalogue.list(language: language)
         }
         if onlyRecognised { list = list.filter { recognised.contains($0.id) } }
-        let entries = list.map { BreedEntry(breed: $0, recognised: recognised.contains($0.id), displayName: $0.name(in: language), sources: nil) }
+        let entries = list.map {
+            BreedEntry(breed: $0, recognised: recognised.contains($0.id), displayName: $0.name(in: language),
+                       text: catalogue.localized($0, in: language), sources: nil)
+        }
         return JSONResponse.make(.ok, ["breeds": entries])
     }
 
@@ -361,7 +367,7 @@ public final class DedogService: Sendable {
         let used = Set(breed.sources.map(\.source))
         return JSONResponse.make(.ok, BreedEntry(breed: breed, recognised: recognised.contains(breed.id),
                                                  displayName: breed.name(in: language),
-                                                 sources: catalogue.sources.filter { used.contains($0.id) }))
+                                                 text: catalogue.localized(breed, in: language), sources: catalogue.sources.filter { used.contains($0.id) }))
     }
 
     struct ModelInfo: Encodable {

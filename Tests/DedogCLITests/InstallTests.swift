@@ -17,7 +17,7 @@ import DedogTestSupport
         #expect(installed.status == 0, "\(installed.output)")
 
         let expected = ["bin/dedog", "share/dedog/breeds.json", "share/dedog/openapi.json", "share/dedog/dedog-breeds.safetensors",
-                        "share/dedog/dedog-breeds-fast.safetensors", "share/dedog/efficientnet-lite0-imagenet.safetensors",
+                        "share/dedog/dedog-breeds-fast.safetensors", "share/dedog/efficientnet-lite0-imagenet.safetensors", "share/dedog/web/index.html", "share/dedog/web/app.js",
                         "share/man/man1/dedog.1", "share/bash-completion/completions/dedog",
                         "share/zsh/site-functions/_dedog", "share/fish/vendor_completions.d/dedog.fish"]
         for file in expected {

@@ -11,7 +11,7 @@ final class ServerProcess {
 
     init(_ arguments: [String]) throws {
         log = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-serve-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         process.executableURL = Self.binary
         process.arguments = ["serve", "--port", "0"] + arguments
         process.currentDirectoryURL = SharedData.packageRoot
@@ -150,7 +150,7 @@ final class ServerProcess {
         #expect(slow?.errorCode == "requestTimeout")
         // Headers that never end: the connection is closed after the idle timeout.
         let slowHeaders = try server.connection()
-        slowHeaders.send("GET /ping HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+        _ = slowHeaders.send("GET /ping HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
         #expect(slowHeaders.isClosedByServer(within: 10))
         // Not HTTP at all (a TLS hello).
         let tls = try server.connection()

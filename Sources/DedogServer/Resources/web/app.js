@@ -1,0 +1,66 @@
+// dedog's page: the shell (navigation, language, token), a hash router, and what the screens share.
+import { api, whenUnauthorized } from "./api.js";
+import { t, lang, setLang } from "./i18n.js";
+import { h, show, errorCard } from "./dom.js";
+import { renderIdentify } from "./identify.js";
+import { renderBreeds, renderBreed } from "./breeds.js";
+import { renderQuiz } from "./quiz.js";
+import { renderAbout, tokenForm } from "./about.js";
+
+/** What the server said of its model (GET /v1/models), once loaded. */
+export const serverInfo = { model: null };
+
+export async function loadServerInfo(again = false) {
+  if (!serverInfo.model || again) serverInfo.model = (await api.models()).models[0];
+  return serverInfo;
+}
+
+const breedCache = {};
+/** The breeds the served model names, with names in the page's language (for the confirm list). */
+export async function recognisedBreeds() {
+  const l = lang();
+  breedCache[l] ??= api.breeds("", true).then((r) => r.breeds);
+  return breedCache[l];
+}
+
+function route() {
+  const hash = location.hash.replace(/^#\/?/, "");
+  const [path, search = ""] = hash.split("?");
+  const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
+  const query = new URLSearchParams(search);
+  const name = parts[0] || "identify";
+  for (const a of document.querySelectorAll("#nav a")) {
+    if (a.dataset.route === name) a.setAttribute("aria-current", "page"); else a.removeAttribute("aria-current");
+  }
+  document.title = `dedog — ${t({ identify: "navIdentify", breeds: "navBreeds", quiz: "navQuiz", about: "navAbout" }[name] ?? "navIdentify")}`;
+  switch (name) {
+    case "breeds": return parts[1] ? renderBreed(parts[1]) : renderBreeds(query);
+    case "quiz": return renderQuiz();
+    case "about": return renderAbout();
+    default: return renderIdentify();
+  }
+}
+
+function translateShell() {
+  document.documentElement.lang = lang();
+  for (const el of document.querySelectorAll("[data-t]")) el.textContent = t(el.dataset.t);
+  document.getElementById("skip").textContent = t("skip");
+  const button = document.getElementById("language");
+  button.textContent = t("switchTo");
+  button.lang = lang() === "cs" ? "en" : "cs";
+  button.setAttribute("aria-label", t("switchLabel"));
+}
+
+whenUnauthorized(() => {
+  if (document.getElementById("token-form")) return;
+  show([h("h1", {}, t("tokenTitle")), errorCard({ code: "unauthorized", status: 401 }), tokenForm()]);
+});
+
+document.getElementById("language").addEventListener("click", () => {
+  setLang(lang() === "cs" ? "en" : "cs");
+  translateShell();
+  route();
+});
+window.addEventListener("hashchange", route);
+translateShell();
+loadServerInfo().catch(() => {}).finally(route);

@@ -1,0 +1,57 @@
+// Small DOM helpers. Text always goes in as text (never as HTML): quiz files and file names come from strangers.
+import { t } from "./i18n.js";
+
+/** h("p", {class: "x"}, "text", child…): an element with attributes (on* keys become listeners) and children. */
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key.startsWith("on")) el.addEventListener(key.slice(2).toLowerCase(), value);
+    else if (key === "text") el.textContent = value;
+    else el.setAttribute(key, value === true ? "" : String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : String(child));
+  }
+  return el;
+}
+
+/** The view's content replaced by `nodes`; focus moves to its heading so screen readers announce the screen. */
+export function show(nodes, { focus = true } = {}) {
+  const view = document.getElementById("view");
+  view.replaceChildren(...[nodes].flat());
+  if (focus) {
+    const heading = view.querySelector("h1");
+    if (heading) { heading.tabIndex = -1; heading.focus({ preventScroll: false }); }
+  }
+}
+
+/** A message for an ApiError (or anything thrown) in the user's language, by the API's error code. */
+export function errorText(error) {
+  const key = `err_${error?.code}`;
+  const text = t(key);
+  return text !== key ? text : t("err_other", { status: error?.status ?? "?" });
+}
+
+/** A card that says what went wrong. */
+export function errorCard(error) {
+  return h("div", { class: "card error", role: "alert" }, h("strong", {}, t("errorTitle")), h("p", { class: "message" }, errorText(error)));
+}
+
+/** A breed's size, weight, life span line from the catalogue details of a prediction. */
+export function summary(details) {
+  if (!details) return "";
+  const parts = [];
+  if (details.size) parts.push(t(`size_${details.size}`));
+  if (details.weight) parts.push(range(details.weight));
+  if (details.lifeSpan) parts.push(range(details.lifeSpan));
+  return parts.join(" · ");
+}
+
+/** {min, max, unit} → "10–15 years" / "10–15 let". */
+export function range(r) {
+  const nf = new Intl.NumberFormat(document.documentElement.lang || "en", { maximumFractionDigits: 1 });
+  const unit = r.unit === "years" ? t("years") : r.unit;
+  return (r.min === r.max ? nf.format(r.min) : `${nf.format(r.min)}–${nf.format(r.max)}`) + ` ${unit}`;
+}

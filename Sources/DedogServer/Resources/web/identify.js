@@ -1,0 +1,182 @@
+// Identify: a photo in (file, camera, drop, paste), the verdict and the top breeds out; confirm and undo when the
+// server learns; the photos of this visit, kept in this tab only.
+import { api } from "./api.js";
+import { h, show, errorCard, summary } from "./dom.js";
+import { t, percent, lang } from "./i18n.js";
+import { serverInfo, recognisedBreeds } from "./app.js";
+
+/** This visit's photos: {id, file, name, url, record, error}. Memory only: nothing is written to storage. */
+const visits = [];
+let shownId = null;
+let nextId = 1;
+
+export function renderIdentify() {
+  const status = h("div", { id: "status", class: "status", role: "status", "aria-live": "polite" });
+  const result = h("section", { id: "result", "aria-live": "polite", "aria-atomic": "true", "aria-label": t("topBreeds") });
+  const chooser = (capture, text, id) => h("label", { class: "button file-button" + (capture ? " primary" : ""), for: id }, text,
+    h("input", { type: "file", id, accept: "image/*,.heic,.heif,.avif,.webp", capture: capture ? "environment" : null, onchange: (e) => {
+      const file = e.target.files?.[0];
+      e.target.value = "";
+      if (file) identify(file);
+    } }));
+  const drop = h("div", { class: "drop", id: "drop" },
+    h("div", { class: "buttons" }, chooser(true, t("takePhoto"), "camera"), chooser(false, t("choosePhoto"), "photo")),
+    h("p", { class: "hint" }, t("dropHere")));
+  drop.addEventListener("dragover", (e) => { e.preventDefault(); drop.classList.add("over"); });
+  drop.addEventListener("dragleave", () => drop.classList.remove("over"));
+  drop.addEventListener("drop", (e) => {
+    e.preventDefault();
+    drop.classList.remove("over");
+    const file = [...(e.dataTransfer?.files || [])][0];
+    if (file) identify(file);
+  });
+  show([
+    h("h1", {}, t("identifyTitle")),
+    h("p", { class: "muted" }, t("identifyIntro")),
+    drop, status, result,
+    h("section", { "aria-labelledby": "visit-title" },
+      h("h2", { id: "visit-title" }, t("visitTitle")),
+      h("p", { class: "hint" }, t("visitNote")),
+      h("ul", { class: "visit", id: "visit" })),
+  ]);
+  renderVisits();
+  const shown = visits.find((v) => v.id === shownId);
+  if (shown) renderResult(shown);
+}
+
+/** Photos pasted anywhere on the identify screen. */
+document.addEventListener("paste", (e) => {
+  if (!document.getElementById("drop")) return;
+  const file = [...(e.clipboardData?.files || [])].find((f) => f.type.startsWith("image/")) || e.clipboardData?.files?.[0];
+  if (file) { e.preventDefault(); identify(file); }
+});
+
+export async function identify(file) {
+  const started = performance.now();
+  const visit = { id: nextId++, file, name: file.name || "photo", url: URL.createObjectURL(file), record: null, error: null };
+  const status = document.getElementById("status");
+  if (status) status.textContent = t("working", { file: visit.name });
+  document.body.dataset.busy = "true";
+  const apiStarted = performance.now();
+  try {
+    visit.record = await api.predict(file);
+  } catch (error) {
+    visit.error = error;
+  }
+  const apiMs = performance.now() - apiStarted;
+  visits.unshift(visit);
+  shownId = visit.id;
+  if (status) status.textContent = "";
+  renderResult(visit);
+  renderVisits();
+  // The result is on screen once the browser has painted it: the page's time, photo chosen to answer seen.
+  await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+  document.body.dataset.resultMs = String(performance.now() - started);
+  document.body.dataset.apiMs = String(apiMs);
+  document.body.dataset.busy = "false";
+}
+
+function verdictText(record) {
+  const [first, second] = record.breeds;
+  switch (record.verdict) {
+    case "noDog": return t("verdictNoDog");
+    case "otherBreed": return t("verdictOtherBreed", { count: serverInfo.model?.labels?.length ?? "" });
+    case "unsure": return second ? t("verdictUnsure", { breed: breedName(first), second: breedName(second) })
+      : t("verdictUnsureOne", { breed: breedName(first) });
+    default: return t("verdictDog", { breed: breedName(first), pct: percent(first.probability) });
+  }
+}
+
+function renderResult(visit) {
+  const result = document.getElementById("result");
+  if (!result) return;
+  const photo = h("img", { class: "photo", src: visit.url, alt: t("yourPhoto", { file: visit.name }) });
+  photo.addEventListener("error", () => photo.replaceWith(h("p", { class: "hint" }, t("noPreview"))));
+  if (visit.error) {
+    result.className = "result";
+    result.replaceChildren(errorCard(visit.error));
+    return;
+  }
+  const record = visit.record;
+  const parts = [h("p", { class: `verdict ${record.verdict}`, id: "verdict" }, verdictText(record))];
+  if (record.verdict !== "noDog") {
+    parts.push(h("h2", {}, t("topBreeds")));
+    parts.push(h("ol", { class: "bars", id: "bars" }, record.breeds.map((b) => {
+      const fill = h("span", {});
+      fill.style.width = `${Math.max(0.5, b.probability * 100).toFixed(1)}%`;
+      const id = b.breed?.id;
+      return h("li", {},
+        id ? h("a", { href: `#/breeds/${encodeURIComponent(id)}` }, breedName(b)) : h("span", {}, breedName(b)),
+        h("span", { class: "pct", "aria-label": `${t("probability")} ${percent(b.probability)}` }, percent(b.probability)),
+        h("div", { class: "bar", "aria-hidden": "true" }, fill),
+        b.breed ? h("span", { class: "summary" }, summary(b.breed)) : null);
+    })));
+    if (serverInfo.model?.learning) parts.push(confirmCard(visit));
+  }
+  result.className = "result with-photo";
+  result.replaceChildren(h("div", {}, photo), h("div", { "aria-label": t("verdictFor", { file: visit.name }) }, parts));
+}
+
+function confirmCard(visit) {
+  const select = h("select", { id: "confirm-breed" });
+  const note = h("p", { class: "confirm-note", role: "status" });
+  const button = h("button", { type: "button", class: "primary", id: "confirm" }, t("confirmButton"));
+  const card = h("section", { class: "card", "aria-labelledby": "confirm-title" },
+    h("h2", { id: "confirm-title" }, t("confirmTitle")),
+    h("p", { class: "hint" }, t("confirmIntro")),
+    h("div", { class: "row" }, h("div", {}, h("label", { for: "confirm-breed" }, t("confirmBreed")), select), button),
+    note);
+  recognisedBreeds().then((breeds) => {
+    const top = visit.record.breeds.map((b) => b.breed?.id).filter(Boolean);
+    const ordered = [...top.map((id) => breeds.find((b) => b.id === id)).filter(Boolean),
+      ...breeds.filter((b) => !top.includes(b.id))];
+    select.replaceChildren(...ordered.map((b) => h("option", { value: b.id }, b.displayName)));
+  }).catch(() => {});
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    try {
+      const answer = await api.learn(visit.file, select.value);
+      const undo = h("button", { type: "button", id: "undo" }, t("undo"));
+      note.replaceChildren(answer.added ? t("confirmDone", { breed: answer.breed, count: answer.memorySize })
+        : t("confirmAlready", { breed: answer.breed }), " ", undo);
+      undo.addEventListener("click", async () => {
+        undo.disabled = true;
+        try {
+          await api.forget(answer.fingerprint);
+          note.replaceChildren(t("undone"));
+        } catch (error) {
+          note.replaceChildren(errorCard(error));
+        }
+        button.disabled = false;
+        button.focus();
+      });
+      undo.focus();
+    } catch (error) {
+      note.replaceChildren(errorCard(error));
+      button.disabled = false;
+    }
+  });
+  return card;
+}
+
+function renderVisits() {
+  const list = document.getElementById("visit");
+  if (!list) return;
+  if (!visits.length) { list.replaceChildren(h("li", { class: "muted" }, t("visitEmpty"))); return; }
+  list.replaceChildren(...visits.map((v) => {
+    const thumb = h("img", { src: v.url, alt: "" });
+    thumb.addEventListener("error", () => thumb.remove());
+    const answer = v.error ? t("errorTitle") : v.record.verdict === "noDog" ? t("verdictNoDog") : `${breedName(v.record.breeds[0])} ${percent(v.record.breeds[0]?.probability ?? 0)}`;
+    return h("li", {}, h("button", { type: "button", "aria-label": t("showAgain", { file: v.name }), onclick: () => {
+      shownId = v.id;
+      renderResult(v);
+      document.getElementById("result")?.scrollIntoView({ block: "nearest" });
+    } }, thumb, h("span", {}, h("strong", {}, v.name), h("br"), answer)));
+  }));
+}
+
+/** A predicted breed's name in the page's language now (the answer carries both catalogue names). */
+function breedName(b) {
+  if (!b) return "";
+  return (lang() === "cs" ? b.breed?.name?.cs : b.breed?.name?.en) || b.breed?.name?.en || b.label;
+}

@@ -1,0 +1,154 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+import Dedog
+import DedogCatalogue
+import DedogServer
+import DedogTestSupport
+
+/// The routes behind the web page: its files, confirmed photos with undo, and quizzes.
+extension RouterTests {
+    // MARK: The page's files
+
+    @Test func pageFilesCarryTheirTypeSecurityHeadersAndValidator() async throws {
+        let page = try await request("/")
+        #expect(page.status == .ok)
+        #expect(page.headers[.contentType] == "text/html; charset=utf-8")
+        #expect(page.text.contains("<html lang="))
+        let policy = page.headers[HTTPField.Name("Content-Security-Policy")!] ?? ""
+        #expect(policy.contains("default-src 'self'") && policy.contains("frame-ancestors 'none'"), "\(policy)")
+        #expect(page.headers[HTTPField.Name("X-Content-Type-Options")!] == "nosniff")
+        let etag = try #require(page.headers[.eTag])
+        let again = try await request("/", headers: [.ifNoneMatch: etag])
+        #expect(again.status == .notModified)
+        #expect(again.body.readableBytes == 0)
+        #expect(try await request("/web/style.css").headers[.contentType] == "text/css; charset=utf-8")
+        #expect(try await request("/web/app.js").headers[.contentType] == "text/javascript; charset=utf-8")
+        for missing in ["/web/nope.js", "/web/..%2Fopenapi.json", "/web/%2E%2E"] {
+            let response = try await request(missing)
+            #expect(response.status == .notFound, "\(missing)")
+            #expect(response.error.code == "notFound")
+        }
+        // What the OpenAPI test takes for "not routed".
+        let unrouted = try await request("/nope")
+        let message = (unrouted.object["error"] as? [String: Any])?["message"] as? String
+        #expect(message?.hasPrefix("no such route") == true)
+    }
+
+    /// Every file the page names (scripts, styles, icons, module imports) is one the server has, nothing is
+    /// fetched from elsewhere, and the page's own JavaScript and CSS stay under 100 kB.
+    @Test func thePageIsWholeLocalAndLight() throws {
+        let web = try WebAssets.load(from: [SharedData.packageRoot.appendingPathComponent("Sources/DedogServer/Resources/web")])
+        var named: Set<String> = []
+        let reference = /(?:src|href)="([^"#][^"]*)"|from "([^"]+)"|import\("([^"]+)"\)|url\(([^)]+)\)/
+        for (name, asset) in web.files where name.hasSuffix(".html") || name.hasSuffix(".js") || name.hasSuffix(".css") {
+            let text = String(decoding: asset.bytes, as: UTF8.self)
+            for match in text.matches(of: reference) {
+                let target = String(match.output.1 ?? match.output.2 ?? match.output.3 ?? match.output.4 ?? "")
+                #expect(!target.contains("//"), "\(name) loads \(target) from elsewhere")
+                named.insert(target.replacingOccurrences(of: "/web/", with: "").replacingOccurrences(of: "./", with: ""))
+            }
+        }
+        #expect(!named.isEmpty)
+        for file in named {
+            #expect(web.files[file] != nil, "the page names \(file), which the server does not have")
+        }
+        let size = web.files.filter { $0.key.hasSuffix(".js") || $0.key.hasSuffix(".css") }.map(\.value.bytes.count).reduce(0, +)
+        #expect(size < 100_000, "the page's JS and CSS are \(size) bytes")
+    }
+
+    // MARK: Confirmed photos
+
+    @Test func learningIsOffUnlessTheServerHasAModelOfTheUsers() async throws {
+        for (method, uri) in [(HTTPRequest.Method.get, "/v1/memory"), (.post, "/v1/memory"), (.delete, "/v1/memory/00ff")] {
+            let response = try await request(uri, method: method)
+            #expect(response.status == .forbidden, "\(method) \(uri)")
+            #expect(response.error.code == "learningOff")
+        }
+        #expect((try await request("/v1/models").object["models"] as? [[String: Any]])?.first?["learning"] as? Bool == false)
+    }
+
+    /// A confirmed photo goes into the user's model (which the server then answers with), and undo takes it out.
+    @Test func confirmAPhotoThenUndo() async throws {
+        let model = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-learn-\(UUID().uuidString).safetensors")
+        try FileManager.default.copyItem(at: Fixture.fast, to: model)
+        defer { try? FileManager.default.removeItem(at: model) }
+        let service = try Fixture.service({ $0.learnModel = model })
+        let form = [("photo", "rex.jpg", "image/jpeg", Fixture.photo("beagle.jpg")),
+                    ("breed", nil, "text/plain", Array("bígl".utf8))]
+        let formType: HTTPFields = [.contentType: "multipart/form-data; boundary=dedog-test-boundary"]
+
+        #expect((try await request("/v1/memory", service: service).object["entries"] as? [Any])?.isEmpty == true)
+        let learned = try await request("/v1/memory?lang=cs", method: .post, headers: formType,
+                                        body: RawRequest.multipart(form.map { ($0.0, $0.1, $0.2, $0.3) }), service: service)
+        #expect(learned.status == .ok, "\(learned.text)")
+        #expect(learned.object["breed"] as? String == "bígl")
+        #expect(learned.object["added"] as? Bool == true)
+        #expect(learned.object["memorySize"] as? Int == 1)
+        let fingerprint = try #require(learned.object["fingerprint"] as? String)
+        let models = try await request("/v1/models", service: service).object["models"] as? [[String: Any]]
+        #expect(models?.first?["memorySize"] as? Int == 1)
+        #expect(models?.first?["learning"] as? Bool == true)
+        let listed = try await request("/v1/memory", service: service).object["entries"] as? [[String: Any]] ?? []
+        #expect(listed.count == 1)
+
+        // The same photo again adds nothing.
+        let twice = try await request("/v1/memory", method: .post, headers: formType,
+                                      body: RawRequest.multipart(form.map { ($0.0, $0.1, $0.2, $0.3) }), service: service)
+        #expect(twice.object["added"] as? Bool == false)
+        #expect(twice.object["memorySize"] as? Int == 1)
+
+        let undone = try await request("/v1/memory/\(fingerprint)", method: .delete, service: service)
+        #expect(undone.status == .ok, "\(undone.text)")
+        #expect(undone.object["memorySize"] as? Int == 0)
+        #expect((try await request("/v1/memory", service: service).object["entries"] as? [Any])?.isEmpty == true)
+        let gone = try await request("/v1/memory/\(fingerprint)", method: .delete, service: service)
+        #expect(gone.status == .notFound)
+        let bad = try await request("/v1/memory/not-hex", method: .delete, service: service)
+        #expect(bad.status == .badRequest)
+        #expect(bad.error.field == "fingerprint")
+
+        let noBreed = try await request("/v1/memory", method: .post, body: Fixture.photo("beagle.jpg"), service: service)
+        #expect(noBreed.status == .badRequest)
+        #expect(noBreed.error.field == "breed")
+        let unknown = try await request("/v1/memory?breed=unicorn", method: .post, body: Fixture.photo("beagle.jpg"), service: service)
+        #expect(unknown.status == .unprocessableContent)
+        #expect(unknown.error.field == "breed")
+    }
+
+    // MARK: Quizzes
+
+    @Test func quizzesFromTheFolderAndFromTheUser() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-quizzes-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let photos = try QuizFixture.make()
+        defer { try? FileManager.default.removeItem(at: photos) }
+        let made = try QuizMaker.make(folder: photos.path, classifier: Classifier(model: Fixture.model, modelURL: Fixture.fast),
+                                      catalogue: Fixture.catalogue, title: "Psi")
+        let file = try made.quiz.encoded()
+        try file.write(to: folder.appendingPathComponent("dogs.json"))
+        try Data("{\"format\":\"dedog-quiz\",\"version\":1}".utf8).write(to: folder.appendingPathComponent("broken.json"))
+        let service = try Fixture.service({ $0.quizFolder = folder })
+        #expect(service.refusedQuizzes.map(\.file) == ["broken.json"])
+
+        let list = try await request("/v1/quizzes", service: service).object["quizzes"] as? [[String: Any]] ?? []
+        #expect(list.map { $0["name"] as? String } == ["dogs"])
+        #expect(list.first?["title"] as? String == "Psi")
+        #expect(list.first?["questions"] as? Int == made.quiz.questions.count)
+        let one = try await request("/v1/quizzes/dogs", service: service)
+        #expect(try Quiz.decode(Data(one.body.readableBytesView), name: "answer") == made.quiz)
+        #expect(try await request("/v1/quizzes/broken", service: service).status == .notFound)
+
+        let checked = try await request("/v1/quizzes/check", method: .post, body: [UInt8](file))
+        #expect(checked.status == .ok)
+        #expect(try Quiz.decode(Data(checked.body.readableBytesView), name: "answer") == made.quiz)
+        var hostile = made.quiz
+        hostile.questions[0].photo = Data(Fixture.photo("beagle.jpg").prefix(500)).base64EncodedString()
+        let refused = try await request("/v1/quizzes/check", method: .post, body: [UInt8](try JSONEncoder().encode(hostile)))
+        #expect(refused.status == .unprocessableContent)
+        #expect(refused.error.code == "badQuiz")
+    }
+}
