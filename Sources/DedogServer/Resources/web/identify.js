@@ -54,6 +54,10 @@ document.addEventListener("paste", (e) => {
 export async function identify(file) {
   const started = performance.now();
   const visit = { id: nextId++, file, name: file.name || "photo", url: URL.createObjectURL(file), record: null, error: null };
+  // The browser decodes the photo while the server classifies it, so showing the answer waits for neither.
+  const preview = new Image();
+  preview.src = visit.url;
+  preview.decode().catch(() => {});
   const status = document.getElementById("status");
   if (status) status.textContent = t("working", { file: visit.name });
   document.body.dataset.busy = "true";
@@ -68,7 +72,10 @@ export async function identify(file) {
   shownId = visit.id;
   if (status) status.textContent = "";
   renderResult(visit);
-  renderVisits();
+  addVisit(visit);
+  // On a phone the chooser fills the screen: bring the answer into view.
+  const result = document.getElementById("result");
+  if (result && result.getBoundingClientRect().top > window.innerHeight * 0.6) result.scrollIntoView({ block: "start" });
   // The result is on screen once the browser has painted it: the page's time, photo chosen to answer seen.
   await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
   document.body.dataset.resultMs = String(performance.now() - started);
@@ -90,7 +97,7 @@ function verdictText(record) {
 function renderResult(visit) {
   const result = document.getElementById("result");
   if (!result) return;
-  const photo = h("img", { class: "photo", src: visit.url, alt: t("yourPhoto", { file: visit.name }) });
+  const photo = h("img", { class: "photo", src: visit.url, decoding: "async", alt: t("yourPhoto", { file: visit.name }) });
   photo.addEventListener("error", () => photo.replaceWith(h("p", { class: "hint" }, t("noPreview"))));
   if (visit.error) {
     result.className = "result";
@@ -126,11 +133,15 @@ function confirmCard(visit) {
     h("p", { class: "hint" }, t("confirmIntro")),
     h("div", { class: "row" }, h("div", {}, h("label", { for: "confirm-breed" }, t("confirmBreed")), select), button),
     note);
+  // The model's own top breeds at once; every breed it knows once they have arrived.
+  const top = visit.record.breeds.map((b) => b.breed?.id).filter(Boolean);
+  select.replaceChildren(...visit.record.breeds.filter((b) => b.breed?.id).map((b) => h("option", { value: b.breed.id }, breedName(b))));
   recognisedBreeds().then((breeds) => {
-    const top = visit.record.breeds.map((b) => b.breed?.id).filter(Boolean);
+    const chosen = select.value;
     const ordered = [...top.map((id) => breeds.find((b) => b.id === id)).filter(Boolean),
       ...breeds.filter((b) => !top.includes(b.id))];
     select.replaceChildren(...ordered.map((b) => h("option", { value: b.id }, b.displayName)));
+    if (chosen) select.value = chosen;
   }).catch(() => {});
   button.addEventListener("click", async () => {
     button.disabled = true;
@@ -163,16 +174,26 @@ function renderVisits() {
   const list = document.getElementById("visit");
   if (!list) return;
   if (!visits.length) { list.replaceChildren(h("li", { class: "muted" }, t("visitEmpty"))); return; }
-  list.replaceChildren(...visits.map((v) => {
-    const thumb = h("img", { src: v.url, alt: "" });
-    thumb.addEventListener("error", () => thumb.remove());
-    const answer = v.error ? t("errorTitle") : v.record.verdict === "noDog" ? t("verdictNoDog") : `${breedName(v.record.breeds[0])} ${percent(v.record.breeds[0]?.probability ?? 0)}`;
-    return h("li", {}, h("button", { type: "button", "aria-label": t("showAgain", { file: v.name }), onclick: () => {
-      shownId = v.id;
-      renderResult(v);
-      document.getElementById("result")?.scrollIntoView({ block: "nearest" });
-    } }, thumb, h("span", {}, h("strong", {}, v.name), h("br"), answer)));
-  }));
+  list.replaceChildren(...visits.map(visitItem));
+}
+
+/** The newest photo at the top of the visit list (the others stay as they are). */
+function addVisit(visit) {
+  const list = document.getElementById("visit");
+  if (!list) return;
+  if (visits.length === 1) list.replaceChildren();
+  list.prepend(visitItem(visit));
+}
+
+function visitItem(v) {
+  const thumb = h("img", { src: v.url, alt: "", decoding: "async" });
+  thumb.addEventListener("error", () => thumb.remove());
+  const answer = v.error ? t("errorTitle") : v.record.verdict === "noDog" ? t("verdictNoDog") : `${breedName(v.record.breeds[0])} ${percent(v.record.breeds[0]?.probability ?? 0)}`;
+  return h("li", {}, h("button", { type: "button", "aria-label": t("showAgain", { file: v.name }), onclick: () => {
+    shownId = v.id;
+    renderResult(v);
+    document.getElementById("result")?.scrollIntoView({ block: "nearest" });
+  } }, thumb, h("span", {}, h("strong", {}, v.name), h("br"), answer)));
 }
 
 /** A predicted breed's name in the page's language now (the answer carries both catalogue names). */

@@ -65,7 +65,7 @@ export async function renderQuizList() {
 }
 
 function start(quiz, seconds, questions = quiz.questions) {
-  game = { quiz, seconds, questions: shuffled(questions), index: 0, score: 0, missed: [] };
+  game = { quiz, seconds, questions: shuffled(questions), index: 0, score: 0, missed: [], finished: false };
   ask();
 }
 
@@ -74,16 +74,25 @@ function stopTimer() {
   timer = null;
 }
 
+/**
+ * Shows the current question. A question already answered (the language was switched) is shown answered, with
+ * the same answer order; the clock goes on from where it was.
+ */
 function ask() {
   stopTimer();
   const q = game.questions[game.index];
-  const options = shuffled([q.right, ...q.wrong]);
+  if (game.shownIndex !== game.index) {
+    game.shownIndex = game.index;
+    game.options = shuffled([q.right, ...q.wrong]);
+    game.choice = undefined;
+    game.left = game.seconds;
+  }
   const feedback = h("p", { class: "feedback", id: "feedback", role: "status", "aria-live": "assertive" });
   const hint = h("p", { class: "hint", id: "hint-text", "aria-live": "polite" });
   const next = h("button", { type: "button", class: "primary", id: "next", hidden: true },
     game.index + 1 < game.questions.length ? t("quizNext") : t("quizFinish"));
   const clock = h("span", { id: "clock" });
-  const buttons = options.map((a) => h("button", { type: "button", "data-answer": a.id, onclick: () => choose(a) }, answerName(a)));
+  const buttons = game.options.map((a) => h("button", { type: "button", "data-answer": a.id, onclick: () => choose(a) }, answerName(a)));
   const hintButton = h("button", { type: "button", id: "hint" }, t("quizHint"));
   hintButton.addEventListener("click", async () => {
     hintButton.disabled = true;
@@ -100,12 +109,19 @@ function ask() {
     if (game.index < game.questions.length) ask(); else finish();
   });
 
+  /** The answer chosen (null: the time ran out): scored once, then shown. */
   function choose(answer) {
-    if (game.answered) return;
-    game.answered = true;
+    if (game.choice !== undefined) return;
+    game.choice = answer;
     stopTimer();
+    if (answer && answer.id === q.right.id) game.score += 1; else game.missed.push(q);
+    reveal();
+    next.focus();
+  }
+
+  function reveal() {
+    const answer = game.choice;
     const right = answer && answer.id === q.right.id;
-    if (right) game.score += 1; else game.missed.push(q);
     for (const b of buttons) {
       b.disabled = true;
       if (b.dataset.answer === q.right.id) b.classList.add("right");
@@ -116,10 +132,8 @@ function ask() {
     feedback.textContent = right ? t("quizRight", { breed: name }) : answer ? t("quizWrong", { breed: name }) : t("quizTimeUp", { breed: name });
     document.getElementById("score").textContent = t("quizScore", { score: game.score });
     next.hidden = false;
-    next.focus();
   }
 
-  game.answered = false;
   show([
     h("div", { class: "quiz-head" },
       h("span", { id: "progress" }, t("quizProgress", { n: game.index + 1, total: game.questions.length })),
@@ -127,21 +141,25 @@ function ask() {
     h("h1", {}, t("quizWhich")),
     h("img", { class: "quiz-photo", src: `data:image/jpeg;base64,${q.photo}`, alt: t("quizPhoto", { n: game.index + 1 }) }),
     h("div", { class: "answers", role: "group", "aria-labelledby": "progress" }, buttons),
-    feedback, hintButton, hint, next,
+    feedback, next,
+    h("div", { class: "row" }, hintButton, h("button", { type: "button", id: "quiz-stop", onclick: leave }, t("quizStop"))),
+    hint,
   ]);
-  if (game.seconds > 0) {
-    let left = game.seconds;
-    clock.textContent = t("quizSecondsLeft", { n: left });
+  if (game.choice !== undefined) {
+    reveal();
+  } else if (game.seconds > 0) {
+    clock.textContent = t("quizSecondsLeft", { n: game.left });
     timer = setInterval(() => {
-      left -= 1;
-      clock.textContent = t("quizSecondsLeft", { n: Math.max(0, left) });
-      if (left <= 0) choose(null);
+      game.left -= 1;
+      clock.textContent = t("quizSecondsLeft", { n: Math.max(0, game.left) });
+      if (game.left <= 0) choose(null);
     }, 1000);
   }
 }
 
 function finish() {
   stopTimer();
+  game.finished = true;
   const { quiz, missed, score, questions, seconds } = game;
   const missedNames = [...new Set(missed.map((q) => answerName(q.right)))];
   show([
@@ -152,12 +170,20 @@ function finish() {
     h("div", { class: "row" },
       missed.length ? h("button", { type: "button", class: "primary", id: "again-missed", onclick: () => start(quiz, seconds, missed) }, t("quizAgainMissed")) : null,
       h("button", { type: "button", id: "again", onclick: () => start(quiz, seconds) }, t("quizAgain")),
-      h("a", { class: "button", href: "#/quiz", id: "other-quizzes", onclick: () => { game = null; } }, t("quizOther"))),
+      h("button", { type: "button", id: "other-quizzes", onclick: leave }, t("quizOther"))),
   ]);
 }
 
-/** Re-draws the game in a new language, or the list when there is none. */
+/** Back to the list of quizzes; the game is over. */
+function leave() {
+  stopTimer();
+  game = null;
+  renderQuizList();
+}
+
+/** The game in progress (re-drawn, e.g. in a new language), its end, or the list when there is none. */
 export function renderQuiz() {
-  if (game && game.index < game.questions.length && !game.answered) ask();
-  else renderQuizList();
+  if (!game) renderQuizList();
+  else if (game.finished) finish();
+  else ask();
 }
