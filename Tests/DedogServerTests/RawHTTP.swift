@@ -42,8 +42,10 @@ final class RawConnection {
 
     func send(_ text: String) -> Bool { send(Array(text.utf8)) }
 
-    /// Everything the server sends until it closes the connection (or `timeout` seconds pass).
-    func readAll(timeout: Int = 60) -> [UInt8] {
+    /// Everything the server sends until it closes the connection (or `timeout` seconds pass); with
+    /// `untilComplete`, only until a response with a Content-Length has all its body (servers that say
+    /// "Connection: close" and keep the connection open, as chromedriver does).
+    func readAll(timeout: Int = 60, untilComplete: Bool = false) -> [UInt8] {
         var tv = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         var out: [UInt8] = []
@@ -52,6 +54,12 @@ final class RawConnection {
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if n <= 0 { break }
             out += buffer[0..<n]
+            if untilComplete, let head = out.firstRange(of: [13, 10, 13, 10]) {
+                let header = String(decoding: out[..<head.lowerBound], as: UTF8.self).lowercased()
+                if let line = header.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
+                   let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)),
+                   out.count - head.upperBound >= length { break }
+            }
         }
         return out
     }
