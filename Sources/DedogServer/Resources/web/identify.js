@@ -58,9 +58,10 @@ export async function identify(file) {
   const preview = new Image();
   preview.src = visit.url;
   preview.decode().catch(() => {});
+  // "Working" only when the answer is slow to come: a quick answer needs no message in between (nor a repaint
+  // while the server works, nor a screen reader announcing it).
   const status = document.getElementById("status");
-  if (status) status.textContent = t("working", { file: visit.name });
-  document.body.dataset.busy = "true";
+  const slow = setTimeout(() => { if (status) status.textContent = t("working", { file: visit.name }); }, 400);
   const apiStarted = performance.now();
   try {
     visit.record = await api.predict(file);
@@ -68,6 +69,7 @@ export async function identify(file) {
     visit.error = error;
   }
   const apiMs = performance.now() - apiStarted;
+  clearTimeout(slow);
   visits.unshift(visit);
   shownId = visit.id;
   if (status) status.textContent = "";
@@ -80,7 +82,6 @@ export async function identify(file) {
   await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
   document.body.dataset.resultMs = String(performance.now() - started);
   document.body.dataset.apiMs = String(apiMs);
-  document.body.dataset.busy = "false";
 }
 
 function verdictText(record) {
