@@ -184,6 +184,16 @@ public enum QuizMaker {
         /// Photos the folder's name answered, and photos the model answered.
         public var fromFolders: Int
         public var fromModel: Int
+
+        /// How many photos were left out for each reason, e.g. "2 no dog, 1 the model is unsure"; empty for none.
+        public var leftOutCounts: String { QuizMaker.counts(leftOut) }
+    }
+
+    static func counts(_ leftOut: [(photo: String, why: LeftOut, detail: String?)]) -> String {
+        LeftOut.allCases.compactMap { why in
+            let n = leftOut.filter { $0.why == why }.count
+            return n == 0 ? nil : "\(n) \(why.rawValue)"
+        }.joined(separator: ", ")
     }
 
     /// Photo copies in a quiz: the longer side at most this many pixels.
@@ -261,11 +271,7 @@ public enum QuizMaker {
         }
         progress(files.count, files.count)
         guard !asked.isEmpty else {
-            throw .quiz(file: folder, reason: "no photo could be asked about (\(leftOut.count) left out: "
-                        + LeftOut.allCases.compactMap { why in
-                            let n = leftOut.filter { $0.why == why }.count
-                            return n == 0 ? nil : "\(n) \(why.rawValue)"
-                        }.joined(separator: ", ") + ")")
+            throw .quiz(file: folder, reason: "no photo could be asked about (\(leftOut.count) left out: \(counts(leftOut)))")
         }
         let quiz = Quiz(title: title ?? URL(fileURLWithPath: root).lastPathComponent, model: classifier.modelURL.lastPathComponent,
                         created: ISO8601DateFormatter().string(from: Date()), questions: asked)

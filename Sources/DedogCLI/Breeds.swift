@@ -30,14 +30,7 @@ struct Breeds: ParsableCommand {
         @Flag(help: "Print JSON instead of text.")
         var json = false
 
-        func load() throws -> Catalogue {
-            do throws(CatalogueError) {
-                return try Catalogue.load(catalogue)
-            } catch {
-                Terminal.error(error.description)
-                throw Status.someInputsFailed
-            }
-        }
+        func load() throws -> Catalogue { try loadCatalogue(catalogue) }
     }
 
     struct List: ParsableCommand {
@@ -159,3 +152,14 @@ struct Breeds: ParsableCommand {
 }
 
 extension Language: ExpressibleByArgument {}
+
+/// The catalogue of `--catalogue FILE`, or the bundled one; a file that cannot be used is said and exits 1 (it is
+/// never silently replaced by the bundled one).
+func loadCatalogue(_ path: String?) throws -> Catalogue {
+    do throws(CatalogueError) {
+        return try Catalogue.load(path)
+    } catch {
+        Terminal.error(error.description)
+        throw Status.someInputsFailed
+    }
+}

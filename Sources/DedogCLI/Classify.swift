@@ -93,13 +93,7 @@ struct Classify: ParsableCommand {
             Terminal.error(error.description)
             throw Status.modelUnavailable
         }
-        let breeds: Catalogue
-        do throws(CatalogueError) {
-            breeds = try Catalogue.load(catalogue)
-        } catch {
-            Terminal.error(error.description)
-            throw Status.someInputsFailed
-        }
+        let breeds = try loadCatalogue(catalogue)
         let language = lang ?? .fromLocale()
         let printer = ResultPrinter(format: outputFormat, catalogue: breeds, language: language, top: top)
         var photos = 0

@@ -50,7 +50,7 @@ struct Learn: ParsableCommand {
 
     func run() throws {
         let url = try teachableModel(model)
-        let breeds = try? Catalogue.load(catalogue)
+        let breeds = try loadCatalogue(catalogue)
         let report: Memory.LearnReport
         do throws(ClassifierError) {
             report = try Memory.learn(photos: photos.map { URL(fileURLWithPath: $0) }, breed: breed, model: url,
@@ -59,7 +59,7 @@ struct Learn: ParsableCommand {
             Terminal.error(error.description)
             throw error.isModelProblem ? Status.modelUnavailable : Status.someInputsFailed
         }
-        let name = breeds?.breed(id: report.label.breed, label: report.label.key)?.name.en ?? report.label.name
+        let name = breeds.breed(id: report.label.breed, label: report.label.key)?.name.en ?? report.label.name
         for p in report.photos {
             guard p.added else {
                 Terminal.out("\(p.photo): already learned as \(name)")
@@ -123,6 +123,7 @@ struct Forget: ParsableCommand {
 
     func run() throws {
         let url = try teachableModel(model)
+        let breeds = try loadCatalogue(catalogue)
         do throws(ClassifierError) {
             if list {
                 let entries = try Memory.entries(model: url)
@@ -131,7 +132,7 @@ struct Forget: ParsableCommand {
                 return
             }
             let report = try Memory.forget(photos: photos.isEmpty ? nil : photos.map { URL(fileURLWithPath: $0) },
-                                           breed: breed, model: url, catalogue: try? Catalogue.load(catalogue))
+                                           breed: breed, model: url, catalogue: breeds)
             for e in report.removed { Terminal.out("forgot \(e.photo) (\(e.label))") }
             Terminal.out(report.removed.isEmpty ? "nothing to forget; \(url.path) is unchanged."
                          : "\(url.path) remembers \(report.memorySize) confirmed photo\(report.memorySize == 1 ? "" : "s").")

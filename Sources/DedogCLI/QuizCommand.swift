@@ -77,7 +77,7 @@ struct QuizMake: ParsableCommand {
     }
 
     func run() throws {
-        let breeds = try? Catalogue.load(catalogue)
+        let breeds = try loadCatalogue(catalogue)
         let report: QuizMaker.Report
         let bar = ProgressBar("quiz")
         let kernels: KernelSet
@@ -87,9 +87,15 @@ struct QuizMake: ParsableCommand {
             Terminal.error(error.description)
             throw ExitCode.validationFailure
         }
+        let classifier: Classifier
         do throws(ClassifierError) {
-            let classifier = try Classifier(modelURL: ModelLocator.model(model),
-                                            configuration: .init(threadsPerWorker: threads, kernels: kernels))
+            classifier = try Classifier(modelURL: ModelLocator.model(model),
+                                        configuration: .init(threadsPerWorker: threads, kernels: kernels))
+        } catch {
+            Terminal.error(error.description)
+            throw error.isModelProblem ? Status.modelUnavailable : Status.someInputsFailed
+        }
+        do throws(ClassifierError) {
             report = try QuizMaker.make(folder: photos, classifier: classifier, catalogue: breeds, wrongAnswers: answers - 1,
                                         questions: questions ?? Quiz.Limits.questions, title: title) { bar.update($0, of: $1) }
         } catch {
@@ -113,11 +119,7 @@ struct QuizMake: ParsableCommand {
         Terminal.out("\(output): \(quiz.questions.count) question\(quiz.questions.count == 1 ? "" : "s") "
                      + "(\(report.fromFolders) answered by their folder, \(report.fromModel) by the model), "
                      + "\(data.count / 1024) KB; wrong answers from \(quiz.model).")
-        let counts = QuizMaker.LeftOut.allCases.compactMap { why -> String? in
-            let n = report.leftOut.filter { $0.why == why }.count
-            return n == 0 ? nil : "\(n) \(why.rawValue)"
-        }
-        if !counts.isEmpty { Terminal.out("left out: " + counts.joined(separator: ", ") + ".") }
+        if !report.leftOut.isEmpty { Terminal.out("left out: \(report.leftOutCounts).") }
         for item in report.leftOut where item.why == .unreadable {
             Terminal.error("\(item.photo): \(item.detail ?? "could not be read")")
         }

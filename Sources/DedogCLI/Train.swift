@@ -152,14 +152,7 @@ struct Train: ParsableCommand {
         config.options.weightDecay = weightDecay
         config.options.labelSmoothing = labelSmoothing
         config.options.seed = seed
-        if !noCatalogue {
-            do throws(CatalogueError) {
-                config.catalogue = try Catalogue.load(catalogue)
-            } catch {
-                Terminal.error(error.description)
-                throw Status.someInputsFailed
-            }
-        }
+        if !noCatalogue { config.catalogue = try loadCatalogue(catalogue) }
 
         var bars: [String: ProgressBar] = [:]
         let report: TrainingReport

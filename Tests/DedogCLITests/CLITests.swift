@@ -270,3 +270,61 @@ struct CLI {
         #expect(imagenetOnly.stderr.contains("it has no breed head of its own"), "\(imagenetOnly.stderr)")
     }
 }
+
+/// `dedog quiz make` as a user runs it: what it says, what it refuses, and its exit statuses.
+@Suite struct QuizCommandTests {
+    static func temporary(_ name: String) -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("dedog-\(name)-\(UUID().uuidString)")
+    }
+
+    @Test func makesAQuizAndSaysWhatItLeftOut() throws {
+        let photos = try QuizFixture.make()
+        defer { try? FileManager.default.removeItem(at: photos) }
+        let output = Self.temporary("quiz").appendingPathExtension("json")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let r = try CLI.run(["quiz", "make", photos.path, "-o", output.path, "--model", "fast", "--answers", "4"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        let size = (try FileManager.default.attributesOfItem(atPath: output.path)[.size] as? Int ?? 0) / 1024
+        #expect(lines == ["\(output.path): 4 questions (3 answered by their folder, 1 by the model), \(size) KB; "
+                          + "wrong answers from dedog-breeds-fast.safetensors.",
+                          "left out: 1 no dog."], "\(r.stdout)")
+        let quiz = try JSONSerialization.jsonObject(with: Data(contentsOf: output)) as? [String: Any]
+        let questions = quiz?["questions"] as? [[String: Any]] ?? []
+        #expect(questions.allSatisfy { ($0["wrong"] as? [Any])?.count == 3 })
+        #expect(quiz?["title"] as? String == photos.lastPathComponent)
+
+        // An existing file is kept unless --force.
+        let again = try CLI.run(["quiz", "make", photos.path, "-o", output.path, "--model", "fast"])
+        #expect(again.status == 64)
+        #expect(again.stderr.contains("exists; give another --output, or --force to replace it"), "\(again.stderr)")
+    }
+
+    @Test func refusesWhatCannotMakeAQuiz() throws {
+        let output = Self.temporary("quiz").appendingPathExtension("json").path
+        for (arguments, message) in [
+            (["quiz", "make", "datasets/samples", "-o", output, "--answers", "5"], "--answers must be 3 or 4, not 5"),
+            (["quiz", "make", "datasets/samples", "-o", output, "--questions", "0"], "--questions must be between 1 and 1000"),
+            (["quiz", "make", "no-such-folder", "-o", output], "no-such-folder"),
+        ] {
+            let r = try CLI.run(arguments)
+            #expect(r.status == 64, "\(arguments): \(r.stderr)")
+            #expect(r.stderr.contains(message), "\(r.stderr)")
+        }
+        // A folder with nothing to ask about: said, exit 1, no file.
+        let noDogs = Self.temporary("no-dogs")
+        try FileManager.default.createDirectory(at: noDogs, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: noDogs) }
+        try FileManager.default.copyItem(at: SharedData.packageRoot.appendingPathComponent("Tests/DedogImageTests/Fixtures/png-rgb8.png"),
+                                         to: noDogs.appendingPathComponent("noise.png"))
+        let empty = try CLI.run(["quiz", "make", noDogs.path, "-o", output, "--model", "fast"])
+        #expect(empty.status == 1)
+        #expect(empty.stderr.contains("no photo could be asked about (1 left out: 1 no dog)"), "\(empty.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+        // A catalogue that cannot be read is said, not silently replaced by the bundled one.
+        let catalogue = try CLI.run(["quiz", "make", "datasets/samples", "-o", output, "--catalogue", "README.md"])
+        #expect(catalogue.status == 1)
+        #expect(catalogue.stderr.contains("README.md"), "\(catalogue.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+}
