@@ -314,6 +314,87 @@ final class BrowserTests {
         try save(b, "phone-about-cs")
     }
 
+    // MARK: Keyboard, screen readers, dark mode
+
+    /// Controls without a name a screen reader could say, and pictures without alt text, on the screen shown.
+    func unnamed(_ b: WebDriver) throws -> [String] {
+        (try b.run("""
+            const out = [];
+            for (const el of document.querySelectorAll('input, select, textarea, button, a[href]')) {
+              const name = (el.labels && [...el.labels].map(l => l.textContent).join(' ').trim()) || el.getAttribute('aria-label')
+                || el.getAttribute('aria-labelledby') || el.textContent.trim() || el.getAttribute('title');
+              if (!name) out.push(el.tagName + (el.id ? '#' + el.id : '') + ' has no name');
+            }
+            for (const img of document.querySelectorAll('img')) if (!img.hasAttribute('alt')) out.push('img ' + img.src.slice(0, 40) + ' has no alt');
+            return out;
+            """) as? [String]) ?? ["no answer"]
+    }
+
+    /// Where each Tab goes, until `last` (an element id) or 15 presses.
+    func tabStops(_ b: WebDriver, until last: String) throws -> [String] {
+        var stops: [String] = []
+        for _ in 0..<15 {
+            try b.press("\u{E004}")
+            let stop = try b.run("""
+                const el = document.activeElement;
+                const r = (el.closest('label') || el).getBoundingClientRect();
+                return (el.id || el.getAttribute('href') || el.tagName) + (r.width > 0 && r.height > 0 ? '' : ' (invisible)');
+                """) as? String ?? ""
+            stops.append(stop)
+            if stop.hasPrefix(last) { break }
+        }
+        return stops
+    }
+
+    /// With the keyboard alone, Tab goes from the skip link through the navigation to the photo chooser, each
+    /// stop visible; on another screen it starts at that screen's heading. Every screen names its controls and
+    /// pictures, and the answer is announced (a live region).
+    @Test func keyboardAndScreenReaders() throws {
+        let b = try browser()
+        let stops = try tabStops(b, until: "photo")
+        #expect(Array(stops.prefix(1)) == ["skip"], "the first Tab reaches the skip link: \(stops)")
+        #expect(stops.contains("#/breeds") && stops.contains("language"), "\(stops)")
+        #expect(Array(stops.suffix(2)) == ["camera", "photo"], "Tab reaches the photo choosers: \(stops)")
+        #expect(!stops.contains { $0.hasSuffix("(invisible)") }, "\(stops)")
+
+        try identify(b, Self.beagle)
+        #expect(try b.run("return document.querySelector('#result').getAttribute('aria-live');") as? String == "polite")
+        var screens: [(String, [String])] = [("identify", try unnamed(b))]
+        for (screen, route, ready) in [("breeds", "#/breeds", "document.querySelectorAll('#breed-list li').length > 300"),
+                                       ("breed page", "#/breeds/beagle", "document.querySelector('#breed-fields')"),
+                                       ("about", "#/about", "document.querySelector('#accuracy')"),
+                                       ("quiz list", "#/quiz", "document.querySelector('.quiz-start')")] {
+            try b.open(url + route)
+            try b.wait(for: ready)
+            screens.append((screen, try unnamed(b)))
+        }
+        // A new screen: focus on its heading (announced), the next Tab its first control.
+        #expect(try b.run("return document.activeElement.tagName;") as? String == "H1")
+        #expect(try tabStops(b, until: "quiz-limit").first == "quiz-limit")
+        try b.click(".quiz-start")
+        try b.wait(for: "document.querySelector('.quiz-photo')")
+        screens.append(("quiz question", try unnamed(b)))
+        for (screen, problems) in screens { #expect(problems.isEmpty, "\(screen): \(problems)") }
+    }
+
+    /// With the system in dark mode, the page is dark, its text light enough to read.
+    @Test func darkModeFollowsTheSystem() throws {
+        let b = try browser()
+        try b.devTools("Emulation.setEmulatedMedia", ["features": [["name": "prefers-color-scheme", "value": "dark"]]])
+        try identify(b, Self.beagle)
+        let colours = try b.run("""
+            const rgb = (c) => c.match(/[\\d.]+/g).slice(0, 3).map(Number);
+            const luminance = ([r, g, b]) => [r, g, b].map(v => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+              .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
+            const page = luminance(rgb(getComputedStyle(document.body).backgroundColor));
+            const text = luminance(rgb(getComputedStyle(document.querySelector('#verdict')).color));
+            return [page, (Math.max(page, text) + 0.05) / (Math.min(page, text) + 0.05)];
+            """) as? [Double] ?? []
+        #expect(colours.count == 2 && colours[0] < 0.05, "the page's background: \(colours)")
+        #expect(colours.count == 2 && colours[1] >= 7, "contrast of the verdict: \(colours)")
+        try save(b, "desktop-identify-dark")
+    }
+
     // MARK: Speed
 
     /// From choosing a photo to seeing its answer, against the API's own latency for the same photo chosen the

@@ -152,6 +152,18 @@ final class WebDriver {
         throw Failure.timeout("\(condition); the page says: \((try? pageText())?.prefix(3000) ?? "")")
     }
 
+    /// Presses `key` (a WebDriver key code, e.g. "\u{E004}" for Tab) on the focused element.
+    func press(_ key: String) throws {
+        try request("POST", "\(base)/actions", ["actions": [["type": "key", "id": "keyboard", "actions": [
+            ["type": "keyDown", "value": key], ["type": "keyUp", "value": key],
+        ]]]])
+    }
+
+    /// Chromium's DevTools command `command` (e.g. Emulation.setEmulatedMedia), through chromedriver.
+    func devTools(_ command: String, _ parameters: [String: Any]) throws {
+        try request("POST", "\(base)/goog/cdp/execute", ["cmd": command, "params": parameters])
+    }
+
     func screenshot() throws -> Data {
         guard let base64 = try request("GET", "\(base)/screenshot") as? String, let data = Data(base64Encoded: base64) else {
             throw Failure.protocolError("no screenshot")

@@ -1,7 +1,7 @@
 // dedog's page: the shell (navigation, language, token), a hash router, and what the screens share.
 import { api, whenUnauthorized } from "./api.js";
 import { t, lang, setLang } from "./i18n.js";
-import { h, show, errorCard } from "./dom.js";
+import { h, show, errorCard, navigation } from "./dom.js";
 import { renderIdentify } from "./identify.js";
 import { renderBreeds, renderBreed } from "./breeds.js";
 import { renderQuiz } from "./quiz.js";
@@ -57,10 +57,11 @@ whenUnauthorized(() => {
 });
 
 document.getElementById("language").addEventListener("click", () => {
+  navigation.moved = true;
   setLang(lang() === "cs" ? "en" : "cs");
   translateShell();
   route();
 });
-window.addEventListener("hashchange", route);
+window.addEventListener("hashchange", () => { navigation.moved = true; route(); });
 translateShell();
 loadServerInfo().catch(() => {}).finally(route);

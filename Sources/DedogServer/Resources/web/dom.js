@@ -17,11 +17,17 @@ export function h(tag, attrs = {}, ...children) {
   return el;
 }
 
-/** The view's content replaced by `nodes`; focus moves to its heading so screen readers announce the screen. */
+/** Whether the user has moved to another screen since the page loaded (on load, focus stays at the top). */
+export const navigation = { moved: false };
+
+/**
+ * The view's content replaced by `nodes`; after the user moves to another screen, focus moves to its heading so
+ * screen readers announce it and Tab goes on from there.
+ */
 export function show(nodes, { focus = true } = {}) {
   const view = document.getElementById("view");
   view.replaceChildren(...[nodes].flat());
-  if (focus) {
+  if (focus && navigation.moved) {
     const heading = view.querySelector("h1");
     if (heading) { heading.tabIndex = -1; heading.focus({ preventScroll: false }); }
   }
