@@ -57,6 +57,22 @@ public enum ModelLocator {
         return try url(ofBundled: "default")
     }
 
+    /// Whether `url` is one of the bundled model files, however it is reached (another path, a symbolic or hard
+    /// link): dedog never changes those. A copy is a file of its own.
+    public static func isBundledFile(_ url: URL) -> Bool {
+        guard let target = identity(url.path) else { return false }
+        return searchFolders().contains { folder in
+            bundled.contains { identity(folder.appendingPathComponent($0.fileName).path) == target }
+        }
+    }
+
+    /// The device and inode of the file at `path` (after links), or nil when there is none.
+    private static func identity(_ path: String) -> [UInt64]? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return [UInt64(info.st_dev), UInt64(info.st_ino)]
+    }
+
     /// The file of the bundled model called `name`.
     public static func url(ofBundled name: String) throws(ClassifierError) -> URL {
         guard let model = bundled.first(where: { $0.name == name }) else {

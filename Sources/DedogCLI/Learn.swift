@@ -10,11 +10,17 @@ private func teachableModel(_ model: String?) throws -> URL {
         throw ValidationError("give the model file to change with --model FILE (a model from dedog train; the bundled "
                               + "models are never changed: train your own with dedog train, or copy a bundled one).")
     }
-    if ModelLocator.bundled.contains(where: { $0.name == name }) && !FileManager.default.fileExists(atPath: name) {
+    try refuseBundled(name)
+    return URL(fileURLWithPath: name)
+}
+
+/// A bundled model, by name or as a file, is refused: dedog does not change the models it ships.
+func refuseBundled(_ name: String) throws {
+    let named = ModelLocator.isName(name) && !FileManager.default.fileExists(atPath: name)
+    if named || ModelLocator.isBundledFile(URL(fileURLWithPath: name)) {
         throw ValidationError("\"\(name)\" is a bundled model, which dedog does not change; give a model file of your "
                               + "own (from dedog train, or a copy of the bundled one).")
     }
-    return URL(fileURLWithPath: name)
 }
 
 struct Learn: ParsableCommand {

@@ -113,10 +113,7 @@ struct Serve: AsyncParsableCommand {
             guard model == nil else {
                 throw ValidationError("--learn-model serves the model it teaches; give it instead of --model, not with it.")
             }
-            if ModelLocator.bundled.contains(where: { $0.name == learnModel }) && !FileManager.default.fileExists(atPath: learnModel) {
-                throw ValidationError("\"\(learnModel)\" is a bundled model, which dedog does not change; give a model file of your "
-                                      + "own (from dedog train, or a copy of a bundled one).")
-            }
+            try refuseBundled(learnModel)
             guard FileManager.default.fileExists(atPath: learnModel) else {
                 throw ValidationError("--learn-model \(learnModel): no such file; copy a bundled model there or train one.")
             }

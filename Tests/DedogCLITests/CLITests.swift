@@ -258,14 +258,20 @@ struct CLI {
         for (arguments, message) in [
             (["learn", "x.jpg", "--breed", "beagle"], "give the model file to change with --model FILE"),
             (["learn", "x.jpg", "--breed", "beagle", "--model", "default"], "\"default\" is a bundled model, which dedog does not change"),
+            (["learn", "x.jpg", "--breed", "beagle", "--model", "models/dedog-breeds-fast.safetensors"],
+             "is a bundled model, which dedog does not change"),
             (["forget", "--model", "mine.safetensors"], "say what to forget: photos, --breed NAME or --all"),
         ] {
             let r = try CLI.run(arguments, environment: ["DEDOG_MODEL": ""])
             #expect(r.status == 64, "\(arguments): \(r.stderr)")
             #expect(r.stderr.contains(message), "\(r.stderr)")
         }
-        let base = SharedData.packageRoot.appendingPathComponent("models/efficientnet-lite0-imagenet.safetensors").path
-        let imagenetOnly = try CLI.run(["learn", "README.md", "--breed", "beagle", "--model", base])
+        // A copy of an ImageNet base is the user's own, but has no breed head to learn with.
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-base-\(UUID().uuidString).safetensors")
+        try FileManager.default.copyItem(at: SharedData.packageRoot.appendingPathComponent("models/efficientnet-lite0-imagenet.safetensors"),
+                                         to: base)
+        defer { try? FileManager.default.removeItem(at: base) }
+        let imagenetOnly = try CLI.run(["learn", "README.md", "--breed", "beagle", "--model", base.path])
         #expect(imagenetOnly.status == 2)
         #expect(imagenetOnly.stderr.contains("it has no breed head of its own"), "\(imagenetOnly.stderr)")
     }

@@ -201,6 +201,32 @@ final class ServerProcess {
     }
 
     /// Another address needs a decision about who may call.
+    /// The page may teach only a model file of the user's: never a bundled one (by name, path or link), never
+    /// one the server cannot rewrite, and off loopback only behind a token.
+    @Test func learningNeedsAModelOfTheUsersOwn() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-learn-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bundled = SharedData.packageRoot.appendingPathComponent("models/dedog-breeds-fast.safetensors")
+        let link = folder.appendingPathComponent("link.safetensors")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: bundled)
+        let copy = folder.appendingPathComponent("mine.safetensors")
+        try FileManager.default.copyItem(at: bundled, to: copy)
+        for (arguments, message) in [
+            (["--learn-model", "fast"], #""fast" is a bundled model, which dedog does not change"#),
+            (["--learn-model", "models/dedog-breeds-fast.safetensors"], "is a bundled model, which dedog does not change"),
+            (["--learn-model", link.path], "is a bundled model, which dedog does not change"),
+            (["--learn-model", folder.appendingPathComponent("nope").path], "no such file; copy a bundled model there or train one"),
+            (["--learn-model", copy.path, "--model", "fast"], "give it instead of --model, not with it"),
+            (["--learn-model", copy.path, "--host", "0.0.0.0", "--no-auth"], "give --token instead of --no-auth"),
+            (["--quizzes", folder.appendingPathComponent("nope").path], "give a folder of quiz files"),
+        ] {
+            let refused = try ServerProcess.command(["serve"] + arguments)
+            #expect(refused.status == 64, "\(arguments): \(refused.stderr)")
+            #expect(refused.stderr.contains(message), "\(arguments): \(refused.stderr)")
+        }
+    }
+
     @Test func anOpenAddressNeedsATokenOrNoAuth() throws {
         let refused = try ServerProcess.command(["serve", "--host", "0.0.0.0"])
         #expect(refused.status == 64)
