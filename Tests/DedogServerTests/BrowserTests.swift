@@ -259,6 +259,20 @@ final class BrowserTests {
         try save(b, "desktop-quiz-end")
         try b.click("#again-missed")
         try b.wait(for: "document.querySelector('#progress')?.textContent === 'Question 1 of \(missed.count)'")
+        #expect(try b.text("#clock").isEmpty, "no time limit unless one is chosen")
+
+        // A quiz file of the user's, uploaded: played with the time limit chosen; a file that is no quiz: said.
+        try b.click("#quiz-stop")
+        try b.wait(for: "document.querySelector('#quiz-file')")
+        try b.run("const s = document.querySelector('#quiz-limit'); s.value = '20'; s.dispatchEvent(new Event('change'));")
+        try b.upload("#quiz-file", quizFile)
+        try b.wait(for: "document.querySelector('#progress')?.textContent === 'Question 1 of \(answers.count)'")
+        #expect(try b.text("#clock") == "20 s left")
+        try b.click("#quiz-stop")
+        try b.wait(for: "document.querySelector('#quiz-file')")
+        try b.upload("#quiz-file", SharedData.packageRoot.appendingPathComponent("Package.swift"))
+        try b.wait(for: "document.querySelector('#quiz-problem [role=alert]')")
+        #expect(try b.text("#quiz-problem").contains("This is not a valid dedog quiz file."))
         try expectNoScriptErrors(b)
     }
 
