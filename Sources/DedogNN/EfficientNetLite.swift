@@ -118,9 +118,6 @@ public final class EfficientNetLite: Sendable {
         let p = preprocessing
         return (try p.tensor(image) + (mirrored ? p.tensor(image, mirrored: true) : []), mirrored ? 2 : 1)
     }
-
-    /// Number of MBConv blocks (16 for Lite0, 21 for Lite1 and Lite2).
-    public var blockCount: Int { blocks.count }
 }
 
 /// Reads tensors by name, folds BatchNorm into the preceding convolution, and remembers what was read so

@@ -45,7 +45,8 @@ public final class InferenceSession {
     /// `input` is NCHW: `batch` images of 3 × height × width floats, already normalised; height and width are
     /// the model's crop size unless given.
     /// `tap`, when given, receives each image's stem output, block outputs and head activation in NCHW,
-    /// named `stem`, `block_00` … `block_15`, `head` (for tests against golden tensors).
+    /// named `stem`, `block_00`, `block_01`, … (16 blocks in Lite0, 21 in Lite1 and Lite2), `head` (for tests
+    /// against golden tensors).
     public func features(_ input: [Float], batch: Int, height: Int? = nil, width: Int? = nil,
                          tap: ((String, [Float]) -> Void)? = nil) throws(ModelError) -> [Float] {
         let height = height ?? network.preprocessing.cropSize, width = width ?? network.preprocessing.cropSize
@@ -185,7 +186,7 @@ public struct StepTiming: Sendable {
     /// The layer's shape, or nil for banded blocks and pooling.
     public let layer: LayerShape?
     public let multiplyAccumulates: Int
-    /// Median seconds for the whole batch.
+    /// Median seconds of the step over the profiled passes of one image.
     public let seconds: Double
 }
 

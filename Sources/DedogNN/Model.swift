@@ -9,7 +9,8 @@ import Foundation
 ///
 /// ```swift
 /// let model = try Model(contentsOf: URL(fileURLWithPath: "models/dedog-breeds.safetensors"))
-/// let views = try model.backbones.map { try $0.makeSession().features(input(for: $0), batch: 1) }
+/// // inputs[b]: the photo prepared as backbone b's `preprocessing` says (Dedog's Classifier does this)
+/// let views = try zip(model.backbones, inputs).map { network, input in try network.makeSession().features(input, batch: 1) }
 /// let breeds = try model.breedProbabilities(views)   // [breeds], sums to 1
 /// ```
 public final class Model: Sendable {

@@ -2,7 +2,8 @@ import DedogKernels
 import Foundation
 
 /// Which build of the C kernels runs: the best the CPU supports unless the caller names another, so that every
-/// path can be tried and tested on one machine. Packed weights are the same for every set.
+/// path can be tried and tested on one machine. Weights are packed once, in one layout (panels of
+/// `DEDOG_PANEL` outputs) that every set reads, so a model's packed weights do not depend on the set chosen.
 public enum KernelSet: String, CaseIterable, Sendable, CustomStringConvertible {
     case portable
     case avx2

@@ -1,5 +1,6 @@
 /// Plain, obviously-correct kernels in NCHW layout with double accumulation: the yardstick the fast kernels
-/// are tested against. Slow by design; never used for inference.
+/// are tested against. Slow by design; inference uses none of them but `samePadding`, the one rule of output
+/// size and padding that the engine shares with its yardstick.
 public enum ReferenceKernels {
     /// Output size and leading padding of a TensorFlow "SAME" convolution along one axis.
     public static func samePadding(input: Int, kernel: Int, stride: Int) -> (output: Int, before: Int) {
