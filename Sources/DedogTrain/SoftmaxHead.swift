@@ -73,7 +73,7 @@ public struct EpochMetrics: Sendable, Equatable {
 }
 
 /// The head's training loop, for `Trainer`, which builds every matrix it is given.
-enum HeadTrainer {
+@_spi(Testing) public enum HeadTrainer {
     /// Trains on `x` [n × inputs] with labels `y`, validating on `vx`/`vy` each epoch.
     /// `initial` starts from given weights (e.g. the ImageNet classifier's rows for the same classes), which the
     /// weight decay then pulls towards. Without validation rows, or with `stopsEarly` false, every epoch runs and
@@ -105,23 +105,12 @@ enum HeadTrainer {
                     for k in 0..<inputs { batchX[row * inputs + k] = x[i * inputs + k] }
                 }
                 let labels = idx.map { y[$0] }
-                var (dLogits, loss, hits, hits5) = batchX.withUnsafeBufferPointer { bx in
-                    lossAndGradient(head, bx.baseAddress!, labels, smoothing: options.labelSmoothing)
+                let (gradient, loss, hits, hits5) = batchX.withUnsafeBufferPointer { bx in
+                    batchGradient(head, bx.baseAddress!, labels, smoothing: options.labelSmoothing)
                 }
                 lossSum += Double(loss) * Double(b)
                 correct += hits
                 correct5 += hits5
-                // dW = dLogitsᵀ · X / b ; db = Σ dLogits / b.
-                let scale = 1 / Float(b)
-                for i in dLogits.indices { dLogits[i] *= scale }
-                var gradient = dLogits.withUnsafeBufferPointer { d in
-                    batchX.withUnsafeBufferPointer { bx in
-                        MatrixProduct.transposedTimes(d.baseAddress!, columns: classes, bx.baseAddress!, outputs: inputs,
-                                                      inner: b)
-                    }
-                }
-                gradient.append(contentsOf: repeatElement(0, count: classes))
-                for r in 0..<b { for c in 0..<classes { gradient[head.weight.count + c] += dLogits[r * classes + c] } }
                 adam.step(&head, gradient: gradient, learningRate: options.learningRate, weightDecay: options.weightDecay,
                           anchor: anchor)
                 start += b
@@ -213,6 +202,30 @@ enum HeadTrainer {
         return CrossValidation(epochs: epochs, centerLogits: center, mirroredLogits: mirrored, history: history)
     }
 
+    /// The mean smoothed cross-entropy of the rows `x` [labels.count × inputs] and its gradient with respect to
+    /// the head's parameters: the weights (classes × inputs, row-major) then the biases; with the numbers of
+    /// top-1 and top-5 hits.
+    @_spi(Testing) public static func batchGradient(_ head: SoftmaxHead, _ x: [Float], _ labels: [Int], smoothing: Float)
+        -> (gradient: [Float], loss: Float, hits: Int, hits5: Int) {
+        guard x.count == labels.count * head.inputs, !labels.isEmpty else { return ([], 0, 0, 0) }
+        return x.withUnsafeBufferPointer { batchGradient(head, $0.baseAddress!, labels, smoothing: smoothing) }
+    }
+
+    static func batchGradient(_ head: SoftmaxHead, _ x: UnsafePointer<Float>, _ labels: [Int], smoothing: Float)
+        -> (gradient: [Float], loss: Float, hits: Int, hits5: Int) {
+        let (classes, inputs, b) = (head.classes, head.inputs, labels.count)
+        var (dLogits, loss, hits, hits5) = lossAndGradient(head, x, labels, smoothing: smoothing)
+        // dW = dLogitsᵀ · X / b ; db = Σ dLogits / b.
+        let scale = 1 / Float(b)
+        for i in dLogits.indices { dLogits[i] *= scale }
+        var gradient = dLogits.withUnsafeBufferPointer { d in
+            MatrixProduct.transposedTimes(d.baseAddress!, columns: classes, x, outputs: inputs, inner: b)
+        }
+        gradient.append(contentsOf: repeatElement(0, count: classes))
+        for r in 0..<b { for c in 0..<classes { gradient[head.weight.count + c] += dLogits[r * classes + c] } }
+        return (gradient, loss, hits, hits5)
+    }
+
     /// Softmax cross-entropy with label smoothing: gradient w.r.t. the logits (not yet divided by the batch size),
     /// mean loss, and the numbers of top-1 and top-5 hits.
     static func lossAndGradient(_ head: SoftmaxHead, _ x: UnsafePointer<Float>, _ labels: [Int], smoothing: Float)
@@ -269,18 +282,18 @@ enum HeadTrainer {
 }
 
 /// AdamW (decoupled weight decay of the weights towards `anchor`, none on the bias).
-struct Adam {
+@_spi(Testing) public struct Adam {
     var m: [Float], v: [Float]
     var t = 0
-    let beta1: Float = 0.9, beta2: Float = 0.999, epsilon: Float = 1e-8
+    public let beta1: Float = 0.9, beta2: Float = 0.999, epsilon: Float = 1e-8
 
-    init(count: Int) {
+    public init(count: Int) {
         m = [Float](repeating: 0, count: count)
         v = [Float](repeating: 0, count: count)
     }
 
-    mutating func step(_ head: inout SoftmaxHead, gradient g: [Float], learningRate lr: Float, weightDecay: Float,
-                       anchor: [Float]) {
+    public mutating func step(_ head: inout SoftmaxHead, gradient g: [Float], learningRate lr: Float, weightDecay: Float,
+                              anchor: [Float]) {
         t += 1
         let c1 = 1 - Foundation.pow(beta1, Float(t)), c2 = 1 - Foundation.pow(beta2, Float(t))
         let nw = head.weight.count
