@@ -3,7 +3,7 @@
 import Dedog
 import DedogCatalogue
 import DedogImage
-import DedogNN
+@_spi(Benchmarks) @_spi(Testing) import DedogNN
 import Foundation
 
 func now() -> Double {

@@ -106,9 +106,14 @@ public final class EfficientNetLite: Sendable {
     }
 
     /// A session owns the execution plans and scratch memory of forward passes; use one per thread.
-    /// `kernels` defaults to the best this CPU runs; `bandsBlocks: false`
-    /// runs every layer over the whole image (to measure what banding gains).
-    public func makeSession(threads: Int = 1, kernels: KernelSet = .best, bandsBlocks: Bool = true) -> InferenceSession {
+    /// `kernels` defaults to the best this CPU runs.
+    public func makeSession(threads: Int = 1, kernels: KernelSet = .best) -> InferenceSession {
+        InferenceSession(network: self, threads: threads, kernels: kernels, bandsBlocks: true)
+    }
+
+    /// `makeSession`, choosing whether each block runs in horizontal bands (the default) or layer by layer, for
+    /// benchmarks and the tests that compare the two.
+    @_spi(Benchmarks) public func makeSession(threads: Int = 1, kernels: KernelSet = .best, bandsBlocks: Bool) -> InferenceSession {
         InferenceSession(network: self, threads: threads, kernels: kernels, bandsBlocks: bandsBlocks)
     }
 

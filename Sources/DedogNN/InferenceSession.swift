@@ -14,7 +14,7 @@ public final class InferenceSession {
     public let threads: Int
     public let kernels: KernelSet
     /// Whether blocks with a large expanded activation run band by band (`BandedBlock`); off only to measure.
-    public let bandsBlocks: Bool
+    @_spi(Benchmarks) public let bandsBlocks: Bool
     private let pool: WorkerPool?
     /// Plans by input size; few sizes occur.
     private var plans: [Size: ExecutionPlan] = [:]
@@ -44,11 +44,15 @@ public final class InferenceSession {
     ///
     /// `input` is NCHW: `batch` images of 3 × height × width floats, already normalised; height and width are
     /// the model's crop size unless given.
-    /// `tap`, when given, receives each image's stem output, block outputs and head activation in NCHW,
+    public func features(_ input: [Float], batch: Int, height: Int? = nil, width: Int? = nil) throws(ModelError) -> [Float] {
+        try features(input, batch: batch, height: height, width: width, tap: nil)
+    }
+
+    /// `features`, with `tap` receiving each image's stem output, block outputs and head activation in NCHW,
     /// named `stem`, `block_00`, `block_01`, … (16 blocks in Lite0, 21 in Lite1 and Lite2), `head` (for tests
     /// against golden tensors).
-    public func features(_ input: [Float], batch: Int, height: Int? = nil, width: Int? = nil,
-                         tap: ((String, [Float]) -> Void)? = nil) throws(ModelError) -> [Float] {
+    @_spi(Testing) public func features(_ input: [Float], batch: Int, height: Int? = nil, width: Int? = nil,
+                                        tap: ((String, [Float]) -> Void)?) throws(ModelError) -> [Float] {
         let height = height ?? network.preprocessing.cropSize, width = width ?? network.preprocessing.cropSize
         let sizes = EfficientNetLite.inputSizes
         guard sizes.contains(height), sizes.contains(width) else {
@@ -111,7 +115,7 @@ public final class InferenceSession {
 
     /// Times every step of the forward pass of `input` (one image, 3 × height × width), with the session's
     /// threads: the median over `runs` passes (after `warmup`), with each step's shape, for `DedogBench layers`.
-    public func profile(_ input: [Float], height: Int, width: Int, runs: Int, warmup: Int = 3) throws(ModelError) -> [StepTiming] {
+    @_spi(Benchmarks) public func profile(_ input: [Float], height: Int, width: Int, runs: Int, warmup: Int = 3) throws(ModelError) -> [StepTiming] {
         guard input.count == 3 * height * width, EfficientNetLite.inputSizes.contains(height),
               EfficientNetLite.inputSizes.contains(width) else {
             throw .badInput(detail: "\(input.count) floats are not one image of 3×\(height)×\(width) the network takes")
@@ -176,7 +180,7 @@ public final class InferenceSession {
 }
 
 /// How long one step of a forward pass took (`InferenceSession.profile`).
-public struct StepTiming: Sendable {
+@_spi(Benchmarks) public struct StepTiming: Sendable {
     /// The step's place in the network: `stem`, `block_03`, `head`, `pool`.
     public let name: String
     /// `stem`, `expand`, `depthwise`, `project`, `head`, `block` (a whole block, banded) or `pool`.

@@ -20,7 +20,7 @@ public struct SafeTensors: Sendable {
 
     /// The same tensors with other metadata (to try model descriptions against real weights without writing a
     /// file; the model-description fuzzer does).
-    public func replacingMetadata(_ metadata: [String: String]) -> SafeTensors {
+    @_spi(Testing) public func replacingMetadata(_ metadata: [String: String]) -> SafeTensors {
         var copy = self
         copy.metadata = metadata
         return copy

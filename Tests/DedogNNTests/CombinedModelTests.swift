@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import DedogTestSupport
-import DedogNN
+@_spi(Testing) import DedogNN
 
 /// Model files that combine several backbones (format 2), and format 1 files read as one-backbone models.
 @Suite(.serialized) struct CombinedModelTests {

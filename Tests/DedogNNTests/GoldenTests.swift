@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import DedogTestSupport
-import DedogNN
+@_spi(Testing) import DedogNN
 
 /// The bundled model file, made by scripts/convert-weights.
 enum BundledModel {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import DedogTestSupport
-import DedogNN
+@_spi(Benchmarks) import DedogNN
 
 @Suite struct NetworkTests {
     /// Three different images in one batch, on one and two threads, against each image alone on one thread.

@@ -1,7 +1,7 @@
 import Dedog
 import DedogCatalogue
 import DedogImage
-import DedogNN
+@_spi(Testing) import DedogNN
 import DedogTestSupport
 import Foundation
 import Testing

@@ -1,7 +1,7 @@
 import Dedog
 import DedogCatalogue
 import DedogImage
-import DedogNN
+@_spi(Testing) import DedogNN
 import Foundation
 
 /// Which reader to fuzz, from `DEDOG_FUZZ_TARGET`: image, model, description or catalogue.
