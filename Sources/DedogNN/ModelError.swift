@@ -22,6 +22,8 @@ public enum ModelError: Error, Equatable, Sendable, CustomStringConvertible {
     case cannotWrite(file: String, reason: String)
     /// Input of the wrong size was given to the network.
     case badInput(detail: String)
+    /// A kernel wrote outside its output (caught by the guard zones of the safe entry points): a bug in dedog.
+    case kernelOverrun(kernel: String, detail: String)
     /// `DEDOG_KERNELS` names no kernel set, or one this CPU cannot run.
     case unknownKernelSet(name: String, supported: [String])
     case unsupportedKernelSet(name: String, supported: [String])
@@ -57,6 +59,8 @@ public enum ModelError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(file): cannot write the model file (\(reason))."
         case let .badInput(detail):
             return "invalid network input: \(detail)"
+        case let .kernelOverrun(kernel, detail):
+            return "the \(kernel) kernel wrote outside its output (\(detail)); this is a bug in dedog, please report it"
         case let .unknownKernelSet(name, supported):
             return "DEDOG_KERNELS=\(name) names no kernel set; use one of \(supported.joined(separator: ", ")) or unset it."
         case let .unsupportedKernelSet(name, supported):

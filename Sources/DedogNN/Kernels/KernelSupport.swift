@@ -6,17 +6,33 @@ enum KernelSupport {
          ReferenceKernels.samePadding(input: width, kernel: kernel, stride: stride).output)
     }
 
-    /// Checks the input size, then runs `body` on the input and a zeroed output of `outputCount` floats.
+    /// Floats of guard zone on each side of a safe entry point's output: more than a vector store of the widest
+    /// kernels (16 lanes) can reach past its end.
+    static let guardFloats = 64
+    /// What the guard zones hold: a NaN with a payload no arithmetic produces.
+    static let guardPattern: UInt32 = 0x7FA5_C3E1
+
+    /// Checks the input size, then runs `body` on the input and a zeroed output of `outputCount` floats, with
+    /// guard zones before and after it: a kernel that writes outside its output (a masked store past the end,
+    /// a slice that overlaps the next) is an error, not a silently corrupted neighbour.
     static func call(_ input: [Float], expecting count: Int, kernel name: String, outputCount: Int,
                      _ body: (UnsafePointer<Float>, UnsafeMutablePointer<Float>) -> Void) throws(ModelError) -> [Float] {
         guard input.count == count, count > 0 else {
             throw .badInput(detail: "\(name): \(input.count) input values, expected \(count)")
         }
-        var out = [Float](repeating: 0, count: outputCount)
+        let zone = guardFloats
+        var out = [Float](repeating: Float(bitPattern: guardPattern), count: zone + outputCount + zone)
+        for i in zone..<(zone + outputCount) { out[i] = 0 }
         input.withUnsafeBufferPointer { x in
-            out.withUnsafeMutableBufferPointer { y in body(x.baseAddress!, y.baseAddress!) }
+            out.withUnsafeMutableBufferPointer { y in body(x.baseAddress!, y.baseAddress! + zone) }
         }
-        return out
+        let clobbered = (0..<zone).filter { out[$0].bitPattern != guardPattern }.map { $0 - zone }
+            + ((zone + outputCount)..<out.count).filter { out[$0].bitPattern != guardPattern }.map { $0 - zone }
+        if let first = clobbered.first {
+            throw .kernelOverrun(kernel: name, detail: "\(clobbered.count) float(s) written outside its output of "
+                                 + "\(outputCount), the first at offset \(first)")
+        }
+        return Array(out[zone..<(zone + outputCount)])
     }
 
     /// Refuses a layer whose weights or biases do not fit its shape.
