@@ -85,9 +85,6 @@ public final class Classifier: Sendable {
     /// A photo's file content (as received over the network), with the same size and pixel limits as a file;
     /// `name` labels it in errors.
     public func classify(bytes: [UInt8], name: String, top: Int = 3) throws(ClassifierError) -> Classification {
-        guard bytes.count <= decoderOptions.maxFileBytes else {
-            throw .image(.tooManyBytes(file: name, bytes: bytes.count, limit: decoderOptions.maxFileBytes))
-        }
         let image: RGBImage
         do {
             image = try ImageDecoder(options: decoderOptions).decode(bytes, name: name)

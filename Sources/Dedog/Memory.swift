@@ -89,11 +89,7 @@ public enum Memory {
                 let decoder = ImageDecoder(options: classifier.decoderOptions)
                 switch photo {
                 case let .file(url): bytes = try decoder.read(url)
-                case let .bytes(given, _):
-                    guard given.count <= decoder.options.maxFileBytes else {
-                        throw .tooManyBytes(file: name, bytes: given.count, limit: decoder.options.maxFileBytes)
-                    }
-                    bytes = given
+                case let .bytes(given, _): bytes = given
                 }
                 image = try decoder.decode(bytes, name: name)
             } catch {

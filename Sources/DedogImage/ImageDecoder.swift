@@ -138,9 +138,13 @@ public struct ImageDecoder: Sendable {
         }
     }
 
-    /// Decodes in-memory bytes; `name` labels the data in errors.
+    /// Decodes in-memory bytes (at most `options.maxFileBytes`, as a file would be); `name` labels the data in
+    /// errors.
     public func decode(_ bytes: [UInt8], name: String = "<memory>") throws(ImageError) -> RGBImage {
         if bytes.isEmpty { throw .empty(file: name) }
+        guard bytes.count <= options.maxFileBytes else {
+            throw .tooManyBytes(file: name, bytes: bytes.count, limit: options.maxFileBytes)
+        }
         guard let format = ImageFormat.detect(bytes) else {
             throw .unsupportedFormat(file: name, looksLike: ImageFormat.recognise(bytes))
         }
