@@ -65,18 +65,10 @@ extension DedogService {
                            field: "photo")
         }
         let catalogue = self.catalogue
-        let outcome = await queue.run { () -> Result<(Memory.LearnReport, Classifier?), ClassifierError> in
-            self.learning.withLock { _ in
-                Result { () throws(ClassifierError) -> (Memory.LearnReport, Classifier?) in
-                    let report = try Memory.learn([.bytes(photo.bytes, name: photo.name)], breed: breed, model: model,
-                                                  catalogue: catalogue)
-                    guard report.photos.contains(where: \.added) else { return (report, nil) }
-                    return (report, try self.reload(model))
-                }
-            }
+        let report = try await changeModel(model, field: photo.name) { model throws(ClassifierError) in
+            let report = try Memory.learn([.bytes(photo.bytes, name: photo.name)], breed: breed, model: model, catalogue: catalogue)
+            return (report, report.photos.contains(where: \.added))
         }
-        let (report, reloaded) = try outcome.get(mapping: photo.name)
-        if let reloaded { current.withLock { $0 = reloaded } }
         if let failure = report.failed.first {
             throw APIError.photo(.image(.unreadable(file: failure.photo, reason: failure.message)), field: "photo")
         }
@@ -98,17 +90,11 @@ extension DedogService {
         }
         try admit()
         defer { queue.release() }
-        let outcome = await queue.run { () -> Result<(Memory.ForgetReport, Classifier?), ClassifierError> in
-            self.learning.withLock { _ in
-                Result { () throws(ClassifierError) -> (Memory.ForgetReport, Classifier?) in
-                    let report = try Memory.forget(fingerprints: [fingerprint.lowercased()], breed: nil, model: model, catalogue: nil)
-                    return (report, report.removed.isEmpty ? nil : try self.reload(model))
-                }
-            }
+        let report = try await changeModel(model, field: "fingerprint") { model throws(ClassifierError) in
+            let report = try Memory.forget(fingerprints: [fingerprint.lowercased()], breed: nil, model: model, catalogue: nil)
+            return (report, !report.removed.isEmpty)
         }
-        let (report, reloaded) = try outcome.get(mapping: "fingerprint")
-        guard let reloaded else { throw APIError.notFound("the model remembers no photo with the fingerprint \(fingerprint)") }
-        current.withLock { $0 = reloaded }
+        guard !report.removed.isEmpty else { throw APIError.notFound("the model remembers no photo with the fingerprint \(fingerprint)") }
         return JSONResponse.make(.ok, MemoryList(entries: report.removed, memorySize: report.memorySize))
     }
 
@@ -124,9 +110,25 @@ extension DedogService {
         return JSONResponse.make(.ok, MemoryList(entries: entries, memorySize: entries.count))
     }
 
-    /// The model file as now written, with the served configuration.
-    private func reload(_ model: URL) throws(ClassifierError) -> Classifier {
-        try Classifier(modelURL: model, configuration: classifier.configuration)
+    /// Runs `change` on the model file `model` (`--learn-model`) on an inference thread, one change at a time;
+    /// when it says it changed the file, the served classifier becomes the file as now written before the next
+    /// change starts, so the one served is always the last written. `field`: what a failure is blamed on.
+    private func changeModel<Report: Sendable>(
+        _ model: URL, field: String,
+        _ change: @escaping @Sendable (URL) throws(ClassifierError) -> (report: Report, changed: Bool)
+    ) async throws(APIError) -> Report {
+        try await queue.run { () -> Result<Report, ClassifierError> in
+            self.learning.withLock { _ in
+                Result { () throws(ClassifierError) -> Report in
+                    let (report, changed) = try change(model)
+                    if changed {
+                        let reloaded = try Classifier(modelURL: model, configuration: self.classifier.configuration)
+                        self.current.withLock { $0 = reloaded }
+                    }
+                    return report
+                }
+            }
+        }.get(mapping: field)
     }
 
     // MARK: Quizzes
@@ -138,7 +140,7 @@ extension DedogService {
         let model: String
         let created: String
         /// Where it is read from (not sent).
-        let url: URL?
+        let url: URL
 
         enum CodingKeys: String, CodingKey { case name, title, questions, model, created }
     }
@@ -169,7 +171,7 @@ extension DedogService {
 
     /// `GET /v1/quizzes/{name}`: one of them, read and validated again (the file may have changed).
     func quiz(named name: String) async throws -> Response {
-        guard let listing = quizzes[name], let url = listing.url else {
+        guard let url = quizzes[name]?.url else {
             throw APIError.notFound("no quiz is called \"\(name.prefix(100))\" here" + (quizzes.isEmpty ? " (dedog serve --quizzes DIR offers them)" : ""))
         }
         try admit()

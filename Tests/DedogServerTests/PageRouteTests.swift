@@ -118,6 +118,29 @@ extension RouterTests {
         #expect(unknown.error.field == "breed")
     }
 
+    /// Confirms sent at once are each learnt, and the model served afterwards is the last one written: it
+    /// remembers them all.
+    @Test func concurrentConfirmsAreAllServed() async throws {
+        let model = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-learn-\(UUID().uuidString).safetensors")
+        try FileManager.default.copyItem(at: Fixture.fast, to: model)
+        defer { try? FileManager.default.removeItem(at: model) }
+        let service = try Fixture.service({ $0.learnModel = model })
+        let photos = ["beagle.jpg", "beagle.webp", "beagle.heic", "beagle.avif"]
+        let answers = try await withThrowingTaskGroup(of: Int.self) { group in
+            for photo in photos {
+                group.addTask {
+                    try await self.request("/v1/memory?breed=beagle", method: .post, body: Fixture.photo(photo), service: service)
+                        .status.code
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(answers == [200, 200, 200, 200])
+        let models = try await request("/v1/models", service: service).object["models"] as? [[String: Any]]
+        #expect(models?.first?["memorySize"] as? Int == photos.count)
+        #expect((try await request("/v1/memory", service: service).object["entries"] as? [Any])?.count == photos.count)
+    }
+
     // MARK: Quizzes
 
     @Test func quizzesFromTheFolderAndFromTheUser() async throws {
