@@ -44,7 +44,7 @@ let package = Package(
         // Pixels: decoding, orientation, resizing, cropping, normalisation.
         .target(name: "DedogImage", dependencies: ["DedogFiles", "CTurboJPEG", "CJPEGScan", "CPNG", "CHeif", "CWebP"]),
         // The inference engine: layers, execution plans, EfficientNet-Lite, safetensors model files.
-        .target(name: "DedogNN", dependencies: ["DedogFiles", "DedogImage", "DedogKernels"]),
+        .target(name: "DedogNN", dependencies: ["DedogFiles", "DedogKernels"]),
         // Transfer learning: dataset scan, feature cache, head training, calibration, metrics.
         .target(name: "DedogTrain", dependencies: ["DedogFiles", "DedogImage", "DedogNN", "DedogCatalogue"]),
         // The breed catalogue (English + Czech), built by scripts/build-catalogue, and its search.
@@ -69,7 +69,7 @@ let package = Package(
         ]),
 
         // Timing probes for scripts/bench-*; not shipped as a product.
-        .executableTarget(name: "DedogBench", dependencies: ["Dedog", "DedogImage", "DedogNN", "DedogCatalogue"]),
+        .executableTarget(name: "DedogBench", dependencies: ["Dedog", "DedogImage", "DedogNN", "DedogTrain", "DedogCatalogue"]),
 
         .target(name: "DedogTestSupport", path: "Tests/DedogTestSupport"),
         .testTarget(name: "DedogFilesTests", dependencies: ["DedogFiles"]),
@@ -77,7 +77,7 @@ let package = Package(
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "DedogNNTests", dependencies: ["DedogNN", "DedogImage", "DedogTestSupport"]),
         .testTarget(name: "DedogCatalogueTests", dependencies: ["DedogCatalogue", "DedogTestSupport"]),
-        .testTarget(name: "DedogTrainTests", dependencies: ["DedogTrain", "DedogNN", "DedogTestSupport"]),
+        .testTarget(name: "DedogTrainTests", dependencies: ["DedogTrain", "DedogNN", "DedogCatalogue", "DedogTestSupport"]),
         .testTarget(name: "DedogTests", dependencies: ["Dedog", "DedogFiles", "DedogImage", "DedogNN", "DedogTrain", "DedogCatalogue", "DedogTestSupport"]),
         .testTarget(name: "DedogServerTests", dependencies: [
             "DedogServer", "Dedog", "DedogNN", "DedogCatalogue", "DedogTestSupport",

@@ -54,9 +54,9 @@ public final class Classifier: Sendable {
         self.configuration = configuration
         // Decode large JPEGs only as far as the largest resize needs (DCT scaling).
         decoderOptions = ImageDecoder.Options(maxPixels: configuration.maxPixels, maxFileBytes: configuration.maxFileBytes,
-                                              minimumShorterSide: model.backbones.map(\.preprocessing.resizeShorterSide).max())
+                                              minimumShorterSide: model.backbones.map(\.input.resizeShorterSide).max())
         decision = configuration.decision ?? model.specification.decision
-        let mirror = configuration.averagesMirror ?? model.backbones.map { $0.specification.averagesMirror ?? false }
+        let mirror = configuration.averagesMirror ?? model.specification.backbones.map { $0.averagesMirror ?? false }
         guard mirror.count == model.backbones.count else {
             throw .model(.badInput(detail: "mirror averaging given for \(mirror.count) backbones of a model with \(model.backbones.count)"))
         }
@@ -104,7 +104,7 @@ public final class Classifier: Sendable {
         var inputs: [(tensor: [Float], views: Int)] = []
         for (b, network) in model.backbones.enumerated() {
             do {
-                inputs.append(try network.input(for: image, mirrored: averagesMirror[b]))
+                inputs.append(try network.inputTensor(for: image, mirrored: averagesMirror[b]))
             } catch {
                 throw .image(error)
             }

@@ -23,8 +23,7 @@ public enum ClassifierError: Error, Equatable, Sendable, CustomStringConvertible
         case let .image(error): return error.description
         case let .model(error): return error.description
         case let .noModel(name, searched):
-            return "the bundled model \"\(name)\" was not found; looked for \(searched.joined(separator: ", ")). "
-                + "Pass a model file with --model FILE or set DEDOG_MODEL, or reinstall dedog."
+            return "the bundled model \"\(name)\" was not found; looked for \(searched.joined(separator: ", "))."
         case let .unknownModel(name, known):
             return "no bundled model is called \"\(name)\"; the bundled ones are \(known.joined(separator: ", ")). "
                 + "For a file, give its path (./\(name))."
@@ -32,7 +31,7 @@ public enum ClassifierError: Error, Equatable, Sendable, CustomStringConvertible
             let list = known.count > 12 ? known.prefix(12).joined(separator: ", ") + ", … (\(known.count) in all)"
                 : known.joined(separator: ", ")
             return "the model knows no breed called \"\(name)\"; its breeds are \(list). A confirmed photo must show one "
-                + "of them: to add a breed, put its photos in a folder of the dataset and run dedog train --resume."
+                + "of them."
         case let .notTrainable(reason):
             return "this model cannot learn confirmed photos: \(reason)."
         case let .quiz(file, reason):

@@ -229,7 +229,7 @@ public enum QuizMaker {
                 let name = url.deletingLastPathComponent().lastPathComponent
                 // The folder's breed as `learn --breed` and `train` match names; nil for folders that name none.
                 if folderLabels[name] == nil {
-                    folderLabels[name] = .some(try? Memory.label(named: name, in: classifier.model, catalogue: catalogue))
+                    folderLabels[name] = .some(try? Confirmations.label(named: name, in: classifier.model, catalogue: catalogue))
                 }
                 folderLabel = folderLabels[name] ?? nil
             }

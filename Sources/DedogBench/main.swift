@@ -3,6 +3,7 @@
 import Dedog
 import DedogCatalogue
 import DedogImage
+import DedogTrain
 @_spi(Benchmarks) @_spi(Testing) import DedogNN
 import Foundation
 
@@ -23,13 +24,16 @@ func option(_ name: String, _ fallback: Int) -> Int {
     return v
 }
 
-func model() -> EfficientNetLite {
+func loadModel() -> Model {
     let args = CommandLine.arguments
     let path = args.firstIndex(of: "--model").map { args[$0 + 1] }
     // The Lite0 model by default: the peer runs the same weights.
     let url = path.map { URL(fileURLWithPath: $0) } ?? (try! ModelLocator.url(ofBundled: "fast"))
-    return try! EfficientNetLite(contentsOf: url)
+    return try! Model(contentsOf: url)
 }
+
+/// The model's first backbone.
+func model() -> EfficientNetLite { loadModel().backbones[0] }
 
 /// Random but fixed input in the range of real ones.
 func input(batch: Int, size: Int) -> [Float] {
@@ -47,15 +51,15 @@ case "latency":
     // head) at the model's own input size unless --size says otherwise.
     let threads = option("--threads", 1), batch = option("--batch", 1)
     let runs = option("--runs", 200), warmup = option("--warmup", 20)
-    let network = model()
+    let whole = loadModel(), network = whole.backbones[0]
     let session = network.makeSession(threads: threads, bandsBlocks: !CommandLine.arguments.contains("--unbanded"))
-    let size = option("--size", network.preprocessing.cropSize)
+    let size = option("--size", network.input.cropSize)
     let x = input(batch: batch, size: size)
     var times: [Double] = []
     for i in 0..<(warmup + runs) {
         let t0 = now()
         let f = try! session.features(x, batch: batch, height: size, width: size)
-        _ = try! network.imagenetHead!(f, batch: batch)
+        _ = try! whole.heads[0].imagenet!(f, batch: batch)
         if i >= warmup { times.append(now() - t0) }
     }
     print("kernels \(session.kernels)")
@@ -68,7 +72,7 @@ case "layers":
     // with each set's FMA ceiling on one core.
     let threads = option("--threads", 1), runs = option("--runs", 50)
     let network = model()
-    let size = option("--size", network.preprocessing.cropSize)
+    let size = option("--size", network.input.cropSize)
     let args = CommandLine.arguments
     let sets = args.firstIndex(of: "--kernels").map { args[$0 + 1].split(separator: ",").compactMap { KernelSet(rawValue: String($0)) } }
         ?? KernelSet.supported.reversed()
@@ -131,7 +135,7 @@ case "startup":
         let tensors = try! timed("read model file") { try SafeTensors(contentsOf: url) }
         let model = try! timed("build network") { try Model(tensors: tensors) }
         _ = try! timed("load catalogue") { try Catalogue.bundled() }
-        let largest = model.backbones.map(\.preprocessing.resizeShorterSide).max()
+        let largest = model.backbones.map(\.input.resizeShorterSide).max()
         let image = try! timed("decode") {
             try ImageDecoder(options: .init(minimumShorterSide: largest)).decode(contentsOf: photo)
         }
@@ -170,7 +174,7 @@ case "activations":
     let mirror = args.contains("--mirror")
     let network = model()
     let session = network.makeSession(threads: option("--threads", 2))
-    let preprocessing = network.preprocessing
+    let preprocessing = Preprocessing(network.input)
     let decoder = ImageDecoder(options: .init(minimumShorterSide: preprocessing.resizeShorterSide))
     _ = FileManager.default.createFile(atPath: args[3], contents: nil)
     let out = FileHandle(forWritingAtPath: args[3])!

@@ -159,7 +159,7 @@ func loadCatalogue(_ path: String?) throws -> Catalogue {
     do throws(CatalogueError) {
         return try Catalogue.load(path)
     } catch {
-        Terminal.error(error.description)
+        Terminal.error(error)
         throw Status.someInputsFailed
     }
 }

@@ -90,7 +90,7 @@ struct Classify: ParsableCommand {
                                         configuration: .init(threadsPerWorker: threads, kernels: kernels,
                                                              maxPixels: maxMegapixels * 1_000_000))
         } catch {
-            Terminal.error(error.description)
+            Terminal.error(error)
             throw Status.modelUnavailable
         }
         let breeds = try loadCatalogue(catalogue)
@@ -130,7 +130,7 @@ struct Classify: ParsableCommand {
                     summary.add(result, name: result.breeds.first.map(printer.name))
                 } catch {
                     summary.failed += 1
-                    Terminal.error(error.description)
+                    Terminal.error(error)
                     printer.failure(file: path, message: error.description)
                 }
             }

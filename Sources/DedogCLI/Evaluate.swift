@@ -54,10 +54,10 @@ struct Evaluate: ParsableCommand {
                 }
                 reports.append((name, report))
             } catch let error as ClassifierError {
-                Terminal.error(error.description)
+                Terminal.error(error)
                 throw Status.modelUnavailable
             } catch let error as TrainError {
-                Terminal.error(error.description)
+                Terminal.error(error)
                 throw error.isModelProblem ? Status.modelUnavailable : Status.someInputsFailed
             }
         }

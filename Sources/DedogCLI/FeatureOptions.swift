@@ -28,7 +28,7 @@ struct FeatureOptions: ParsableArguments {
         do throws(ModelError) {
             return try Kernels.fromEnvironment()
         } catch {
-            Terminal.error(error.description)
+            Terminal.error(error)
             throw Status.modelUnavailable
         }
     }

@@ -27,11 +27,11 @@ struct Learn: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Teach a model photos you have confirmed show a breed.",
         discussion: """
-            The photos' features are kept in the model file's memory, and from then on the model answers \
+            The photos' features are kept in the model file, and from then on the model answers \
             photos like them with that breed: the photo itself and near copies strongly, similar photos \
             less. Nothing is retrained and the dataset is not needed; the file is replaced atomically. The \
             breed must be one the model knows (its folder name, or any English or Czech name of the catalogue \
-            breed). `dedog forget` undoes it; `dedog train --resume` keeps the memory.
+            breed). `dedog forget` undoes it; `dedog train --resume` keeps the confirmed photos.
 
             Examples:
               dedog learn rex.jpg --breed čivava --model mydogs.safetensors
@@ -57,12 +57,12 @@ struct Learn: ParsableCommand {
     func run() throws {
         let url = try teachableModel(model)
         let breeds = try loadCatalogue(catalogue)
-        let report: Memory.LearnReport
+        let report: Confirmations.LearnReport
         do throws(ClassifierError) {
-            report = try Memory.learn(photos: photos.map { URL(fileURLWithPath: $0) }, breed: breed, model: url,
+            report = try Confirmations.learn(photos: photos.map { URL(fileURLWithPath: $0) }, breed: breed, model: url,
                                       catalogue: breeds, threads: threads)
         } catch {
-            Terminal.error(error.description)
+            Terminal.error(error)
             throw error.isModelProblem ? Status.modelUnavailable : Status.someInputsFailed
         }
         let name = breeds.breed(id: report.label.breed, label: report.label.key)?.name.en ?? report.label.name
@@ -75,7 +75,7 @@ struct Learn: ParsableCommand {
                          + "\(p.after.map { Self.answer($0, breeds) } ?? "?")")
         }
         for f in report.failed { Terminal.error("\(f.photo): \(f.message)") }
-        Terminal.out("\(url.path) remembers \(report.memorySize) confirmed photo\(report.memorySize == 1 ? "" : "s").")
+        Terminal.out("\(url.path) remembers \(report.confirmedCount) confirmed photo\(report.confirmedCount == 1 ? "" : "s").")
         if !report.failed.isEmpty { throw Status.someInputsFailed }
     }
 
@@ -90,7 +90,7 @@ struct Learn: ParsableCommand {
 
 struct Forget: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Take confirmed photos out of a model's memory (undoes dedog learn).",
+        abstract: "Take confirmed photos out of a model (undoes dedog learn).",
         discussion: """
             Give the photos to forget (found by content, so renamed copies count), or --breed to forget all \
             photos learned as that breed, or --all. With --list, only shows what the model remembers.
@@ -122,7 +122,7 @@ struct Forget: ParsableCommand {
 
     func validate() throws {
         guard list || all || breed != nil || !photos.isEmpty else {
-            throw ValidationError("say what to forget: photos, --breed NAME or --all (or --list to see the memory).")
+            throw ValidationError("say what to forget: photos, --breed NAME or --all (or --list to see the confirmed photos).")
         }
         guard !(all && (breed != nil || !photos.isEmpty)) else { throw ValidationError("--all forgets everything; give it alone.") }
     }
@@ -132,18 +132,18 @@ struct Forget: ParsableCommand {
         let breeds = try loadCatalogue(catalogue)
         do throws(ClassifierError) {
             if list {
-                let entries = try Memory.entries(model: url)
+                let entries = try Confirmations.photos(model: url)
                 for e in entries { Terminal.out("\(e.label)\t\(e.photo)\t\(e.added)") }
                 Terminal.out("\(entries.count) confirmed photo\(entries.count == 1 ? "" : "s").")
                 return
             }
-            let report = try Memory.forget(photos: photos.isEmpty ? nil : photos.map { URL(fileURLWithPath: $0) },
+            let report = try Confirmations.forget(photos: photos.isEmpty ? nil : photos.map { URL(fileURLWithPath: $0) },
                                            breed: breed, model: url, catalogue: breeds)
             for e in report.removed { Terminal.out("forgot \(e.photo) (\(e.label))") }
             Terminal.out(report.removed.isEmpty ? "nothing to forget; \(url.path) is unchanged."
-                         : "\(url.path) remembers \(report.memorySize) confirmed photo\(report.memorySize == 1 ? "" : "s").")
+                         : "\(url.path) remembers \(report.confirmedCount) confirmed photo\(report.confirmedCount == 1 ? "" : "s").")
         } catch {
-            Terminal.error(error.description)
+            Terminal.error(error)
             throw error.isModelProblem ? Status.modelUnavailable : Status.someInputsFailed
         }
     }

@@ -84,7 +84,7 @@ struct QuizMake: ParsableCommand {
         do {
             kernels = try Kernels.fromEnvironment()
         } catch {
-            Terminal.error(error.description)
+            Terminal.error(error)
             throw ExitCode.validationFailure
         }
         let classifier: Classifier
@@ -92,21 +92,21 @@ struct QuizMake: ParsableCommand {
             classifier = try Classifier(modelURL: ModelLocator.model(model),
                                         configuration: .init(threadsPerWorker: threads, kernels: kernels))
         } catch {
-            Terminal.error(error.description)
+            Terminal.error(error)
             throw error.isModelProblem ? Status.modelUnavailable : Status.someInputsFailed
         }
         do throws(ClassifierError) {
             report = try QuizMaker.make(folder: photos, classifier: classifier, catalogue: breeds, wrongAnswers: answers - 1,
                                         questions: questions ?? Quiz.Limits.questions, title: title) { bar.update($0, of: $1) }
         } catch {
-            Terminal.error(error.description)
+            Terminal.error(error)
             throw error.isModelProblem ? Status.modelUnavailable : Status.someInputsFailed
         }
         let data: Data
         do throws(ClassifierError) {
             data = try report.quiz.encoded()
         } catch {
-            Terminal.error(error.description)
+            Terminal.error(error)
             throw Status.outputFailed
         }
         do throws(FileError) {

@@ -83,7 +83,7 @@ enum Report {
         }
         if r.resumedClasses > 0 {
             Terminal.out("  continued from the base model's heads for \(r.resumedClasses) of \(r.classes.count) classes"
-                         + (r.memoryKept > 0 ? "; kept its \(r.memoryKept) confirmed photo(s)" : ""))
+                         + (r.confirmedPhotosKept > 0 ? "; kept its \(r.confirmedPhotosKept) confirmed photo(s)" : ""))
         }
         Terminal.out("  features: \(r.featuresComputed) computed, \(r.featuresFromCache) from cache, "
                      + String(format: "%.1f s", r.extractionSeconds) + "; heads: " + String(format: "%.1f s", r.trainingSeconds))

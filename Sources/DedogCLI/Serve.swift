@@ -172,7 +172,7 @@ struct Serve: AsyncParsableCommand {
             service = try DedogService(classifier: classifier, catalogue: breeds, configuration: server)
             for refused in service.refusedQuizzes { Terminal.warning("--quizzes: \(refused.file): \(refused.reason)") }
         } catch {
-            Terminal.error("\(error)")
+            Terminal.error(error)
             throw Status.modelUnavailable
         }
         var logger = Logger(label: "dedog") { StreamLogHandler.standardError(label: $0) }

@@ -133,7 +133,7 @@ struct Train: ParsableCommand {
                 bases = baseModel.map { URL(fileURLWithPath: $0) }
             }
         } catch {
-            Terminal.error(error.description)
+            Terminal.error(error)
             throw Status.modelUnavailable
         }
         var config = TrainConfiguration(dataset: URL(fileURLWithPath: dataset), baseModels: bases,
@@ -174,7 +174,7 @@ struct Train: ParsableCommand {
                 }
             }
         } catch {
-            Terminal.error(error.description)
+            Terminal.error(error)
             throw error.isModelProblem ? Status.modelUnavailable : Status.someInputsFailed
         }
         if let problem = report.cacheProblem {
@@ -187,8 +187,10 @@ struct Train: ParsableCommand {
 
 extension TrainError {
     var isModelProblem: Bool {
-        if case .model = self { return true }
-        return false
+        switch self {
+        case .model, .inputTooLarge: return true
+        default: return false
+        }
     }
 }
 

@@ -31,8 +31,7 @@ public struct Catalogue: Sendable {
     public static func bundled() throws(CatalogueError) -> Catalogue {
         let candidates = bundledLocations()
         guard let url = candidates.first(where: { FileManager.default.isReadableFile(atPath: $0.path) }) else {
-            throw .unreadable(file: "breeds.json", reason: "the bundled catalogue is in none of "
-                              + candidates.map(\.path).joined(separator: ", ") + "; reinstall dedog or pass --catalogue")
+            throw .notInstalled(searched: candidates.map(\.path))
         }
         return try Catalogue(contentsOf: url)
     }

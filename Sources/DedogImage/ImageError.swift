@@ -39,8 +39,7 @@ public enum ImageError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .tooLarge(file, width, height, limit):
             let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
             return "\(file): image is \(width)×\(height) = \(overflow ? "over 9.2e18" : String(pixels)) pixels, "
-                + "over the limit of \(limit); "
-                + "shrink it first or raise the limit (dedog classify --max-megapixels)."
+                + "over the limit of \(limit)."
         case let .tooManyBytes(file, bytes, limit):
             return "\(file): \(FileError.tooLarge(bytes: bytes, limit: limit).description)."
         case let .truncated(file, detail):

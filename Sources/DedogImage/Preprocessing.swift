@@ -1,19 +1,18 @@
 /// How a photo becomes a network input: resize the shorter side, centre-crop, normalise per channel.
 ///
-/// Every number is a value, not a constant, because the model file carries the preprocessing its weights expect.
-/// The defaults are EfficientNet-Lite0's: shorter side 256, centre crop 224, x = (pixel − 127) / 128.
-public struct Preprocessing: Codable, Sendable, Equatable {
+/// Every number is a value, not a constant: the network's input description (`DedogNN.InputDescription`, read
+/// and checked with the model file) says what its weights expect, and this carries it out. The defaults are
+/// EfficientNet-Lite0's: shorter side 256, centre crop 224, x = (pixel − 127) / 128.
+public struct Preprocessing: Sendable, Equatable {
     public var resizeShorterSide: Int
     public var cropSize: Int
     /// Per channel (R, G, B): subtracted from the 0–255 pixel value.
     public var mean: [Float]
     /// Per channel (R, G, B): the difference is divided by this.
     public var std: [Float]
-    /// Widths are multiplied by this before the resize (training views only; not stored in model files): 4/3
-    /// shows the photo 33 % wider, as a 4:3 photo looks beside the same one squeezed to a square.
+    /// Widths are multiplied by this before the resize (training views only): 4/3 shows the photo 33 % wider,
+    /// as a 4:3 photo looks beside the same one squeezed to a square.
     public var horizontalStretch: Double = 1
-
-    private enum CodingKeys: String, CodingKey { case resizeShorterSide, cropSize, mean, std }
 
     public init(resizeShorterSide: Int = 256, cropSize: Int = 224,
                 mean: [Float] = [127, 127, 127], std: [Float] = [128, 128, 128]) {
@@ -23,25 +22,14 @@ public struct Preprocessing: Codable, Sendable, Equatable {
         self.std = std
     }
 
-    /// The same view at a crop `pixels` larger: the resize grows in proportion, so the photo is seen the same but
-    /// at a higher resolution (objects appear larger to the network).
-    public func enlarged(by pixels: Int) -> Preprocessing {
-        var p = self
-        p.cropSize = cropSize + pixels
-        p.resizeShorterSide = Int((Double(p.cropSize) * Double(resizeShorterSide) / Double(max(1, cropSize))).rounded())
-        return p
-    }
-
-    /// Why these values cannot be used, or nil when they can.
+    /// Why these sizes cannot be cut from an image, or nil when they can. Which values suit a network (a
+    /// positive std, a crop the engine takes) is the input description's to check, once, when the model is read.
     public var problem: String? {
         if cropSize <= 0 { return "crop size \(cropSize) must be positive" }
         if resizeShorterSide < cropSize {
             return "resize target \(resizeShorterSide) is smaller than the crop \(cropSize)"
         }
         if mean.count != 3 || std.count != 3 { return "mean and std need 3 values each (R, G, B)" }
-        if std.contains(where: { !($0.isFinite && $0 != 0) }) || mean.contains(where: { !$0.isFinite }) {
-            return "mean must be finite and std finite and non-zero"
-        }
         return nil
     }
 

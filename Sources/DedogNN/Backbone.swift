@@ -86,14 +86,36 @@ public struct Backbone: Sendable, Equatable, CustomStringConvertible {
         return rounded
     }
 
-    /// Every block in execution order: its stage's arguments with this block's input channels and stride.
-    var blocks: [(index: Int, stage: BlockArguments, inChannels: Int, stride: Int)] {
-        var result: [(Int, BlockArguments, Int, Int)] = []
+    /// Every block in execution order, as the block table makes it: the one place blocks are numbered, named
+    /// and given their channels, stride and residual. The network's weights, its execution plans and the layer
+    /// table (`layers`) are all built from this list.
+    var blocks: [BlockSpec] {
+        var result: [BlockSpec] = []
         for stage in stages {
             for r in 0..<stage.repeats {
-                result.append((result.count, stage, r == 0 ? stage.inChannels : stage.outChannels, r == 0 ? stage.stride : 1))
+                let inChannels = r == 0 ? stage.inChannels : stage.outChannels
+                result.append(BlockSpec(index: result.count, inChannels: inChannels,
+                                        expandedChannels: inChannels * stage.expandRatio, outChannels: stage.outChannels,
+                                        kernel: stage.kernel, stride: r == 0 ? stage.stride : 1))
             }
         }
         return result
     }
+}
+
+/// One MBConv block of a backbone: 1×1 expand (when `expandedChannels` differ from `inChannels`) → k×k
+/// depthwise → 1×1 project, plus its input when the shapes allow.
+struct BlockSpec: Sendable, Equatable {
+    let index: Int
+    let inChannels: Int
+    let expandedChannels: Int
+    let outChannels: Int
+    let kernel: Int
+    let stride: Int
+
+    /// `block_00`, `block_01`, …: the block's name in the layer table, plans and golden tensors.
+    var name: String { "block_" + (index < 10 ? "0" : "") + String(index) }
+    var expands: Bool { expandedChannels != inChannels }
+    /// The block adds its input to its output when neither the size nor the channels change.
+    var hasResidual: Bool { stride == 1 && inChannels == outChannels }
 }

@@ -19,8 +19,24 @@ struct ExecutionPlan: Sendable {
         case features
     }
 
+    /// What a step does: one layer of the table, a whole block run band by band, or the pooling.
+    enum Kind: String, Sendable {
+        case stem, expand, depthwise, project, head, block, pool
+
+        init(_ layer: LayerShape.Kind) {
+            switch layer {
+            case .stem: self = .stem
+            case .expand: self = .expand
+            case .depthwise: self = .depthwise
+            case .project: self = .project
+            case .head: self = .head
+            }
+        }
+    }
+
     struct Step: Sendable {
         let operation: Operation
+        let kind: Kind
         let input: Place
         let output: Place
         /// The tensor added to the output (the block input, for residual blocks).
@@ -32,6 +48,8 @@ struct ExecutionPlan: Sendable {
         let name: String
         /// Whether the step completes an activation that golden tests compare (stem, block outputs, head).
         let isTap: Bool
+        /// The step's row of the layer table (nil for banded blocks and pooling).
+        let layer: LayerShape?
 
         /// Multiply-accumulates of the step.
         var multiplyAccumulates: Int {
@@ -57,28 +75,6 @@ struct ExecutionPlan: Sendable {
                 return "\(l.kernel)/\(l.stride) \(l.inChannels)→\(l.outChannels) " + size
             }
         }
-
-        /// What the step does: a layer kind, `block` (a banded block) or `pool`.
-        var kind: String {
-            switch operation {
-            case .block: "block"
-            case .pool: "pool"
-            default: layer?.kind.rawValue ?? ""
-            }
-        }
-
-        /// The step's convolution as a row of the layer table (nil for banded blocks and pooling).
-        var layer: LayerShape? {
-            let shape: (LayerShape.Kind, Int, Int, Int)  // kind, input channels, kernel, stride
-            switch operation {
-            case let .stem(c): shape = (.stem, c.inChannels, c.kernel, c.stride)
-            case let .pointwise(c): shape = (name == "head" ? .head : residual != nil || !c.clampsToSix ? .project : .expand, c.inChannels, 1, 1)
-            case let .depthwise(c): shape = (.depthwise, c.channels, c.kernel, c.stride)
-            case .block, .pool: return nil
-            }
-            return LayerShape(name: name, kind: shape.0, inChannels: shape.1, outChannels: outChannels,
-                              kernel: shape.2, stride: shape.3, height: height, width: width, hasResidual: residual != nil)
-        }
     }
 
     let height, width: Int
@@ -90,53 +86,70 @@ struct ExecutionPlan: Sendable {
     static let bandedAbove = 1 << 20
 
     /// `parts`: how many threads share one image's pass (each banded block needs scratch for each);
-    /// `bandsBlocks`: whether large blocks run band by band.
+    /// `bandsBlocks`: whether large blocks run band by band. The steps follow the backbone's layer table
+    /// (`Backbone.layers`), which gives every layer's sizes, channels and residual.
     init(network: EfficientNetLite, height: Int, width: Int, parts: Int, bandsBlocks: Bool = true) {
         self.height = height
         self.width = width
+        let table = network.backbone.layers(height: height, width: width)
         // Block inputs and outputs alternate between buffers 0 and 1; the depthwise output goes to 2.
-        var current = 0, h = height, w = width
-        let (sh, sw) = network.stem.outputSize(height: h, width: w)
-        append(.stem(network.stem), "stem", from: .input, to: .buffer(current), h, w, network.stem.outChannels, sh, sw,
-               tap: true)
-        h = sh; w = sw
-        for (i, block) in network.blocks.enumerated() {
-            let name = "block_" + (i < 10 ? "0" : "") + String(i)
+        var current = 0
+        for layer in table where layer.kind == .stem {
+            append(.stem(network.stem), layer, from: .input, to: .buffer(current), tap: true)
+        }
+        for block in network.blocks {
+            let rows = table.filter { $0.block == block.spec.index }
+            guard let first = rows.first, let last = rows.last else { continue }
             let other = 1 - current
-            if bandsBlocks, 4 * block.depthwise.channels * h * w > Self.bandedAbove {
-                let banded = BandedBlock(block: block, height: h, width: w)
+            if bandsBlocks, 4 * block.depthwise.channels * first.height * first.width > Self.bandedAbove {
+                let banded = BandedBlock(block: block, height: first.height, width: first.width)
                 bufferSizes[2] = max(bufferSizes[2], parts * banded.scratchPerPart)
                 // The banded block adds its own input where the block has a residual.
-                append(.block(banded), name, from: .buffer(current), to: .buffer(other), h, w, block.project.outChannels,
-                       banded.outHeight, banded.outWidth, tap: true)
+                let (oh, ow) = last.outputSize
+                append(Step(operation: .block(banded), kind: .block, input: .buffer(current), output: .buffer(other),
+                            residual: nil, height: first.height, width: first.width, outChannels: last.outChannels,
+                            outHeight: oh, outWidth: ow, name: block.spec.name, isTap: true, layer: nil))
                 current = other
-                h = banded.outHeight; w = banded.outWidth
                 continue
             }
             var depthwiseInput = Place.buffer(current)
-            if let expand = block.expand {
-                append(.pointwise(expand), name, from: .buffer(current), to: .buffer(other), h, w, expand.outChannels, h, w)
-                depthwiseInput = .buffer(other)
+            for layer in rows {
+                switch layer.kind {
+                case .expand:
+                    guard let expand = block.expand else { continue }
+                    append(.pointwise(expand), layer, from: .buffer(current), to: .buffer(other))
+                    depthwiseInput = .buffer(other)
+                case .depthwise:
+                    append(.depthwise(block.depthwise), layer, from: depthwiseInput, to: .buffer(2))
+                case .project:
+                    append(.pointwise(block.project), layer, from: .buffer(2), to: .buffer(other),
+                           residual: layer.hasResidual ? .buffer(current) : nil, tap: true)
+                case .stem, .head:
+                    continue
+                }
             }
-            let (oh, ow) = block.depthwise.outputSize(height: h, width: w)
-            append(.depthwise(block.depthwise), name, from: depthwiseInput, to: .buffer(2), h, w, block.depthwise.channels,
-                   oh, ow)
-            append(.pointwise(block.project), name, from: .buffer(2), to: .buffer(other), oh, ow,
-                   block.project.outChannels, oh, ow, residual: block.hasResidual ? .buffer(current) : nil, tap: true)
             current = other
-            h = oh; w = ow
         }
-        let head = network.head
-        append(.pointwise(head), "head", from: .buffer(current), to: .buffer(1 - current), h, w, head.outChannels, h, w,
-               tap: true)
-        append(.pool, "pool", from: .buffer(1 - current), to: .features, h, w, head.outChannels, 1, 1)
+        for layer in table where layer.kind == .head {
+            append(.pointwise(network.head), layer, from: .buffer(current), to: .buffer(1 - current), tap: true)
+            let (h, w) = layer.outputSize
+            append(Step(operation: .pool, kind: .pool, input: .buffer(1 - current), output: .features, residual: nil,
+                        height: h, width: w, outChannels: layer.outChannels, outHeight: 1, outWidth: 1, name: "pool",
+                        isTap: false, layer: nil))
+        }
     }
 
-    private mutating func append(_ operation: Operation, _ name: String, from input: Place, to output: Place,
-                                 _ h: Int, _ w: Int, _ channels: Int, _ oh: Int, _ ow: Int,
+    /// A step that runs `layer` of the table.
+    private mutating func append(_ operation: Operation, _ layer: LayerShape, from input: Place, to output: Place,
                                  residual: Place? = nil, tap: Bool = false) {
-        if case let .buffer(i) = output { bufferSizes[i] = max(bufferSizes[i], channels * oh * ow) }
-        steps.append(Step(operation: operation, input: input, output: output, residual: residual, height: h, width: w,
-                          outChannels: channels, outHeight: oh, outWidth: ow, name: name, isTap: tap))
+        let (oh, ow) = layer.outputSize
+        append(Step(operation: operation, kind: Kind(layer.kind), input: input, output: output,
+                    residual: residual, height: layer.height, width: layer.width, outChannels: layer.outChannels,
+                    outHeight: oh, outWidth: ow, name: layer.name, isTap: tap, layer: layer))
+    }
+
+    private mutating func append(_ step: Step) {
+        if case let .buffer(i) = step.output { bufferSizes[i] = max(bufferSizes[i], step.outChannels * step.outHeight * step.outWidth) }
+        steps.append(step)
     }
 }

@@ -49,11 +49,11 @@ public final class InferenceSession {
     }
 
     /// `features`, with `tap` receiving each image's stem output, block outputs and head activation in NCHW,
-    /// named `stem`, `block_00`, `block_01`, … (16 blocks in Lite0, 21 in Lite1 and Lite2), `head` (for tests
+    /// named `stem`, `block_00`, `block_01`, … (as many as the backbone's `blockCount`), `head` (for tests
     /// against golden tensors).
     @_spi(Testing) public func features(_ input: [Float], batch: Int, height: Int? = nil, width: Int? = nil,
                                         tap: ((String, [Float]) -> Void)?) throws(ModelError) -> [Float] {
-        let height = height ?? network.preprocessing.cropSize, width = width ?? network.preprocessing.cropSize
+        let height = height ?? network.input.cropSize, width = width ?? network.input.cropSize
         let sizes = EfficientNetLite.inputSizes
         guard sizes.contains(height), sizes.contains(width) else {
             throw .badInput(detail: "\(width)×\(height) images: the network takes \(sizes.lowerBound) to \(sizes.upperBound) pixels a side")
@@ -139,7 +139,7 @@ public final class InferenceSession {
         }
         return zip(plan.steps, samples).map { step, times in
             let sorted = times.sorted()
-            return StepTiming(name: step.name, kind: step.kind, shape: step.shape, layer: step.layer, multiplyAccumulates: step.multiplyAccumulates,
+            return StepTiming(name: step.name, kind: step.kind.rawValue, shape: step.shape, layer: step.layer, multiplyAccumulates: step.multiplyAccumulates,
                               seconds: sorted.isEmpty ? 0 : sorted[sorted.count / 2])
         }
     }

@@ -12,9 +12,12 @@ public struct LayerShape: Sendable, CustomStringConvertible {
     public let height: Int
     public let width: Int
     public let hasResidual: Bool
+    /// The block the layer belongs to (nil for the stem and the head).
+    public let block: Int?
 
     public init(name: String, kind: Kind, inChannels: Int, outChannels: Int, kernel: Int, stride: Int,
-                height: Int, width: Int, hasResidual: Bool) {
+                height: Int, width: Int, hasResidual: Bool, block: Int? = nil) {
+        self.block = block
         self.name = name
         self.kind = kind
         self.inChannels = inChannels
@@ -46,28 +49,33 @@ public struct LayerShape: Sendable, CustomStringConvertible {
 extension Backbone {
     /// Every convolution for a `size`×`size` input (by default the backbone's resolution), in execution order.
     public func layers(size: Int? = nil) -> [LayerShape] {
-        let size = size ?? resolution
-        var layers: [LayerShape] = []
-        var hw = ReferenceKernels.samePadding(input: size, kernel: 3, stride: 2).output
-        layers.append(LayerShape(name: "stem", kind: .stem, inChannels: 3, outChannels: Self.stemChannels,
-                                 kernel: 3, stride: 2, height: size, width: size, hasResidual: false))
-        for (index, stage, cin, stride) in blocks {
-            let mid = cin * stage.expandRatio
-            let name = "block_" + (index < 10 ? "0" : "") + String(index)
-            if stage.expandRatio != 1 {
-                layers.append(LayerShape(name: name, kind: .expand, inChannels: cin, outChannels: mid, kernel: 1,
-                                         stride: 1, height: hw, width: hw, hasResidual: false))
+        layers(height: size ?? resolution, width: size ?? resolution)
+    }
+
+    /// Every convolution for a `height`×`width` input, in execution order: the network walked once from its
+    /// block table (`blocks`). Execution plans are built from this table, and kernel tests and benchmarks
+    /// iterate it.
+    public func layers(height: Int, width: Int) -> [LayerShape] {
+        var h = height, w = width
+        var layers = [LayerShape(name: "stem", kind: .stem, inChannels: 3, outChannels: Self.stemChannels,
+                                 kernel: 3, stride: 2, height: h, width: w, hasResidual: false)]
+        (h, w) = layers[0].outputSize
+        for block in blocks {
+            func layer(_ kind: LayerShape.Kind, _ inChannels: Int, _ outChannels: Int, kernel: Int = 1, stride: Int = 1,
+                       residual: Bool = false) -> LayerShape {
+                LayerShape(name: block.name, kind: kind, inChannels: inChannels, outChannels: outChannels, kernel: kernel,
+                           stride: stride, height: h, width: w, hasResidual: residual, block: block.index)
             }
-            layers.append(LayerShape(name: name, kind: .depthwise, inChannels: mid, outChannels: mid,
-                                     kernel: stage.kernel, stride: stride, height: hw, width: hw, hasResidual: false))
-            hw = ReferenceKernels.samePadding(input: hw, kernel: stage.kernel, stride: stride).output
-            layers.append(LayerShape(name: name, kind: .project, inChannels: mid, outChannels: stage.outChannels,
-                                     kernel: 1, stride: 1, height: hw, width: hw,
-                                     hasResidual: stride == 1 && cin == stage.outChannels))
+            if block.expands { layers.append(layer(.expand, block.inChannels, block.expandedChannels)) }
+            let depthwise = layer(.depthwise, block.expandedChannels, block.expandedChannels, kernel: block.kernel,
+                                  stride: block.stride)
+            layers.append(depthwise)
+            (h, w) = depthwise.outputSize
+            layers.append(layer(.project, block.expandedChannels, block.outChannels, residual: block.hasResidual))
         }
-        layers.append(LayerShape(name: "head", kind: .head, inChannels: stages.last!.outChannels,
-                                 outChannels: Self.featureCount, kernel: 1, stride: 1,
-                                 height: hw, width: hw, hasResidual: false))
+        layers.append(LayerShape(name: "head", kind: .head, inChannels: stages.last?.outChannels ?? 0,
+                                 outChannels: Self.featureCount, kernel: 1, stride: 1, height: h, width: w,
+                                 hasResidual: false))
         return layers
     }
 }

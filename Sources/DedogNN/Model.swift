@@ -1,6 +1,17 @@
 import Foundation
 
-/// A whole model file: one to three backbones, each with its heads, and how their answers combine.
+/// A trained head's parts on one backbone's features.
+public struct BackboneHeads: Sendable {
+    /// The pretrained ImageNet classifier, which also tells whether a photo shows a dog.
+    public let imagenet: Linear?
+    /// The trained breed classifier.
+    public let breed: Linear?
+    /// [breed labels × 1280] unit vectors (see `BackboneDescription.prototypes`).
+    public let prototypes: [Float]?
+}
+
+/// A whole model file: one to three backbones, each with its heads, the photos users confirmed, and how their
+/// answers combine.
 ///
 /// Each backbone sees the photo at its own input size; the breed answer averages the backbones'
 /// log-probabilities (each at its own temperature) and applies the model's combined temperature; the ImageNet
@@ -9,15 +20,19 @@ import Foundation
 ///
 /// ```swift
 /// let model = try Model(contentsOf: URL(fileURLWithPath: "models/dedog-breeds.safetensors"))
-/// // inputs[b]: the photo prepared as backbone b's `preprocessing` says (Dedog's Classifier does this)
+/// // inputs[b]: the photo prepared as backbone b's `input` says (Dedog's Classifier does this)
 /// let views = try zip(model.backbones, inputs).map { network, input in try network.makeSession().features(input, batch: 1) }
 /// let breeds = try model.breedProbabilities(views)   // [breeds], sums to 1
 /// ```
 public final class Model: Sendable {
     public let specification: ModelDescription
     public let backbones: [EfficientNetLite]
-    /// For each memory entry, the index of its breed label (checked at load: every entry names one).
-    let memoryClasses: [Int]
+    /// `heads[b]`: backbone b's heads and prototypes.
+    public let heads: [BackboneHeads]
+    /// The photos users confirmed (`dedog learn`), with their features in every backbone.
+    public let confirmedPhotos: ConfirmedPhotos
+    /// For each confirmed photo, the index of its breed label (checked at load: every photo names one).
+    let confirmedClasses: [Int]
     /// The file it was read from, for messages.
     public let file: String
 
@@ -27,24 +42,14 @@ public final class Model: Sendable {
 
     /// Builds every backbone, strictly: each needs all its tensors under its prefix, and the file may hold nothing else.
     public init(tensors: SafeTensors) throws(ModelError) {
-        let specification = try ModelDescription(from: tensors)
-        var loader = StrictLoader(tensors: tensors)
-        var backbones: [EfficientNetLite] = []
-        for backbone in specification.backbones {
-            backbones.append(try EfficientNetLite(backbone, loader: &loader))
-        }
-        try loader.finish()
-        let rows = specification.memory?.count ?? 0
-        for (b, network) in backbones.enumerated() {
-            guard let stored = network.memory, stored.count != rows * EfficientNetLite.featureCount else { continue }
-            throw .invalidValue(file: tensors.file, field: "memory", value: "\(rows) entries",
-                                requirement: "one per row of backbones[\(b)].memory (\(stored.count / EfficientNetLite.featureCount) rows)")
-        }
-        self.specification = specification
-        self.backbones = backbones
+        let contents = try ModelFile.read(tensors)
+        specification = contents.description
+        backbones = contents.networks
+        heads = contents.heads
+        confirmedPhotos = contents.confirmedPhotos
         let row = Dictionary((specification.backbones.first?.breedHead?.labels ?? []).enumerated().map { ($1.key, $0) },
                              uniquingKeysWith: { a, _ in a })
-        memoryClasses = (specification.memory ?? []).compactMap { row[$0.label] }
+        confirmedClasses = confirmedPhotos.photos.compactMap { row[$0.label] }
         file = tensors.file
     }
 
@@ -58,20 +63,19 @@ public final class Model: Sendable {
     /// The breed heads' combined scores for one photo, before the combined temperature: the mean over backbones
     /// of log softmax(logits / temperature), each backbone's logits averaged over its views.
     /// `features[b]` holds backbone b's views of the photo, [views × 1280]. Nil without breed heads.
-    /// Confirmed photos in the model's memory (`dedog learn`) add `memoryWeight` · Σ exp(`memorySharpness` ·
-    /// (cos − 1)) to their breed's score, over the confirmed photos of that breed: a photo nearly the same as a
-    /// confirmed one moves strongly, a merely similar one a little, others not at all.
+    /// Confirmed photos (`dedog learn`) add `confirmedWeight` · Σ exp(`confirmedSharpness` · (cos − 1)) to their
+    /// breed's score, over the confirmed photos of that breed: a photo nearly the same as a confirmed one moves
+    /// strongly, a merely similar one a little, others not at all.
     public func breedScores(_ features: [[Float]]) throws(ModelError) -> [Float]? {
-        guard var scores = try combined(features, head: \.breedHead, description: \.breedHead, combine: { logProbabilities in
+        guard var scores = try combined(features, head: \.breed, description: \.breedHead, combine: { logProbabilities in
             let n = Float(logProbabilities.count)
             return (0..<logProbabilities[0].count).map { i in logProbabilities.reduce(0) { $0 + $1[i] } / n }
         }) else { return nil }
-        for (network, x) in zip(backbones, features) {
-            guard let stored = network.memory, !memoryClasses.isEmpty else { continue }
-            let direction = Self.direction(x)
-            for (j, c) in memoryClasses.enumerated() {
+        for (b, x) in features.enumerated() where !confirmedClasses.isEmpty {
+            let direction = Self.direction(x), stored = confirmedPhotos.features[b]
+            for (j, c) in confirmedClasses.enumerated() {
                 let cosine = Self.dot(direction, stored, row: j)
-                scores[c] += Self.memoryWeight * Foundation.exp(Self.memorySharpness * (cosine - 1)) / Float(backbones.count)
+                scores[c] += Self.confirmedWeight * Foundation.exp(Self.confirmedSharpness * (cosine - 1)) / Float(backbones.count)
             }
         }
         return scores
@@ -82,8 +86,8 @@ public final class Model: Sendable {
     /// checked photos from the other 40; grid w ∈ {2, 4}, k ∈ {3, 5}): with 10 confirmed photos of each of its 3
     /// weakest breeds, their other photos went from 61 % to 82 % right and the other breeds' from 87.2 % to 85.6 %.
     /// Stronger settings gained more on the learned breeds and cost the others up to 8 points.
-    public static let memoryWeight: Float = 2
-    public static let memorySharpness: Float = 5
+    public static let confirmedWeight: Float = 2
+    public static let confirmedSharpness: Float = 5
 
     /// Per breed, how like that breed's own photos this photo is: the cosine between the photo's features and
     /// the breed's prototype or its nearest confirmed photo, whichever is closer, averaged over backbones.
@@ -92,16 +96,16 @@ public final class Model: Sendable {
         guard features.count == backbones.count else {
             throw .badInput(detail: "features of \(features.count) backbones for a model of \(backbones.count)")
         }
-        guard let labels = breedLabels, backbones.allSatisfy({ $0.prototypes != nil }) else { return nil }
+        guard let labels = breedLabels, heads.allSatisfy({ $0.prototypes != nil }) else { return nil }
         var similarity = [Float](repeating: 0, count: labels.count)
-        for (network, x) in zip(backbones, features) {
-            guard let prototypes = network.prototypes, x.count % EfficientNetLite.featureCount == 0, !x.isEmpty else {
+        for (b, x) in features.enumerated() {
+            guard let prototypes = heads[b].prototypes, x.count % EfficientNetLite.featureCount == 0, !x.isEmpty else {
                 throw .badInput(detail: "\(x.count) features are not whole views of \(EfficientNetLite.featureCount)")
             }
             let direction = Self.direction(x)
             var best = (0..<labels.count).map { Self.dot(direction, prototypes, row: $0) }
-            if let stored = network.memory {
-                for (j, c) in memoryClasses.enumerated() { best[c] = max(best[c], Self.dot(direction, stored, row: j)) }
+            for (j, c) in confirmedClasses.enumerated() {
+                best[c] = max(best[c], Self.dot(direction, confirmedPhotos.features[b], row: j))
             }
             for c in best.indices { similarity[c] += best[c] / Float(backbones.count) }
         }
@@ -132,21 +136,21 @@ public final class Model: Sendable {
     /// The ImageNet probabilities for one photo: each backbone's calibrated softmax, averaged. Nil without
     /// ImageNet heads.
     public func imagenetProbabilities(_ features: [[Float]]) throws(ModelError) -> [Float]? {
-        try combined(features, head: \.imagenetHead, description: \.imagenetHead) { logProbabilities in
+        try combined(features, head: \.imagenet, description: \.imagenetHead) { logProbabilities in
             let n = Float(logProbabilities.count)
             return (0..<logProbabilities[0].count).map { i in logProbabilities.reduce(0) { $0 + Foundation.exp($1[i]) } / n }
         }
     }
 
-    private func combined(_ features: [[Float]], head: KeyPath<EfficientNetLite, Linear?>,
+    private func combined(_ features: [[Float]], head: KeyPath<BackboneHeads, Linear?>,
                           description: KeyPath<BackboneDescription, HeadDescription?>,
                           combine: ([[Float]]) -> [Float]) throws(ModelError) -> [Float]? {
         guard features.count == backbones.count else {
             throw .badInput(detail: "features of \(features.count) backbones for a model of \(backbones.count)")
         }
         var logProbabilities: [[Float]] = []
-        for (network, x) in zip(backbones, features) {
-            guard let linear = network[keyPath: head], let d = network.specification[keyPath: description] else { return nil }
+        for (b, x) in features.enumerated() {
+            guard let linear = heads[b][keyPath: head], let d = specification.backbones[b][keyPath: description] else { return nil }
             let views = x.count / linear.inputs
             guard views >= 1, x.count == views * linear.inputs else {
                 throw .badInput(detail: "\(x.count) features are not whole views of \(linear.inputs)")
@@ -165,19 +169,5 @@ public final class Model: Sendable {
         let top = scaled.max() ?? 0
         let logSum = Foundation.log(scaled.reduce(Float(0)) { $0 + Foundation.exp($1 - top) }) + top
         return scaled.map { $0 - logSum }
-    }
-}
-
-extension ModelDescription {
-    /// The names of backbone `b`'s own tensors among `names` (its convolutions and BatchNorms, not its heads,
-    /// prototypes or memory):
-    /// those after its prefix that no backbone with a longer prefix claims.
-    public func backboneTensorNames(_ b: Int, among names: some Sequence<String>) -> [String] {
-        guard backbones.indices.contains(b) else { return [] }
-        let prefix = backbones[b].tensorPrefix
-        let longer = backbones.map(\.tensorPrefix).filter { $0.count > prefix.count }
-        let heads = Set(backbones.flatMap { [$0.imagenetHead, $0.breedHead] }.compactMap { $0 }.flatMap { [$0.weight, $0.bias] }
-                        + backbones.flatMap { [$0.prototypes, $0.memory].compactMap { $0 } })
-        return names.filter { $0.hasPrefix(prefix) && !heads.contains($0) && !longer.contains(where: $0.hasPrefix) }.sorted()
     }
 }

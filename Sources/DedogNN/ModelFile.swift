@@ -1,187 +1,277 @@
 import Foundation
-import DedogImage
+import DedogFiles
 
-/// One class a head can name.
-public struct Label: Codable, Sendable, Equatable {
-    /// Stable key: the Stanford Dogs folder for dog breeds (e.g. `n02085620-Chihuahua`), else the WordNet id.
-    public var key: String
-    /// Human-readable name, e.g. "Chihuahua".
-    public var name: String
-    public var isDog: Bool
-    /// The breed catalogue's id for it (`chihuahua`), when training matched its folder to a catalogue breed; the
-    /// catalogue also knows the Stanford Dogs keys directly.
-    public var breed: String?
+/// The model file format, read and written here and nowhere else: a safetensors file whose metadata holds the
+/// JSON `ModelDescription` (under `dedog.model`) and whose tensors are named by this codec: each backbone's
+/// checkpoint tensors (`_conv_stem.weight`, `_blocks.3._bn1.bias`, …) after its `tensorPrefix`, then its
+/// heads, breed prototypes and confirmed photos' features. Reading is strict (every tensor the description
+/// needs, with its exact shape, and nothing else); writing loads the result back before it replaces anything.
+public enum ModelFile {
+    /// One backbone of the file to write: where its tensors come from, and its new breed head.
+    public struct Part {
+        /// The file holding the pretrained backbone (a base model, or any model file).
+        public var base: SafeTensors
+        /// The backbone's description in `base` (its tensor prefix and heads there).
+        public var source: BackboneDescription
+        /// The breed head, [labels × 1280] and [labels].
+        public var breedWeight: [Float]
+        public var breedBias: [Float]
+        /// The breeds' prototypes, [labels × 1280], if any.
+        public var prototypes: [Float]?
 
-    public init(key: String, name: String, isDog: Bool, breed: String? = nil) {
-        self.key = key
-        self.name = name
-        self.isDog = isDog
-        self.breed = breed
+        public init(base: SafeTensors, source: BackboneDescription, breedWeight: [Float], breedBias: [Float],
+                    prototypes: [Float]? = nil) {
+            self.base = base
+            self.source = source
+            self.breedWeight = breedWeight
+            self.breedBias = breedBias
+            self.prototypes = prototypes
+        }
+    }
+
+    /// One tensor to write.
+    typealias Tensor = (name: String, dtype: String, shape: [Int], bytes: Data)
+
+    // MARK: Tensor names
+
+    /// What a backbone's own tensors are called, after its prefix, as in the EfficientNet checkpoints.
+    enum CheckpointNames {
+        static let stem = (conv: "_conv_stem.weight", bn: "_bn0")
+        static let head = (conv: "_conv_head.weight", bn: "_bn1")
+        static func expand(_ block: BlockSpec) -> (conv: String, bn: String) {
+            ("_blocks.\(block.index)._expand_conv.weight", "_blocks.\(block.index)._bn0")
+        }
+        static func depthwise(_ block: BlockSpec) -> (conv: String, bn: String) {
+            ("_blocks.\(block.index)._depthwise_conv.weight", "_blocks.\(block.index)._bn1")
+        }
+        static func project(_ block: BlockSpec) -> (conv: String, bn: String) {
+            ("_blocks.\(block.index)._project_conv.weight", "_blocks.\(block.index)._bn2")
+        }
+    }
+
+    /// What the tensors training adds are called, after the backbone's prefix.
+    static let breedWeight = "breed_head.weight"
+    static let breedBias = "breed_head.bias"
+    static let prototypes = "breed_prototypes"
+    static let confirmedPhotos = "memory"
+
+    /// The names of backbone `b`'s own tensors among `names` (its convolutions and BatchNorms, not its heads,
+    /// prototypes or confirmed photos): those after its prefix that no backbone with a longer prefix claims.
+    public static func backboneTensorNames(of model: ModelDescription, _ b: Int, among names: some Sequence<String>) -> [String] {
+        guard model.backbones.indices.contains(b) else { return [] }
+        let prefix = model.backbones[b].tensorPrefix
+        let longer = model.backbones.map(\.tensorPrefix).filter { $0.count > prefix.count }
+        let heads = Set(model.backbones.flatMap { [$0.imagenetHead, $0.breedHead] }.compactMap { $0 }.flatMap { [$0.weight, $0.bias] }
+                        + model.backbones.flatMap { [$0.prototypes, $0.confirmedPhotos].compactMap { $0 } })
+        return names.filter { $0.hasPrefix(prefix) && !heads.contains($0) && !longer.contains(where: $0.hasPrefix) }.sorted()
+    }
+
+    // MARK: Reading
+
+    /// Everything a model file holds, built from its tensors.
+    struct Contents {
+        var description: ModelDescription
+        var networks: [EfficientNetLite]
+        var heads: [BackboneHeads]
+        var confirmedPhotos: ConfirmedPhotos
+    }
+
+    /// Reads every backbone with its heads, strictly: each needs all its tensors under its prefix, and the file
+    /// may hold nothing else.
+    static func read(_ tensors: SafeTensors) throws(ModelError) -> Contents {
+        let description = try ModelDescription(from: tensors)
+        var loader = StrictLoader(tensors: tensors)
+        var networks: [EfficientNetLite] = [], heads: [BackboneHeads] = [], rows: [[Float]] = []
+        for backbone in description.backbones {
+            networks.append(try network(backbone, loader: &loader))
+            heads.append(BackboneHeads(
+                imagenet: try backbone.imagenetHead.map { d throws(ModelError) in try loader.linear(d, role: "ImageNet") },
+                breed: try backbone.breedHead.map { d throws(ModelError) in try loader.linear(d, role: "breed") },
+                prototypes: try backbone.prototypes.map { name throws(ModelError) in
+                    try loader.read(name, [backbone.breedHead?.labels.count ?? 0, EfficientNetLite.featureCount], prefixed: false)
+                }))
+            if let name = backbone.confirmedPhotos {
+                let count = tensors.entries[name]?.shape.first ?? 0
+                rows.append(try loader.read(name, [count, EfficientNetLite.featureCount], prefixed: false))
+            }
+        }
+        try loader.finish()
+        let photos = description.confirmedPhotos ?? []
+        for (b, stored) in rows.enumerated() where stored.count != photos.count * EfficientNetLite.featureCount {
+            throw .invalidValue(file: tensors.file, field: "memory", value: "\(photos.count) entries",
+                                requirement: "one per row of backbones[\(b)].memory (\(stored.count / EfficientNetLite.featureCount) rows)")
+        }
+        return Contents(description: description, networks: networks, heads: heads,
+                        confirmedPhotos: ConfirmedPhotos(aligned: photos, features: rows.isEmpty
+                                                            ? Array(repeating: [], count: networks.count) : rows))
+    }
+
+    /// Builds one backbone from its checkpoint tensors, walking its block table (`Backbone.blocks`).
+    static func network(_ description: BackboneDescription, loader: inout StrictLoader) throws(ModelError) -> EfficientNetLite {
+        guard let backbone = Backbone.named(description.architecture) else {
+            throw .unsupportedArchitecture(file: loader.tensors.file, name: description.architecture)
+        }
+        loader.prefix = description.tensorPrefix
+        loader.epsilon = description.batchNormEpsilon
+        let stemChannels = EfficientNetLite.stemChannels
+        let stemWeight = try loader.folded(conv: CheckpointNames.stem.conv, bn: CheckpointNames.stem.bn,
+                                           shape: [stemChannels, 3, 3, 3])
+        let stem = try StemConvolution(inChannels: 3, outChannels: stemChannels, kernel: 3, stride: 2,
+                                       weight: stemWeight.weight, bias: stemWeight.bias)
+        var blocks: [MBConvBlock] = []
+        for spec in backbone.blocks {
+            var expand: PointwiseConvolution? = nil
+            if spec.expands {
+                let names = CheckpointNames.expand(spec)
+                expand = try loader.pointwise(conv: names.conv, bn: names.bn, inputs: spec.inChannels,
+                                              outputs: spec.expandedChannels, clampsToSix: true)
+            }
+            let k = spec.kernel, names = CheckpointNames.depthwise(spec)
+            let d = try loader.folded(conv: names.conv, bn: names.bn, shape: [spec.expandedChannels, 1, k, k])
+            let depthwise = try DepthwiseConvolution(channels: spec.expandedChannels, kernel: k, stride: spec.stride,
+                                                     weight: d.weight, bias: d.bias)
+            let project = CheckpointNames.project(spec)
+            blocks.append(MBConvBlock(spec: spec, expand: expand, depthwise: depthwise,
+                                      project: try loader.pointwise(conv: project.conv, bn: project.bn,
+                                                                    inputs: spec.expandedChannels,
+                                                                    outputs: spec.outChannels, clampsToSix: false)))
+        }
+        let head = try loader.pointwise(conv: CheckpointNames.head.conv, bn: CheckpointNames.head.bn,
+                                        inputs: backbone.stages.last?.outChannels ?? 0,
+                                        outputs: EfficientNetLite.featureCount, clampsToSix: true)
+        return EfficientNetLite(backbone: backbone, input: description.preprocessing, stem: stem, blocks: blocks, head: head)
+    }
+
+    // MARK: Writing
+
+    /// Writes `model` with `parts[i]` as its backbone i, and `confirmedPhotos` (one feature row per backbone and
+    /// photo) if any, to `url`, atomically: an interrupted write leaves the previous file as it was. Each
+    /// backbone's tensors keep their names after its `tensorPrefix` in `model`, and its breed head is
+    /// `<prefix>breed_head.weight` / `.bias`. The result is checked as a loader would check it, so that nothing is
+    /// written that dedog would refuse to load.
+    public static func write(_ model: ModelDescription, parts: [Part], confirmedPhotos: ConfirmedPhotos? = nil,
+                             to url: URL) throws(ModelError) {
+        guard parts.count == model.backbones.count else {
+            throw .invalidMetadata(file: url.path, detail: "\(parts.count) backbones given for a description of \(model.backbones.count)")
+        }
+        let photos = confirmedPhotos.flatMap { $0.isEmpty ? nil : $0 }
+        if let photos, photos.backboneCount != parts.count {
+            throw .invalidMetadata(file: url.path, detail: "confirmed photos of \(photos.backboneCount) backbones given for a model of \(parts.count)")
+        }
+        var model = model
+        model.confirmedPhotos = photos?.photos
+        var tensors: [Tensor] = []
+        for (b, part) in parts.enumerated() {
+            let prefix = model.backbones[b].tensorPrefix
+            guard var head = model.backbones[b].breedHead else {
+                throw .invalidMetadata(file: url.path, detail: "backbone \(b) of the model to write has no breed head")
+            }
+            guard part.breedWeight.count == head.labels.count * EfficientNetLite.featureCount,
+                  part.breedBias.count == head.labels.count else {
+                throw .labelCountMismatch(file: url.path, head: "breed", labels: head.labels.count, outputs: part.breedBias.count)
+            }
+            // The base's tensors as stored (F16 stays F16, so a model trained on a small base stays small); the
+            // base's own breed head is replaced. Names move from the base's prefix to the new one. Each tensor is
+            // checked once, when the result is loaded back below.
+            let baseModel = (try? ModelDescription(from: part.base)) ?? ModelDescription(backbones: [part.source])
+            guard let index = baseModel.backbones.firstIndex(of: part.source) else {
+                throw .invalidMetadata(file: part.base.file, detail: "it holds no such backbone as the one to write")
+            }
+            let imagenet = [part.source.imagenetHead?.weight, part.source.imagenetHead?.bias].compactMap { $0 }
+            func renamed(_ name: String) -> String {
+                prefix + (name.hasPrefix(part.source.tensorPrefix) ? name.dropFirst(part.source.tensorPrefix.count) : name[...])
+            }
+            for name in backboneTensorNames(of: baseModel, index, among: part.base.entries.keys) + imagenet {
+                guard let entry = part.base.entries[name] else { throw .missingTensor(file: part.base.file, name: name) }
+                tensors.append((renamed(name), entry.dtype, entry.shape, part.base.bytes(of: name)))
+            }
+            if var imagenet = part.source.imagenetHead {
+                imagenet.weight = renamed(imagenet.weight)
+                imagenet.bias = renamed(imagenet.bias)
+                model.backbones[b].imagenetHead = imagenet
+            }
+            head.weight = prefix + breedWeight
+            head.bias = prefix + breedBias
+            model.backbones[b].breedHead = head
+            tensors.append((head.weight, "F32", [head.labels.count, EfficientNetLite.featureCount], raw(part.breedWeight)))
+            tensors.append((head.bias, "F32", [head.labels.count], raw(part.breedBias)))
+            model.backbones[b].prototypes = nil
+            if let prototypes = part.prototypes {
+                guard prototypes.count == part.breedWeight.count else {
+                    throw .labelCountMismatch(file: url.path, head: "prototype", labels: head.labels.count,
+                                              outputs: prototypes.count / EfficientNetLite.featureCount)
+                }
+                model.backbones[b].prototypes = prefix + Self.prototypes
+                tensors.append((prefix + Self.prototypes, "F32", [head.labels.count, EfficientNetLite.featureCount], raw(prototypes)))
+            }
+            model.backbones[b].confirmedPhotos = nil
+            if let photos { tensors.append(confirmedPhotoTensor(photos, backbone: b, in: &model)) }
+        }
+        try write(model, tensors: tensors, to: url)
+    }
+
+    /// Writes `file` again with its confirmed photos replaced by `photos`: `model` is its description, and every
+    /// other tensor is copied as stored. Atomic, and loaded back first, as `write` does.
+    public static func replacingConfirmedPhotos(of file: SafeTensors, model: ModelDescription, with photos: ConfirmedPhotos,
+                                                to url: URL) throws(ModelError) {
+        guard photos.backboneCount == model.backbones.count else {
+            throw .invalidMetadata(file: url.path, detail: "confirmed photos of \(photos.backboneCount) backbones given for a model of \(model.backbones.count)")
+        }
+        var model = model
+        let old = Set(model.backbones.compactMap(\.confirmedPhotos))
+        var tensors: [Tensor] = file.entries.keys.sorted().filter { !old.contains($0) }.compactMap { name in
+            file.entries[name].map { (name, $0.dtype, $0.shape, file.bytes(of: name)) }
+        }
+        model.confirmedPhotos = photos.isEmpty ? nil : photos.photos
+        for b in model.backbones.indices {
+            model.backbones[b].confirmedPhotos = nil
+            if !photos.isEmpty { tensors.append(confirmedPhotoTensor(photos, backbone: b, in: &model)) }
+        }
+        try write(model, tensors: tensors, to: url)
+    }
+
+    /// Backbone `b`'s confirmed-photo features as a tensor, named in `model`.
+    private static func confirmedPhotoTensor(_ photos: ConfirmedPhotos, backbone b: Int, in model: inout ModelDescription) -> Tensor {
+        let name = model.backbones[b].tensorPrefix + confirmedPhotos
+        model.backbones[b].confirmedPhotos = name
+        return (name, "F32", [photos.count, EfficientNetLite.featureCount], raw(photos.features[b]))
+    }
+
+    /// Writes `tensors` with `model` as their description, checked and loaded back before the atomic rename.
+    static func write(_ model: ModelDescription, tensors: [Tensor], to url: URL) throws(ModelError) {
+        try model.validate(file: url.path)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let bytes: Data
+        do {
+            let json = String(decoding: try encoder.encode(model), as: UTF8.self)
+            bytes = try SafeTensors.encode(tensors, metadata: [ModelDescription.metadataKey: json])
+        } catch {
+            throw .invalidMetadata(file: url.path, detail: "cannot encode the model: \(error)")
+        }
+        // Loaded back before it replaces anything: the names, shapes, values and description must make a model.
+        do {
+            _ = try Model(tensors: SafeTensors(bytes, file: url.path))
+        } catch {
+            throw .invalidMetadata(file: url.path, detail: "the model to write would not load: \(error.description)")
+        }
+        do {
+            try AtomicFile.write(bytes, to: url.path)
+        } catch {
+            throw .cannotWrite(file: url.path, reason: error.description)
+        }
+    }
+
+    private static func raw(_ values: [Float]) -> Data {
+        var bytes = Data(capacity: values.count * 4)
+        for v in values { withUnsafeBytes(of: v.bitPattern.littleEndian) { bytes.append(contentsOf: $0) } }
+        return bytes
     }
 }
 
-extension Collection where Element == Label {
-    /// The share of `probabilities` (one per label, in order) that falls on dog classes.
-    public func dogProbability(_ probabilities: [Float]) -> Float {
-        zip(self, probabilities).reduce(Float(0)) { $0 + ($1.0.isDog ? $1.1 : 0) }
-    }
-}
+// MARK: The description in the metadata
 
-/// A fully-connected classifier on the 1280 pooled backbone features.
-public struct HeadDescription: Codable, Sendable, Equatable {
-    /// Tensor names of the [classes × 1280] weight and [classes] bias.
-    public var weight: String
-    public var bias: String
-    public var labels: [Label]
-    /// Logits are divided by this before the softmax (calibration); 1 when uncalibrated.
-    public var temperature: Float?
-
-    public init(weight: String, bias: String, labels: [Label], temperature: Float? = nil) {
-        self.weight = weight
-        self.bias = bias
-        self.labels = labels
-        self.temperature = temperature
-    }
-}
-
-/// When a photo counts as showing no dog, and when the model is unsure. See `Classifier` for how they are used.
-public struct DecisionThresholds: Codable, Sendable, Equatable {
-    /// "No dog" when the ImageNet head puts less than this probability mass on dog classes.
-    public var noDogBelow: Float
-    /// "Unsure" when the top breed's probability is below this …
-    public var unsureBelow: Float
-    /// … or when it leads the second breed by less than this.
-    public var unsureMargin: Float
-    /// "Not one of my breeds" when the photo's features are less similar than this (cosine) to the top breed's
-    /// own photos (its prototype, or a confirmed photo in the model's memory). Set by training, from how similar
-    /// held-out photos of the model's own breeds are; nil when the model has no prototypes.
-    public var otherBreedBelow: Float?
-
-    public init(noDogBelow: Float = 0.5, unsureBelow: Float = 0.45, unsureMargin: Float = 0.15,
-                otherBreedBelow: Float? = nil) {
-        self.noDogBelow = noDogBelow
-        self.unsureBelow = unsureBelow
-        self.unsureMargin = unsureMargin
-        self.otherBreedBelow = otherBreedBelow
-    }
-}
-
-/// What the classifier concludes about a photo.
-public enum Verdict: String, Sendable, Codable {
-    /// A dog, and the top breed is clearly ahead.
-    case dog
-    /// Probably a dog, but the top breeds are too close (or too weak) to name one.
-    case unsure
-    /// The photo probably shows no dog.
-    case noDog
-    /// A dog, but none of the breeds the model knows: it looks less like any of them than their own photos do.
-    case otherBreed
-}
-
-extension DecisionThresholds {
-    /// The verdict for a photo whose dog probability is `dogProbability` (nil when the model cannot judge it) and
-    /// whose two most probable breeds have `top` and `second`; `similarity` is how like its own photos the top
-    /// breed the photo is (nil when the model cannot tell).
-    public func verdict(dogProbability: Float?, top: Float, second: Float, similarity: Float? = nil) -> Verdict {
-        if let dog = dogProbability, dog < noDogBelow { return .noDog }
-        if let similarity, let below = otherBreedBelow, similarity < below { return .otherBreed }
-        if top < unsureBelow || top - second < unsureMargin { return .unsure }
-        return .dog
-    }
-}
-
-/// A photo a user confirmed as showing one of the model's breeds (`dedog learn`).
-public struct MemoryEntry: Codable, Sendable, Equatable {
-    /// The breed label's key.
-    public var label: String
-    /// The photo's file name when it was learned (for people; not used to match).
-    public var photo: String
-    /// The photo's content hash: the same photo learned twice is kept once, and `forget` finds it by content.
-    public var fingerprint: String
-    /// When it was learned (ISO 8601).
-    public var added: String
-
-    public init(label: String, photo: String, fingerprint: String, added: String) {
-        self.label = label
-        self.photo = photo
-        self.fingerprint = fingerprint
-        self.added = added
-    }
-}
-
-/// One backbone of a model file and the heads on its features.
-public struct BackboneDescription: Codable, Sendable, Equatable {
-    public var architecture: String
-    /// What the names of this backbone's tensors start with in the file: "" when the file holds one backbone under
-    /// the checkpoint's own names (`_blocks.3._depthwise_conv.weight`), e.g. "lite2." when it holds several.
-    public var tensorPrefix: String
-    public var preprocessing: Preprocessing
-    public var batchNormEpsilon: Float
-    /// The pretrained ImageNet classifier; it also decides whether a photo shows a dog at all.
-    public var imagenetHead: HeadDescription?
-    /// A trained breed classifier; when present, breeds are ranked with it.
-    public var breedHead: HeadDescription?
-    /// Classify each photo as it is and mirrored, and average the logits (set by training when it helps on the
-    /// validation images; costs a second pass through the network).
-    public var averagesMirror: Bool?
-    /// Tensor [breed labels × 1280]: each breed's prototype, the mean direction of its training photos' features
-    /// (unit vectors, as classify computes them). Written by training; used for "not one of my breeds".
-    public var prototypes: String?
-    /// Tensor [memory entries × 1280]: the features of the photos users confirmed (`ModelDescription.memory`),
-    /// unit vectors, in the same order.
-    public var memory: String?
-
-    public init(architecture: String = "efficientnet-lite0", tensorPrefix: String = "",
-                preprocessing: Preprocessing = Preprocessing(), batchNormEpsilon: Float = 1e-3,
-                imagenetHead: HeadDescription?, breedHead: HeadDescription?, averagesMirror: Bool? = nil,
-                prototypes: String? = nil, memory: String? = nil) {
-        self.prototypes = prototypes
-        self.memory = memory
-        self.architecture = architecture
-        self.tensorPrefix = tensorPrefix
-        self.preprocessing = preprocessing
-        self.batchNormEpsilon = batchNormEpsilon
-        self.imagenetHead = imagenetHead
-        self.breedHead = breedHead
-        self.averagesMirror = averagesMirror
-    }
-}
-
-/// The `dedog.model` JSON document in a model file's safetensors metadata: everything needed to classify
-/// besides the tensors themselves.
-///
-/// Format 2 holds a list of backbones, each with its preprocessing and heads; their breed log-probabilities are
-/// averaged. Format 1 (dedog's first files) held one backbone with its fields at the top level; it is read as a
-/// one-backbone model and written back in its own layout.
-public struct ModelDescription: Codable, Sendable, Equatable {
-    public static let currentVersion = 2
-    /// How many backbones a model file may combine.
-    public static let backboneCounts = 1...3
-
-    public var formatVersion: Int
-    public var source: String?
-    public var backbones: [BackboneDescription]
-    public var decision: DecisionThresholds
-    /// The backbones' breed log-probabilities are averaged and divided by this before the softmax (the
-    /// calibration of the combination); 1 when absent.
-    public var combinedTemperature: Float?
-    /// Free-form facts about how a trained head was made (dataset, metrics, date, seed).
-    public var training: [String: String]?
-    /// Photos users confirmed (`dedog learn`), one row of each backbone's `memory` tensor per entry.
-    public var memory: [MemoryEntry]?
-
-    public init(formatVersion: Int = ModelDescription.currentVersion, source: String? = nil,
-                backbones: [BackboneDescription], decision: DecisionThresholds = DecisionThresholds(),
-                combinedTemperature: Float? = nil, training: [String: String]? = nil, memory: [MemoryEntry]? = nil) {
-        self.memory = memory
-        self.formatVersion = formatVersion
-        self.source = source
-        self.backbones = backbones
-        self.decision = decision
-        self.combinedTemperature = combinedTemperature
-        self.training = training
-    }
-
+extension ModelDescription {
     public static let metadataKey = "dedog.model"
 
     /// Reads and checks the description in `tensors`' metadata.
@@ -209,7 +299,7 @@ public struct ModelDescription: Codable, Sendable, Equatable {
         try validate(file: file)
     }
 
-    private static func decodingError(_ error: any Error, file: String) -> ModelError {
+    fileprivate static func decodingError(_ error: any Error, file: String) -> ModelError {
         switch error {
         case let DecodingError.keyNotFound(key, context):
             return .invalidMetadata(file: file, detail: "missing \(path(context.codingPath + [key]))")
@@ -220,155 +310,82 @@ public struct ModelDescription: Codable, Sendable, Equatable {
         }
     }
 
-    /// Every field against what the engine and the classifier accept; the first that fails is named.
-    func validate(file: String) throws(ModelError) {
-        func check(_ ok: Bool, _ field: String, _ value: @autoclosure () -> String, _ requirement: String) throws(ModelError) {
-            if !ok { throw .invalidValue(file: file, field: field, value: value(), requirement: requirement) }
+}
+
+/// Reads tensors by name, folds BatchNorm into the preceding convolution, and remembers what was read so
+/// that unused (unexpected) tensors can be reported.
+///
+/// Backbone tensors are named as in the checkpoint, after the backbone's `prefix`; head tensors by their full
+/// names in the description.
+struct StrictLoader {
+    let tensors: SafeTensors
+    var prefix = ""
+    var epsilon: Float = 1e-3
+    var used: Set<String> = []
+
+    init(tensors: SafeTensors) {
+        self.tensors = tensors
+    }
+
+    mutating func read(_ name: String, _ shape: [Int], prefixed: Bool = true) throws(ModelError) -> [Float] {
+        let name = prefixed ? prefix + name : name
+        used.insert(name)
+        return try tensors.floats(name, shape: shape)
+    }
+
+    /// BatchNorm `bn` as a per-channel scale γ/√(σ²+ε) and the folded bias β − μ · γ/√(σ²+ε).
+    mutating func batchNorm(_ bn: String, channels c: Int) throws(ModelError) -> (scale: [Double], bias: [Float]) {
+        let gamma = try read(bn + ".weight", [c]), beta = try read(bn + ".bias", [c])
+        let mean = try read(bn + ".running_mean", [c]), variance = try read(bn + ".running_var", [c])
+        var scale = [Double](repeating: 0, count: c), bias = [Float](repeating: 0, count: c)
+        for o in 0..<c {
+            guard variance[o] + epsilon > 0 else { throw .nonFiniteValues(file: tensors.file, name: prefix + bn + ".running_var") }
+            scale[o] = Double(gamma[o]) / (Double(variance[o]) + Double(epsilon)).squareRoot()
+            bias[o] = Float(Double(beta[o]) - Double(mean[o]) * scale[o])
         }
-        func list(_ xs: [Float]) -> String { "[" + xs.map { "\($0)" }.joined(separator: ", ") + "]" }
-        guard (1...Self.currentVersion).contains(formatVersion) else {
-            throw .unsupportedVersion(file: file, version: formatVersion, supported: Self.currentVersion)
-        }
-        try check(Self.backboneCounts.contains(backbones.count), "backbones", "\(backbones.count) backbones",
-                  "\(Self.backboneCounts.lowerBound) to \(Self.backboneCounts.upperBound) backbones")
-        var prefixes = Set<String>()
-        for (b, backbone) in backbones.enumerated() {
-            // Format 1 has its one backbone's fields at the top level.
-            let at = formatVersion == 1 ? "" : "backbones[\(b)]."
-            guard Backbone.named(backbone.architecture) != nil else {
-                throw .unsupportedArchitecture(file: file, name: backbone.architecture)
-            }
-            try check(prefixes.insert(backbone.tensorPrefix).inserted, at + "tensorPrefix", "\"\(backbone.tensorPrefix)\"",
-                      "different for each backbone")
-            let p = backbone.preprocessing, sizes = EfficientNetLite.inputSizes
-            try check(sizes.contains(p.cropSize), at + "preprocessing.cropSize", "\(p.cropSize)",
-                      "between \(sizes.lowerBound) and \(sizes.upperBound) pixels")
-            try check(p.resizeShorterSide >= p.cropSize && p.resizeShorterSide <= 4 * p.cropSize,
-                      at + "preprocessing.resizeShorterSide", "\(p.resizeShorterSide)",
-                      "at least the crop (\(p.cropSize)) and at most 4 times it")
-            try check(p.mean.count == 3 && p.mean.allSatisfy(\.isFinite), at + "preprocessing.mean", list(p.mean),
-                      "3 finite numbers (R, G, B)")
-            try check(p.std.count == 3 && p.std.allSatisfy { $0.isFinite && $0 > 0 }, at + "preprocessing.std", list(p.std),
-                      "3 positive finite numbers (R, G, B)")
-            try check(backbone.batchNormEpsilon.isFinite && backbone.batchNormEpsilon > 0 && backbone.batchNormEpsilon < 1,
-                      at + "batchNormEpsilon", "\(backbone.batchNormEpsilon)", "a positive number below 1")
-            guard backbone.imagenetHead != nil || backbone.breedHead != nil else {
-                throw .invalidMetadata(file: file, detail: "\(at.isEmpty ? "the model" : "backbones[\(b)]") has no classifier head")
-            }
-            // Prototypes belong to a breed head; memory is in every backbone or in none.
-            try check(backbone.prototypes == nil || backbone.breedHead != nil, at + "prototypes", "present",
-                      "absent without a breed head")
-            try check((backbone.memory != nil) == (memory != nil), at + "memory",
-                      backbone.memory == nil ? "absent" : "present", memory == nil ? "absent, as the model has no memory"
-                          : "present, as the model has memory")
-            for (name, head) in [("imagenetHead", backbone.imagenetHead), ("breedHead", backbone.breedHead)] {
-                guard let head else { continue }
-                try check(!head.labels.isEmpty, at + name + ".labels", "empty", "at least one label")
-                var seen = Set<String>()
-                for (i, label) in head.labels.enumerated() {
-                    try check(seen.insert(label.key).inserted, "\(at)\(name).labels[\(i)].key", "\"\(label.key)\"",
-                              "unique within the head (it names another label already)")
-                    try check(!label.key.isEmpty, "\(at)\(name).labels[\(i)].key", "empty", "a non-empty key")
-                }
-                if let t = head.temperature {
-                    try check(t.isFinite && t > 0, at + name + ".temperature", "\(t)", "a positive finite number")
-                }
+        return (scale, bias)
+    }
+
+    /// W' = W · γ/√(σ²+ε) per output channel; b' = β − μ · γ/√(σ²+ε).
+    mutating func folded(conv: String, bn: String, shape: [Int]) throws(ModelError) -> (weight: [Float], bias: [Float]) {
+        var weight = try read(conv, shape)
+        let (scale, bias) = try batchNorm(bn, channels: shape[0])
+        let perChannel = weight.count / shape[0]
+        weight.withUnsafeMutableBufferPointer { w in
+            for o in 0..<shape[0] {
+                for i in (o * perChannel)..<((o + 1) * perChannel) { w[i] = Float(Double(w[i]) * scale[o]) }
             }
         }
-        // Combined backbones must answer the same question: the same labels in the same order, on all or none.
-        if let first = backbones.first {
-            for (b, backbone) in backbones.enumerated().dropFirst() {
-                for (name, mine, theirs) in [("breedHead", backbone.breedHead, first.breedHead),
-                                             ("imagenetHead", backbone.imagenetHead, first.imagenetHead)] {
-                    let keys = mine?.labels.map(\.key), expected = theirs?.labels.map(\.key)
-                    try check(keys == expected, "backbones[\(b)].\(name)",
-                              keys.map { "\($0.count) labels" } ?? "absent",
-                              expected.map { "the same \($0.count) labels as backbones[0], in the same order" }
-                                  ?? "absent, as in backbones[0]")
-                }
-            }
-        }
-        if let t = combinedTemperature {
-            try check(t.isFinite && t > 0, "combinedTemperature", "\(t)", "a positive finite number")
-        }
-        // Memory rows name the model's breeds.
-        let breedKeys = Set(backbones.first?.breedHead?.labels.map(\.key) ?? [])
-        for (i, entry) in (memory ?? []).enumerated() {
-            try check(breedKeys.contains(entry.label), "memory[\(i)].label", "\"\(entry.label)\"",
-                      "one of the breed head's label keys")
-        }
-        if let t = decision.otherBreedBelow {
-            try check(t.isFinite && (-1...1).contains(t), "decision.otherBreedBelow", "\(t)", "between -1 and 1")
-        }
-        for (field, value) in [("noDogBelow", decision.noDogBelow), ("unsureBelow", decision.unsureBelow),
-                               ("unsureMargin", decision.unsureMargin)] {
-            try check(value.isFinite && (0...1).contains(value), "decision." + field, "\(value)", "between 0 and 1")
+        return (weight, bias)
+    }
+
+    /// A 1×1 convolution with its BatchNorm folded in, packed straight from the file's bytes.
+    mutating func pointwise(conv: String, bn: String, inputs: Int, outputs: Int,
+                            clampsToSix: Bool) throws(ModelError) -> PointwiseConvolution {
+        let (scale, bias) = try batchNorm(bn, channels: outputs)
+        used.insert(prefix + conv)
+        return try tensors.withFloats(prefix + conv, shape: [outputs, inputs, 1, 1]) { w in
+            PointwiseConvolution(inChannels: inputs, outChannels: outputs, weight: w.baseAddress!, scale: scale, bias: bias,
+                                 clampsToSix: clampsToSix)
         }
     }
 
-    private static func path(_ keys: [CodingKey]) -> String {
-        keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingCharacters(in: ["."])
-    }
-
-    // MARK: Both layouts
-
-    private enum CodingKeys: String, CodingKey {
-        case formatVersion, source, backbones, decision, combinedTemperature, training, memory
-    }
-
-    /// Format 1: one backbone, its fields at the top level.
-    private struct Version1: Codable {
-        var formatVersion: Int
-        var architecture: String
-        var source: String?
-        var preprocessing: Preprocessing
-        var batchNormEpsilon: Float
-        var imagenetHead: HeadDescription?
-        var breedHead: HeadDescription?
-        var decision: DecisionThresholds
-        var averagesMirror: Bool?
-        var training: [String: String]?
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        let version = try container.decode(Int.self, forKey: .formatVersion)
-        if version == 1 {
-            let v1 = try Version1(from: decoder)
-            self.init(formatVersion: 1, source: v1.source,
-                      backbones: [BackboneDescription(architecture: v1.architecture, preprocessing: v1.preprocessing,
-                                                      batchNormEpsilon: v1.batchNormEpsilon, imagenetHead: v1.imagenetHead,
-                                                      breedHead: v1.breedHead, averagesMirror: v1.averagesMirror)],
-                      decision: v1.decision, training: v1.training)
-            return
+    mutating func linear(_ head: HeadDescription, role: String) throws(ModelError) -> Linear {
+        guard let entry = tensors.entries[head.weight] else { throw .missingTensor(file: tensors.file, name: head.weight) }
+        let outputs = entry.shape.first ?? 0
+        guard outputs == head.labels.count else {
+            throw .labelCountMismatch(file: tensors.file, head: role, labels: head.labels.count, outputs: outputs)
         }
-        self.init(formatVersion: version, source: try container.decodeIfPresent(String.self, forKey: .source),
-                  backbones: try container.decode([BackboneDescription].self, forKey: .backbones),
-                  decision: try container.decode(DecisionThresholds.self, forKey: .decision),
-                  combinedTemperature: try container.decodeIfPresent(Float.self, forKey: .combinedTemperature),
-                  training: try container.decodeIfPresent([String: String].self, forKey: .training),
-                  memory: try container.decodeIfPresent([MemoryEntry].self, forKey: .memory))
+        let bias = try read(head.bias, [outputs], prefixed: false)
+        used.insert(head.weight)
+        return try tensors.withFloats(head.weight, shape: [outputs, EfficientNetLite.featureCount]) { w in
+            Linear(inputs: EfficientNetLite.featureCount, outputs: outputs, weight: w.baseAddress!, bias: bias)
+        }
     }
 
-    public func encode(to encoder: any Encoder) throws {
-        if formatVersion == 1 {
-            guard backbones.count == 1, let b = backbones.first, b.tensorPrefix.isEmpty, combinedTemperature == nil,
-                  b.prototypes == nil, b.memory == nil, memory == nil, decision.otherBreedBelow == nil else {
-                throw EncodingError.invalidValue(self, .init(codingPath: [], debugDescription:
-                    "format 1 holds exactly one backbone without a tensor prefix, combined temperature, prototypes or memory"))
-            }
-            try Version1(formatVersion: 1, architecture: b.architecture, source: source, preprocessing: b.preprocessing,
-                         batchNormEpsilon: b.batchNormEpsilon, imagenetHead: b.imagenetHead, breedHead: b.breedHead,
-                         decision: decision, averagesMirror: b.averagesMirror, training: training).encode(to: encoder)
-            return
+    func finish() throws(ModelError) {
+        if let extra = tensors.entries.keys.sorted().first(where: { !used.contains($0) }) {
+            throw .unexpectedTensor(file: tensors.file, name: extra)
         }
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(formatVersion, forKey: .formatVersion)
-        try container.encodeIfPresent(source, forKey: .source)
-        try container.encode(backbones, forKey: .backbones)
-        try container.encode(decision, forKey: .decision)
-        try container.encodeIfPresent(combinedTemperature, forKey: .combinedTemperature)
-        try container.encodeIfPresent(training, forKey: .training)
-        try container.encodeIfPresent(memory, forKey: .memory)
     }
 }

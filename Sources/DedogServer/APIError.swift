@@ -69,7 +69,8 @@ public struct APIError: Error, Sendable, Equatable {
                 return APIError(.unsupportedMediaType, code: "unsupportedFormat",
                                 message: image.description + " Send a JPEG, PNG, HEIC, AVIF or WebP photo.", field: field)
             case .tooLarge:
-                return APIError(.contentTooLarge, code: "tooManyPixels", message: image.description, field: field)
+                return APIError(.contentTooLarge, code: "tooManyPixels", message: image.description + " Send a smaller photo.",
+                                field: field)
             case .tooManyBytes:
                 return APIError(.contentTooLarge, code: "bodyTooLarge", message: image.description, field: field)
             case .empty:
@@ -80,7 +81,8 @@ public struct APIError: Error, Sendable, Equatable {
                 return APIError(.unprocessableContent, code: "damagedPhoto", message: image.description, field: field)
             }
         case .unknownBreed:
-            return APIError(.unprocessableContent, code: "unknownBreed", message: error.description, field: "breed")
+            return APIError(.unprocessableContent, code: "unknownBreed",
+                            message: error.description + " Send one of them in the \"breed\" field.", field: "breed")
         case .quiz:
             return APIError(.unprocessableContent, code: "badQuiz", message: error.description, field: field)
         case .model, .noModel, .unknownModel, .notTrainable:

@@ -407,13 +407,13 @@ public final class DedogService: Sendable {
                 .init(key: $0.key, name: $0.name, breed: catalogue.breed(id: $0.breed, label: $0.key)?.id)
             },
             backbones: model.backbones.enumerated().map { b, network in
-                .init(architecture: network.specification.architecture, inputSize: network.preprocessing.cropSize,
+                .init(architecture: network.backbone.architecture, inputSize: network.input.cropSize,
                       averagesMirror: classifier.averagesMirror[b])
             },
             thresholds: classifier.decision, training: model.specification.training ?? [:],
             workers: classifier.configuration.workers, threadsPerWorker: classifier.configuration.threadsPerWorker,
             kernels: classifier.configuration.kernels.rawValue, learning: configuration.learnModel != nil,
-            memorySize: model.specification.memory?.count ?? 0)
+            memorySize: model.confirmedPhotos.count)
         return JSONResponse.make(.ok, ["models": [info]])
     }
 }

@@ -66,7 +66,7 @@ extension DedogService {
         }
         let catalogue = self.catalogue
         let report = try await changeModel(model, field: photo.name) { model throws(ClassifierError) in
-            let report = try Memory.learn([.bytes(photo.bytes, name: photo.name)], breed: breed, model: model, catalogue: catalogue)
+            let report = try Confirmations.learn([.bytes(photo.bytes, name: photo.name)], breed: breed, model: model, catalogue: catalogue)
             return (report, report.photos.contains(where: \.added))
         }
         if let failure = report.failed.first {
@@ -78,7 +78,7 @@ extension DedogService {
             photo: learned.photo, fingerprint: learned.fingerprint, added: learned.added, breed: name,
             before: ClassificationRecord(file: photo.name, result: learned.before, error: nil, catalogue: catalogue, language: language),
             after: learned.after.map { ClassificationRecord(file: photo.name, result: $0, error: nil, catalogue: catalogue, language: language) },
-            memorySize: report.memorySize))
+            memorySize: report.confirmedCount))
     }
 
     /// `DELETE /v1/memory/{fingerprint}`: undoes a confirmed photo.
@@ -91,22 +91,22 @@ extension DedogService {
         try admit()
         defer { queue.release() }
         let report = try await changeModel(model, field: "fingerprint") { model throws(ClassifierError) in
-            let report = try Memory.forget(fingerprints: [fingerprint.lowercased()], breed: nil, model: model, catalogue: nil)
+            let report = try Confirmations.forget(fingerprints: [fingerprint.lowercased()], breed: nil, model: model, catalogue: nil)
             return (report, !report.removed.isEmpty)
         }
         guard !report.removed.isEmpty else { throw APIError.notFound("the model remembers no photo with the fingerprint \(fingerprint)") }
-        return JSONResponse.make(.ok, MemoryList(entries: report.removed, memorySize: report.memorySize))
+        return JSONResponse.make(.ok, MemoryList(entries: report.removed, memorySize: report.confirmedCount))
     }
 
     struct MemoryList: Encodable {
-        let entries: [MemoryEntry]
+        let entries: [ConfirmedPhoto]
         let memorySize: Int
     }
 
     /// `GET /v1/memory`: the confirmed photos the served model remembers, oldest first.
     func memory() throws(APIError) -> Response {
         guard configuration.learnModel != nil else { throw Self.learningOff }
-        let entries = classifier.model.specification.memory ?? []
+        let entries = classifier.model.confirmedPhotos.photos
         return JSONResponse.make(.ok, MemoryList(entries: entries, memorySize: entries.count))
     }
 

@@ -16,7 +16,7 @@ public enum Evaluator {
         } catch {
             throw .model(error.description)
         }
-        let views = model.backbones.map { ($0.specification.averagesMirror ?? false) ? [FeatureView.center, .mirrored] : [.center] }
+        let views = model.specification.backbones.map { ($0.averagesMirror ?? false) ? [FeatureView.center, .mirrored] : [.center] }
         let needed = views.reduce(0) { $0 + FeatureExtractor.memoryNeeded(samples: samples.count, views: $1.count) }
             + Trainer.workingMemory
         if let memoryLimit, needed > memoryLimit {
@@ -47,7 +47,7 @@ public enum Evaluator {
                                     of: tensors, model: model.specification, backbone: b),
                                  width: EfficientNetLite.featureCount)
             }
-            let phase = model.backbones.count > 1 ? "evaluate (\(Backbone.shortName(network.specification.architecture)))" : "evaluate"
+            let phase = model.backbones.count > 1 ? "evaluate (\(network.backbone))" : "evaluate"
             results.append(try FeatureExtractor(network: network, cache: cache, threads: threads, kernels: kernels)
                 .features(of: samples.map(dataset.url), views: views[b]) {
                     progress(.extracting(phase: phase, done: $0, total: $1))
@@ -99,7 +99,7 @@ public enum Evaluator {
     /// The time one photo takes through every backbone and its views, on one thread (decoded once beforehand;
     /// the fastest of 5 runs after a warm-up, so that it measures the model rather than the machine's noise).
     static func timePerPhoto(_ model: Model, photo: URL) throws(TrainError) -> Double? {
-        let largest = model.backbones.map(\.preprocessing.resizeShorterSide).max()
+        let largest = model.backbones.map(\.input.resizeShorterSide).max()
         guard let image = try? ImageDecoder(options: .init(minimumShorterSide: largest)).decode(contentsOf: photo) else { return nil }
         let sessions = model.backbones.map { $0.makeSession(threads: 1) }
         var best = Double.infinity
@@ -107,8 +107,8 @@ public enum Evaluator {
             let started = DispatchTime.now().uptimeNanoseconds
             do {
                 var features: [[Float]] = []
-                for (network, session) in zip(model.backbones, sessions) {
-                    let input = try network.input(for: image, mirrored: network.specification.averagesMirror ?? false)
+                for (b, (network, session)) in zip(model.backbones, sessions).enumerated() {
+                    let input = try network.inputTensor(for: image, mirrored: model.specification.backbones[b].averagesMirror ?? false)
                     features.append(try session.features(input.tensor, batch: input.views))
                 }
                 _ = try model.breedProbabilities(features)

@@ -96,9 +96,10 @@ public enum FeatureView: String, Sendable, CaseIterable {
     /// The photo 25 % narrower (widths × 3/4) before the usual resize and crop.
     case stretchedNarrow
 
-    /// The preprocessing that makes this view from the model's own.
-    public func preprocessing(from base: Preprocessing) -> Preprocessing {
-        var p = base
+    /// The preprocessing that makes this view from the network's input description.
+    public func preprocessing(from input: InputDescription) -> Preprocessing {
+        var p = Preprocessing(input)
+        let base = p
         switch self {
         case .center, .mirrored: break
         case .wide: p.resizeShorterSide = base.cropSize

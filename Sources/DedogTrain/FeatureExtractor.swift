@@ -13,27 +13,27 @@ public final class FeatureExtractor {
     private let session: InferenceSession
 
     /// Backbone `b`'s identity for cache keys: its tensors' names (after its prefix) and bytes, and its
-    /// preprocessing; not its heads. The same backbone has the same fingerprint in every file that holds it.
+    /// input; not its heads. The same backbone has the same fingerprint in every file that holds it.
     public static func fingerprint(of tensors: SafeTensors, model: ModelDescription, backbone b: Int,
-                                   preprocessing: Preprocessing? = nil) -> String {
+                                   input: InputDescription? = nil) -> String {
         var hash = ContentHash()
         let backbone = model.backbones[b]
-        for name in model.backboneTensorNames(b, among: tensors.entries.keys) {
+        for name in ModelFile.backboneTensorNames(of: model, b, among: tensors.entries.keys) {
             hash.update(String(name.dropFirst(backbone.tensorPrefix.count)))
             hash.update(tensors.bytes(of: name))
         }
-        let p = preprocessing ?? backbone.preprocessing
+        let p = input ?? backbone.preprocessing
         hash.update("\(p.resizeShorterSide) \(p.cropSize) \(p.mean) \(p.std) \(backbone.batchNormEpsilon)")
         return String(hash.hex.prefix(16))
     }
 
     /// The input the features are computed from: the network's own unless another is given.
-    public let preprocessing: Preprocessing
+    public let input: InputDescription
 
-    public init(network: EfficientNetLite, preprocessing: Preprocessing? = nil, cache: FeatureCache?, threads: Int,
+    public init(network: EfficientNetLite, input: InputDescription? = nil, cache: FeatureCache?, threads: Int,
                 kernels: KernelSet = .best, batchSize: Int = 8) {
         self.network = network
-        self.preprocessing = preprocessing ?? network.preprocessing
+        self.input = input ?? network.input
         self.cache = cache
         self.threads = max(1, threads)
         self.batchSize = max(1, batchSize)
@@ -99,10 +99,10 @@ public final class FeatureExtractor {
     public func features(of urls: [URL], views: [FeatureView], progress: (Int, Int) -> Void = { _, _ in })
         throws(TrainError) -> Result {
         var result = Result(samples: urls.count, views: views.count)
-        let viewPreprocessing = views.map { $0.preprocessing(from: preprocessing) }
+        let viewPreprocessing = views.map { $0.preprocessing(from: input) }
         let decoder = ImageDecoder(options: .init(minimumShorterSide: viewPreprocessing.map(\.resizeShorterSide).max()))
         let width = EfficientNetLite.featureCount
-        let plane = 3 * preprocessing.cropSize * preprocessing.cropSize
+        let plane = 3 * input.cropSize * input.cropSize
 
         var start = 0
         while start < urls.count {
@@ -166,8 +166,8 @@ public final class FeatureExtractor {
             if !pending.isEmpty {
                 let out: [Float]
                 do throws(ModelError) {
-                    out = try session.features(batchInput, batch: pending.count, height: preprocessing.cropSize,
-                                               width: preprocessing.cropSize)
+                    out = try session.features(batchInput, batch: pending.count, height: input.cropSize,
+                                               width: input.cropSize)
                 } catch {
                     throw .model(error.description)
                 }

@@ -8,6 +8,8 @@ public enum TrainError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The run would need more memory than allowed; nothing was started.
     case memoryLimit(task: String, needed: Int, limit: Int)
     case model(String)
+    /// A backbone would classify at `size` pixels, over the engine's `limit` (the test size increase is too large).
+    case inputTooLarge(backbone: String, size: Int, limit: Int)
     case output(path: String, reason: String)
     /// The model has no breed head, or its labels do not match the dataset's classes.
     case labelsMismatch(detail: String)
@@ -23,12 +25,13 @@ public enum TrainError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .splitFile(path, line, detail):
             return "\(path):\(line): \(detail). Each line must be `<class>/<file><TAB><class>`."
         case let .cache(path, reason):
-            return "\(path): feature cache problem (\(reason)); delete the folder or pass --cache elsewhere."
+            return "\(path): feature cache problem (\(reason))."
         case let .memoryLimit(task, needed, limit):
-            return "\(task) needs about \((needed + (1 << 20) - 1) >> 20) MB of memory, over the limit of \(limit >> 20) MB; "
-                + "use fewer images (--split) or views (--augment none), or raise --max-memory."
+            return "\(task) needs about \((needed + (1 << 20) - 1) >> 20) MB of memory, over the limit of \(limit >> 20) MB."
         case let .model(message):
             return message
+        case let .inputTooLarge(backbone, size, limit):
+            return "\(backbone) would classify at \(size) pixels, over the engine's \(limit)."
         case let .output(path, reason):
             return "\(path): cannot write the model file (\(reason)); the previous file, if any, is untouched."
         case let .labelsMismatch(detail):

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import DedogImage
 import DedogTestSupport
 
 /// The file system can be hostile too: link loops, folders named like photos, dangling links, no permission.
@@ -163,8 +164,8 @@ import DedogTestSupport
         let output = data.root.appendingPathComponent("model.safetensors")
         let r = try CLI.run(["train", data.root.path, "--output", output.path, "--no-cache", "--max-memory", "150M"])
         #expect(r.status == 1)
-        #expect(r.stderr == "dedog: error: training on 25 images needs about 201 MB of memory, over the limit of 150 MB; "
-                + "use fewer images (--split) or views (--augment none), or raise --max-memory.\n")
+        #expect(r.stderr == "dedog: error: training on 25 images needs about 201 MB of memory, over the limit of 150 MB. "
+                + "Use fewer images (--split) or views (--augment none), or raise --max-memory.\n")
         #expect(!FileManager.default.fileExists(atPath: output.path))
     }
 
@@ -178,5 +179,22 @@ import DedogTestSupport
         let r = try CLI.run(["evaluate", "models/dedog-breeds.safetensors", data.root.path, "--no-cache", "--max-memory", "0.1G"])
         #expect(r.status == 1)
         #expect(r.stderr.hasPrefix("dedog: error: evaluating 25 images needs about 201 MB of memory, over the limit of 102 MB"))
+    }
+}
+
+/// The command line adds to a library's error which flag changes it (`Advice`; the memory limit's advice is
+/// checked above).
+@Suite struct AdviceTests {
+    @Test func aPhotoOverThePixelLimitNamesTheFlag() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-advice-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let photo = folder.appendingPathComponent("big.jpg")
+        let image = try RGBImage(width: 1200, height: 1000, pixels: [UInt8](repeating: 90, count: 1200 * 1000 * 3))
+        try Data(JPEGEncoder.encode(image)).write(to: photo)
+        let r = try CLI.run(["classify", photo.path, "--max-megapixels", "1"])
+        #expect(r.status == 1)
+        #expect(r.stderr.hasPrefix("dedog: error: \(photo.path): image is 1200×1000 = 1200000 pixels, over the limit of 1000000. "
+                + "Shrink it first or raise the limit with --max-megapixels.\n"), "\(r.stderr)")
     }
 }

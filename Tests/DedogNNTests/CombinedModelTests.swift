@@ -23,16 +23,16 @@ import DedogTestSupport
     /// Writes a model of the Lite0 base with one backbone per (prefix, seed, temperature).
     static func write(_ backbones: [(prefix: String, seed: UInt64, temperature: Float)], combined: Float? = nil,
                       to url: URL) throws {
-        var descriptions: [BackboneDescription] = [], parts: [ModelWriter.Part] = []
+        var descriptions: [BackboneDescription] = [], parts: [ModelFile.Part] = []
         for b in backbones {
             var d = baseBackbone
             d.tensorPrefix = b.prefix
             d.breedHead = HeadDescription(weight: "", bias: "", labels: labels, temperature: b.temperature)
             descriptions.append(d)
             let (w, bias) = head(seed: b.seed)
-            parts.append(ModelWriter.Part(base: base, source: baseBackbone, breedWeight: w, breedBias: bias))
+            parts.append(ModelFile.Part(base: base, source: baseBackbone, breedWeight: w, breedBias: bias))
         }
-        try ModelWriter.write(ModelDescription(backbones: descriptions, combinedTemperature: combined), parts: parts, to: url)
+        try ModelFile.write(ModelDescription(backbones: descriptions, combinedTemperature: combined), parts: parts, to: url)
     }
 
     static let folder: URL = {

@@ -6,7 +6,8 @@ import DedogTestSupport
 /// The bundled model file, made by scripts/convert-weights.
 enum BundledModel {
     static let url = SharedData.packageRoot.appendingPathComponent("models/efficientnet-lite0-imagenet.safetensors")
-    static let network: EfficientNetLite = try! EfficientNetLite(contentsOf: url)
+    static let model: Model = try! Model(contentsOf: url)
+    static var network: EfficientNetLite { model.backbones[0] }
 }
 
 /// The suggested tolerance of ../shared/reference/efficientnet-lite0/README.md: max |ours − PyTorch| ≤
@@ -43,7 +44,7 @@ enum BundledModel {
         let input = try SharedData.referenceTensor("input.f32")
         let network = BundledModel.network
         let features = try network.makeSession(threads: 2, kernels: kernels).features(input, batch: 1)
-        let logits = try network.imagenetHead!(features, batch: 1, kernels: kernels)
+        let logits = try BundledModel.model.heads[0].imagenet!(features, batch: 1, kernels: kernels)
         let reference = try SharedData.referenceTensor("logits.f32")
         let diff = Self.maxDifference(logits, reference)
         #expect(diff <= Self.tolerance(reference), "logits: max abs difference \(diff)")
@@ -65,15 +66,16 @@ enum BundledModel {
 
     @Test(arguments: ["efficientnet-lite1", "efficientnet-lite2"], KernelSet.supported)
     func featuresAndLogitsMatchPyTorch(_ architecture: String, _ kernels: KernelSet) throws {
-        let network = try EfficientNetLite(contentsOf: SharedData.packageRoot
+        let model = try Model(contentsOf: SharedData.packageRoot
             .appendingPathComponent("models/\(architecture)-imagenet.safetensors"))
+        let network = model.backbones[0]
         #expect(network.backbone.architecture == architecture)
-        let size = network.preprocessing.cropSize
+        let size = network.input.cropSize
         #expect(size == network.backbone.resolution)
         let input = try Self.tensor(architecture, "input")
         #expect(input.count == 3 * size * size)
         let features = try network.makeSession(threads: 2, kernels: kernels).features(input, batch: 1, height: size, width: size)
-        let logits = try network.imagenetHead!(features, batch: 1, kernels: kernels)
+        let logits = try model.heads[0].imagenet!(features, batch: 1, kernels: kernels)
         for (name, ours) in [("features", features), ("logits", logits)] {
             let reference = try Self.tensor(architecture, name)
             try #require(ours.count == reference.count)

@@ -43,6 +43,34 @@ import DedogTestSupport
         }
     }
 
+    /// The plan is walked from the same table the kernel tests and benchmarks iterate: run layer by layer, its
+    /// steps are the table's rows in order (kind, channels, kernel, stride, sizes, residual), then the pooling;
+    /// banded, each large block is one step in their place. For every backbone, and for a photo that is not square.
+    @Test func thePlanRunsTheLayerTable() throws {
+        var random = SeededRandom(state: 9)
+        for backbone in Backbone.all {
+            let model = try Model(contentsOf: SharedData.packageRoot.appendingPathComponent("models/\(backbone.architecture)-imagenet.safetensors"))
+            let network = model.backbones[0]
+            for (h, w) in [(backbone.resolution, backbone.resolution), (97, 131)] {
+                let table = backbone.layers(height: h, width: w)
+                #expect(table.count == 2 + backbone.blockCount * 2 + table.filter { $0.kind == .expand }.count)
+                let image = random.floats(3 * h * w)
+                let steps = try network.makeSession(bandsBlocks: false).profile(image, height: h, width: w, runs: 1, warmup: 0)
+                #expect(steps.dropLast().map(\.layer?.description) == table.map(\.description), "\(backbone) \(h)×\(w)")
+                #expect(steps.dropLast().map(\.layer?.hasResidual) == table.map(\.hasResidual))
+                #expect(steps.map(\.kind) == table.map(\.kind.rawValue) + ["pool"])
+                let banded = try network.makeSession().profile(image, height: h, width: w, runs: 1, warmup: 0)
+                #expect(banded.contains { $0.kind == "block" }, "the early blocks are large enough to run banded")
+                // Banded or not, the blocks come in the table's order with the table's names.
+                var order: [String] = []
+                for name in banded.map(\.name) where order.last != name { order.append(name) }
+                var expected: [String] = []
+                for name in table.map(\.name) + ["pool"] where expected.last != name { expected.append(name) }
+                #expect(order == expected)
+            }
+        }
+    }
+
     @Test func aSessionCanBeReusedAcrossBatchSizes() throws {
         let session = BundledModel.network.makeSession()
         var random = SeededRandom(state: 5)
@@ -63,7 +91,7 @@ import DedogTestSupport
     }
 
     @Test func bundledModelDescribesItself() {
-        let model = BundledModel.network.specification
+        let model = BundledModel.model.specification.backbones[0]
         #expect(model.architecture == "efficientnet-lite0")
         #expect(model.imagenetHead?.labels.count == 1000)
         #expect(model.imagenetHead?.labels.filter(\.isDog).count == 121)

@@ -60,16 +60,16 @@ import Testing
         let before = try classifier(model).classify(contentsOf: photo, top: 2)
         let wrong = before.breeds[0].key == "discs" ? "stripes" : "discs"
 
-        let report = try Memory.learn(photos: [photo], breed: wrong, model: model, catalogue: nil)
+        let report = try Confirmations.learn(photos: [photo], breed: wrong, model: model, catalogue: nil)
         #expect(report.photos.map(\.added) == [true])
-        #expect(report.memorySize == 1)
+        #expect(report.confirmedCount == 1)
         let after = try classifier(model).classify(contentsOf: photo, top: 2)
         #expect(after.breeds[0].key == wrong, "learned: \(after.breeds)")
         #expect(after.verdict != .otherBreed, "a confirmed photo is one of its breeds")
-        #expect(try Memory.learn(photos: [photo], breed: wrong, model: model, catalogue: nil).photos.map(\.added) == [false])
+        #expect(try Confirmations.learn(photos: [photo], breed: wrong, model: model, catalogue: nil).photos.map(\.added) == [false])
 
         #expect(throws: ClassifierError.unknownBreed(name: "beagle", known: ["discs", "stripes"])) {
-            try Memory.learn(photos: [photo], breed: "beagle", model: model, catalogue: nil)
+            try Confirmations.learn(photos: [photo], breed: "beagle", model: model, catalogue: nil)
         }
 
         // Trained again from this model: the heads continue, and the confirmed photo is kept.
@@ -79,14 +79,14 @@ import Testing
         config.options.learningRate = 1e-2
         let again = try Trainer.run(config)
         #expect(again.resumedClasses == 2)
-        #expect(again.memoryKept == 1)
+        #expect(again.confirmedPhotosKept == 1)
         #expect(again.featuresComputed == 0, "the same photos, from the cache")
-        #expect(try Memory.entries(model: config.output).map(\.label) == [wrong])
+        #expect(try Confirmations.photos(model: config.output).map(\.label) == [wrong])
 
-        let forgot = try Memory.forget(photos: [photo], breed: nil, model: model, catalogue: nil)
-        #expect(forgot.removed.count == 1 && forgot.memorySize == 0)
+        let forgot = try Confirmations.forget(photos: [photo], breed: nil, model: model, catalogue: nil)
+        #expect(forgot.removed.count == 1 && forgot.confirmedCount == 0)
         let restored = try classifier(model).classify(contentsOf: photo, top: 2)
         #expect(restored == before, "forgetting gives back exactly the answer from before")
-        #expect(try Model(contentsOf: model).specification.memory == nil)
+        #expect(try Model(contentsOf: model).specification.confirmedPhotos == nil)
     }
 }

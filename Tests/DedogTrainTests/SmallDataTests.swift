@@ -46,7 +46,7 @@ import DedogCatalogue
         let model = try Model(contentsOf: data.root.appendingPathComponent("m.safetensors"))
         #expect(model.specification.training?["validation"] == "5-fold cross-validation")
         #expect(model.specification.decision.otherBreedBelow != nil)
-        #expect(model.backbones[0].prototypes?.count == 3 * EfficientNetLite.featureCount)
+        #expect(model.heads[0].prototypes?.count == 3 * EfficientNetLite.featureCount)
         // The chosen epoch count is the one with the lowest mean held-out loss.
         let b = try #require(report.backbones.first)
         let best = b.history.min { $0.validationLoss < $1.validationLoss }
@@ -89,8 +89,8 @@ import DedogCatalogue
         if case let .ambiguous(breeds)? = report.matches[poodle] { #expect(breeds.count == 3) } else { Issue.record("poodle") }
 
         let imagenet = try #require(model.imagenetLabels?.firstIndex { $0.key == "n02085620-Chihuahua" })
-        let start = try #require(model.backbones[0].imagenetHead?.row(imagenet))
-        let trained = try #require(model.backbones[0].breedHead?.row(chihuahua))
+        let start = try #require(model.heads[0].imagenet?.row(imagenet))
+        let trained = try #require(model.heads[0].breed?.row(chihuahua))
         #expect(zip(start.weight, trained.weight).map { abs($0 - $1) }.max()! < 1e-4)
         #expect(abs(start.bias - trained.bias) < 1e-4)
     }

@@ -72,7 +72,7 @@ struct BandedBlock: Sendable {
             d.runBand(dwInput, firstInputRow: need.lowerBound, band, rows: oy0..<oy1, height: height, width: width,
                       kernels: kernels)
             block.project.runRows(band, y + oy0 * outWidth * cout, rows: (oy1 - oy0) * outWidth,
-                                  residual: block.hasResidual ? x + oy0 * outWidth * cin : nil, kernels: kernels)
+                                  residual: block.spec.hasResidual ? x + oy0 * outWidth * cin : nil, kernels: kernels)
             oy0 = oy1
         }
     }

@@ -10,10 +10,10 @@ import DedogCatalogue
 /// backbones and heads are not retrained, and the original dataset is not needed.
 ///
 /// ```swift
-/// let report = try Memory.learn(photos: [URL(fileURLWithPath: "rex.jpg")], breed: "čivava",
+/// let report = try Confirmations.learn(photos: [URL(fileURLWithPath: "rex.jpg")], breed: "čivava",
 ///                               model: URL(fileURLWithPath: "mydogs.safetensors"), catalogue: try .bundled())
 /// ```
-public enum Memory {
+public enum Confirmations {
     /// What `learn` did with each photo.
     public struct Learned: Sendable {
         public var photo: String
@@ -22,7 +22,7 @@ public enum Memory {
         /// The model's answer before learning, and after.
         public var before: Classification
         public var after: Classification?
-        /// False when the same photo (by content) was already in the memory.
+        /// False when the same photo (by content) was already confirmed.
         public var added: Bool
     }
 
@@ -32,8 +32,8 @@ public enum Memory {
         public var photos: [Learned]
         /// Photos that could not be read, and why (nothing else stopped).
         public var failed: [(photo: String, message: String)]
-        /// Entries in the memory afterwards.
-        public var memorySize: Int
+        /// Confirmed photos in the model afterwards.
+        public var confirmedCount: Int
     }
 
     /// The breed label `name` stands for in `model`: its key or name, or (through `catalogue`) any English or
@@ -53,7 +53,7 @@ public enum Memory {
         throw .unknownBreed(name: name, known: names)
     }
 
-    /// Adds `photos` to the memory of the model file at `url` as showing `breed`, and writes the file back
+    /// Adds `photos` to the confirmed photos of the model file at `url` as showing `breed`, and writes the file back
     /// atomically. Photos already remembered (same content) are not added twice.
     public static func learn(photos: [URL], breed: String, model url: URL, catalogue: Catalogue?,
                              threads: Int = 1) throws(ClassifierError) -> LearnReport {
@@ -72,14 +72,13 @@ public enum Memory {
         let (tensors, model) = try load(url)
         let label = try label(named: breed, in: model, catalogue: catalogue)
         let classifier = try Classifier(model: model, modelURL: url, configuration: .init(threadsPerWorker: threads))
-        var entries = model.specification.memory ?? []
-        var rows = model.backbones.map { $0.memory ?? [] }
+        var confirmed = model.confirmedPhotos
         var learned: [Learned] = [], failed: [(String, String)] = []
         var learnedFeatures: [[[Float]]] = []
         let now = ISO8601DateFormatter().string(from: Date())
         for photo in photos {
             let bytes: [UInt8], image: RGBImage
-            // For messages, for the report, and for the memory's entry.
+            // For messages, for the report, and for the confirmed photo's entry.
             let (name, reported, shortName): (String, String, String)
             switch photo {
             case let .file(url): (name, reported, shortName) = (url.relativePath, url.path, url.lastPathComponent)
@@ -101,19 +100,21 @@ public enum Memory {
             let fingerprint = hash.hex
             let features = try classifier.features(of: image)
             let before = try classifier.decide(features: features, top: 3)
-            let known = entries.contains { $0.fingerprint == fingerprint && $0.label == label.key }
+            let known = confirmed.photos.contains { $0.fingerprint == fingerprint && $0.label == label.key }
             learned.append(Learned(photo: reported, fingerprint: fingerprint, before: before, after: nil, added: !known))
             guard !known else { continue }
             // A photo remembered as another breed is corrected, not kept twice.
-            if let other = entries.firstIndex(where: { $0.fingerprint == fingerprint }) {
-                remove(other, from: &entries, rows: &rows)
+            confirmed.removeAll { $0.fingerprint == fingerprint }
+            do throws(ModelError) {
+                try confirmed.append(ConfirmedPhoto(label: label.key, photo: shortName, fingerprint: fingerprint, added: now),
+                                     features: features.map(Model.direction))
+            } catch {
+                throw .model(error)
             }
-            entries.append(MemoryEntry(label: label.key, photo: shortName, fingerprint: fingerprint, added: now))
-            for (b, f) in features.enumerated() { rows[b] += Model.direction(f) }
             learnedFeatures.append(features)
         }
         if learned.contains(where: \.added) {
-            try write(tensors, model, entries: entries, rows: rows, to: url)
+            try write(tensors, model, confirmed, to: url)
             // The answers afterwards, from the file as written.
             let updated = try Classifier(modelURL: url, threads: threads)
             var k = 0
@@ -122,16 +123,16 @@ public enum Memory {
                 k += 1
             }
         }
-        return LearnReport(label: label, photos: learned, failed: failed, memorySize: entries.count)
+        return LearnReport(label: label, photos: learned, failed: failed, confirmedCount: confirmed.count)
     }
 
     public struct ForgetReport: Sendable {
-        /// The entries taken out.
-        public var removed: [MemoryEntry]
-        public var memorySize: Int
+        /// The confirmed photos taken out.
+        public var removed: [ConfirmedPhoto]
+        public var confirmedCount: Int
     }
 
-    /// Takes out of the memory of the model at `url` the given photos (matched by content), or every photo of
+    /// Takes out of the confirmed photos of the model at `url` the given photos (matched by content), or every photo of
     /// `breed`, or everything when both are nil; writes the file back atomically when anything changed.
     public static func forget(photos: [URL]?, breed: String?, model url: URL, catalogue: Catalogue?) throws(ClassifierError) -> ForgetReport {
         var fingerprints: Set<String>? = nil
@@ -154,31 +155,18 @@ public enum Memory {
     public static func forget(fingerprints: Set<String>?, breed: String?, model url: URL,
                               catalogue: Catalogue?) throws(ClassifierError) -> ForgetReport {
         let (tensors, model) = try load(url)
-        var entries = model.specification.memory ?? []
-        var rows = model.backbones.map { $0.memory ?? [] }
+        var confirmed = model.confirmedPhotos
         let label = try breed.map { name throws(ClassifierError) in try Self.label(named: name, in: model, catalogue: catalogue) }
-        var removed: [MemoryEntry] = []
-        for i in entries.indices.reversed() {
-            let entry = entries[i]
-            guard label.map({ $0.key == entry.label }) ?? true, fingerprints.map({ $0.contains(entry.fingerprint) }) ?? true else { continue }
-            removed.insert(entry, at: 0)
-            remove(i, from: &entries, rows: &rows)
+        let removed = confirmed.removeAll { photo in
+            (label.map { $0.key == photo.label } ?? true) && (fingerprints.map { $0.contains(photo.fingerprint) } ?? true)
         }
-        if !removed.isEmpty { try write(tensors, model, entries: entries, rows: rows, to: url) }
-        return ForgetReport(removed: removed, memorySize: entries.count)
+        if !removed.isEmpty { try write(tensors, model, confirmed, to: url) }
+        return ForgetReport(removed: removed, confirmedCount: confirmed.count)
     }
 
-    /// The memory of the model at `url`, oldest first.
-    public static func entries(model url: URL) throws(ClassifierError) -> [MemoryEntry] {
-        try load(url).1.specification.memory ?? []
-    }
-
-    private static let width = EfficientNetLite.featureCount
-
-    /// Entry `i` and its row in every backbone's memory.
-    private static func remove(_ i: Int, from entries: inout [MemoryEntry], rows: inout [[Float]]) {
-        entries.remove(at: i)
-        for b in rows.indices { rows[b].removeSubrange((i * width)..<((i + 1) * width)) }
+    /// The confirmed photos of the model at `url`, oldest first.
+    public static func photos(model url: URL) throws(ClassifierError) -> [ConfirmedPhoto] {
+        try load(url).1.confirmedPhotos.photos
     }
 
     private static func load(_ url: URL) throws(ClassifierError) -> (SafeTensors, Model) {
@@ -190,14 +178,13 @@ public enum Memory {
         }
     }
 
-    private static func write(_ tensors: SafeTensors, _ model: Model, entries: [MemoryEntry], rows: [[Float]],
+    private static func write(_ tensors: SafeTensors, _ model: Model, _ confirmed: ConfirmedPhotos,
                               to url: URL) throws(ClassifierError) {
         var description = model.specification
-        description.memory = entries
-        // Format 1 cannot hold memory: the file moves to the current format (it still loads the same).
+        // Format 1 cannot hold confirmed photos: the file moves to the current format (it still loads the same).
         if description.formatVersion == 1 { description.formatVersion = ModelDescription.currentVersion }
         do {
-            try ModelWriter.replacingMemory(of: tensors, model: description, memory: rows, to: url)
+            try ModelFile.replacingConfirmedPhotos(of: tensors, model: description, with: confirmed, to: url)
         } catch {
             throw .model(error)
         }

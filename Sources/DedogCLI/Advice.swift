@@ -1,0 +1,49 @@
+import DedogCatalogue
+import DedogImage
+import DedogTrain
+import Dedog
+
+/// What to do about a library's error on the command line. The libraries say what is wrong; which flag, variable
+/// or command changes it is the command line's to say (the HTTP API names request fields instead).
+enum Advice {
+    /// `error`'s description, followed by the command-line advice for it when there is one.
+    static func message(for error: any Error) -> String {
+        let description = "\(error)"
+        return advice(for: error).map { description + " " + $0 } ?? description
+    }
+
+    static func advice(for error: any Error) -> String? {
+        switch error {
+        case let error as ClassifierError:
+            switch error {
+            case let .image(image): return advice(for: image)
+            case .noModel: return "Pass a model file with --model FILE or set DEDOG_MODEL, or reinstall dedog."
+            case .unknownBreed:
+                return "To add a breed, put its photos in a folder of the dataset and run dedog train --resume."
+            case .model, .unknownModel, .notTrainable, .quiz: return nil
+            }
+        case let error as ImageError:
+            if case .tooLarge = error { return "Shrink it first or raise the limit with --max-megapixels." }
+            return nil
+        case let error as TrainError:
+            switch error {
+            case .cache: return "Delete the folder or pass --cache elsewhere."
+            case .memoryLimit: return "Use fewer images (--split) or views (--augment none), or raise --max-memory."
+            case .inputTooLarge: return "Choose a smaller --test-size-increase."
+            default: return nil
+            }
+        case let error as CatalogueError:
+            if case .notInstalled = error { return "Reinstall dedog or pass --catalogue FILE." }
+            return nil
+        default:
+            return nil
+        }
+    }
+}
+
+extension Terminal {
+    /// Prints a library's error with what to do about it (`Advice`).
+    static func error(_ error: any Error) {
+        self.error(Advice.message(for: error))
+    }
+}

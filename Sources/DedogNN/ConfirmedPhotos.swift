@@ -1,0 +1,57 @@
+/// The photos users confirmed as showing the model's breeds (`dedog learn`), each with its features in every
+/// backbone. One value, so that a photo and its feature rows are added, removed and kept together: in the file
+/// they are the description's `memory` entries and each backbone's `memory` tensor, in the same order.
+public struct ConfirmedPhotos: Sendable, Equatable {
+    /// Oldest first.
+    public private(set) var photos: [ConfirmedPhoto]
+    /// `features[b]`: backbone b's unit feature vectors, one row of 1280 per photo, in the photos' order.
+    public private(set) var features: [[Float]]
+
+    /// None, for a model of `backbones` backbones.
+    public init(backbones: Int) {
+        photos = []
+        features = Array(repeating: [], count: backbones)
+    }
+
+    /// `features` already checked to hold one row per photo in every backbone (`ModelFile.read`).
+    init(aligned photos: [ConfirmedPhoto], features: [[Float]]) {
+        self.photos = photos
+        self.features = features
+    }
+
+    public var count: Int { photos.count }
+    public var isEmpty: Bool { photos.isEmpty }
+    public var backboneCount: Int { features.count }
+
+    /// Backbone `b`'s row for photo `i`.
+    public func features(of i: Int, backbone b: Int) -> ArraySlice<Float> {
+        let width = EfficientNetLite.featureCount
+        return features[b][(i * width)..<((i + 1) * width)]
+    }
+
+    /// Adds `photo` with its features, one row of 1280 for each backbone.
+    public mutating func append(_ photo: ConfirmedPhoto, features rows: [[Float]]) throws(ModelError) {
+        guard rows.count == backboneCount, rows.allSatisfy({ $0.count == EfficientNetLite.featureCount }) else {
+            throw .badInput(detail: "a confirmed photo needs one row of \(EfficientNetLite.featureCount) features for each "
+                            + "of the model's \(backboneCount) backbones, not \(rows.map(\.count))")
+        }
+        photos.append(photo)
+        for b in rows.indices { features[b] += rows[b] }
+    }
+
+    /// Takes out the photos `shouldRemove` picks, with their rows; returns them.
+    @discardableResult
+    public mutating func removeAll(where shouldRemove: (ConfirmedPhoto) -> Bool) -> [ConfirmedPhoto] {
+        let kept = filter { !shouldRemove($0) }
+        let removed = photos.filter(shouldRemove)
+        self = kept
+        return removed
+    }
+
+    /// The photos `isIncluded` keeps, with their rows, in the same order.
+    public func filter(_ isIncluded: (ConfirmedPhoto) -> Bool) -> ConfirmedPhotos {
+        let keep = photos.indices.filter { isIncluded(photos[$0]) }
+        return ConfirmedPhotos(aligned: keep.map { photos[$0] },
+                               features: features.indices.map { b in keep.flatMap { features(of: $0, backbone: b) } })
+    }
+}

@@ -1,0 +1,337 @@
+import Foundation
+
+/// One class a head can name.
+public struct Label: Codable, Sendable, Equatable {
+    /// Stable key: the Stanford Dogs folder for dog breeds (e.g. `n02085620-Chihuahua`), else the WordNet id.
+    public var key: String
+    /// Human-readable name, e.g. "Chihuahua".
+    public var name: String
+    public var isDog: Bool
+    /// The breed catalogue's id for it (`chihuahua`), when training matched its folder to a catalogue breed; the
+    /// catalogue also knows the Stanford Dogs keys directly.
+    public var breed: String?
+
+    public init(key: String, name: String, isDog: Bool, breed: String? = nil) {
+        self.key = key
+        self.name = name
+        self.isDog = isDog
+        self.breed = breed
+    }
+}
+
+extension Collection where Element == Label {
+    /// The share of `probabilities` (one per label, in order) that falls on dog classes.
+    public func dogProbability(_ probabilities: [Float]) -> Float {
+        zip(self, probabilities).reduce(Float(0)) { $0 + ($1.0.isDog ? $1.1 : 0) }
+    }
+}
+
+/// A fully-connected classifier on the 1280 pooled backbone features.
+public struct HeadDescription: Codable, Sendable, Equatable {
+    /// Tensor names of the [classes × 1280] weight and [classes] bias.
+    public var weight: String
+    public var bias: String
+    public var labels: [Label]
+    /// Logits are divided by this before the softmax (calibration); 1 when uncalibrated.
+    public var temperature: Float?
+
+    public init(weight: String, bias: String, labels: [Label], temperature: Float? = nil) {
+        self.weight = weight
+        self.bias = bias
+        self.labels = labels
+        self.temperature = temperature
+    }
+}
+
+/// When a photo counts as showing no dog, and when the model is unsure. See `Classifier` for how they are used.
+public struct DecisionThresholds: Codable, Sendable, Equatable {
+    /// "No dog" when the ImageNet head puts less than this probability mass on dog classes.
+    public var noDogBelow: Float
+    /// "Unsure" when the top breed's probability is below this …
+    public var unsureBelow: Float
+    /// … or when it leads the second breed by less than this.
+    public var unsureMargin: Float
+    /// "Not one of my breeds" when the photo's features are less similar than this (cosine) to the top breed's
+    /// own photos (its prototype, or one of the model's confirmed photos). Set by training, from how similar
+    /// held-out photos of the model's own breeds are; nil when the model has no prototypes.
+    public var otherBreedBelow: Float?
+
+    public init(noDogBelow: Float = 0.5, unsureBelow: Float = 0.45, unsureMargin: Float = 0.15,
+                otherBreedBelow: Float? = nil) {
+        self.noDogBelow = noDogBelow
+        self.unsureBelow = unsureBelow
+        self.unsureMargin = unsureMargin
+        self.otherBreedBelow = otherBreedBelow
+    }
+}
+
+/// What the classifier concludes about a photo.
+public enum Verdict: String, Sendable, Codable {
+    /// A dog, and the top breed is clearly ahead.
+    case dog
+    /// Probably a dog, but the top breeds are too close (or too weak) to name one.
+    case unsure
+    /// The photo probably shows no dog.
+    case noDog
+    /// A dog, but none of the breeds the model knows: it looks less like any of them than their own photos do.
+    case otherBreed
+}
+
+extension DecisionThresholds {
+    /// The verdict for a photo whose dog probability is `dogProbability` (nil when the model cannot judge it) and
+    /// whose two most probable breeds have `top` and `second`; `similarity` is how like its own photos the top
+    /// breed the photo is (nil when the model cannot tell).
+    public func verdict(dogProbability: Float?, top: Float, second: Float, similarity: Float? = nil) -> Verdict {
+        if let dog = dogProbability, dog < noDogBelow { return .noDog }
+        if let similarity, let below = otherBreedBelow, similarity < below { return .otherBreed }
+        if top < unsureBelow || top - second < unsureMargin { return .unsure }
+        return .dog
+    }
+}
+
+/// A photo a user confirmed as showing one of the model's breeds (`dedog learn`); its features are in
+/// `ConfirmedPhotos`.
+public struct ConfirmedPhoto: Codable, Sendable, Equatable {
+    /// The breed label's key.
+    public var label: String
+    /// The photo's file name when it was learned (for people; not used to match).
+    public var photo: String
+    /// The photo's content hash: the same photo learned twice is kept once, and `forget` finds it by content.
+    public var fingerprint: String
+    /// When it was learned (ISO 8601).
+    public var added: String
+
+    public init(label: String, photo: String, fingerprint: String, added: String) {
+        self.label = label
+        self.photo = photo
+        self.fingerprint = fingerprint
+        self.added = added
+    }
+}
+
+/// One backbone of a model file and the heads on its features.
+public struct BackboneDescription: Codable, Sendable, Equatable {
+    public var architecture: String
+    /// What the names of this backbone's tensors start with in the file: "" when the file holds one backbone under
+    /// the checkpoint's own names (`_blocks.3._depthwise_conv.weight`), e.g. "lite2." when it holds several.
+    public var tensorPrefix: String
+    /// The input the backbone takes (the JSON keeps the name `preprocessing`).
+    public var preprocessing: InputDescription
+    public var batchNormEpsilon: Float
+    /// The pretrained ImageNet classifier; it also decides whether a photo shows a dog at all.
+    public var imagenetHead: HeadDescription?
+    /// A trained breed classifier; when present, breeds are ranked with it.
+    public var breedHead: HeadDescription?
+    /// Classify each photo as it is and mirrored, and average the logits (set by training when it helps on the
+    /// validation images; costs a second pass through the network).
+    public var averagesMirror: Bool?
+    /// Tensor [breed labels × 1280]: each breed's prototype, the mean direction of its training photos' features
+    /// (unit vectors, as classify computes them). Written by training; used for "not one of my breeds".
+    public var prototypes: String?
+    /// Tensor [confirmed photos × 1280]: the features of the photos users confirmed
+    /// (`ModelDescription.confirmedPhotos`), unit vectors, in the same order. `memory` in the file's JSON.
+    public var confirmedPhotos: String?
+
+    private enum CodingKeys: String, CodingKey {
+        case architecture, tensorPrefix, preprocessing, batchNormEpsilon, imagenetHead, breedHead, averagesMirror,
+             prototypes, confirmedPhotos = "memory"
+    }
+
+    public init(architecture: String = "efficientnet-lite0", tensorPrefix: String = "",
+                preprocessing: InputDescription = InputDescription(), batchNormEpsilon: Float = 1e-3,
+                imagenetHead: HeadDescription?, breedHead: HeadDescription?, averagesMirror: Bool? = nil,
+                prototypes: String? = nil, confirmedPhotos: String? = nil) {
+        self.prototypes = prototypes
+        self.confirmedPhotos = confirmedPhotos
+        self.architecture = architecture
+        self.tensorPrefix = tensorPrefix
+        self.preprocessing = preprocessing
+        self.batchNormEpsilon = batchNormEpsilon
+        self.imagenetHead = imagenetHead
+        self.breedHead = breedHead
+        self.averagesMirror = averagesMirror
+    }
+}
+
+/// The `dedog.model` JSON document in a model file's safetensors metadata: everything needed to classify
+/// besides the tensors themselves.
+///
+/// Format 2 holds a list of backbones, each with its preprocessing and heads; their breed log-probabilities are
+/// averaged. Format 1 (dedog's first files) held one backbone with its fields at the top level; it is read as a
+/// one-backbone model and written back in its own layout.
+public struct ModelDescription: Codable, Sendable, Equatable {
+    public static let currentVersion = 2
+    /// How many backbones a model file may combine.
+    public static let backboneCounts = 1...3
+
+    public var formatVersion: Int
+    public var source: String?
+    public var backbones: [BackboneDescription]
+    public var decision: DecisionThresholds
+    /// The backbones' breed log-probabilities are averaged and divided by this before the softmax (the
+    /// calibration of the combination); 1 when absent.
+    public var combinedTemperature: Float?
+    /// Free-form facts about how a trained head was made (dataset, metrics, date, seed).
+    public var training: [String: String]?
+    /// Photos users confirmed (`dedog learn`), one row of each backbone's confirmed-photo tensor per photo.
+    /// `memory` in the file's JSON.
+    public var confirmedPhotos: [ConfirmedPhoto]?
+
+    public init(formatVersion: Int = ModelDescription.currentVersion, source: String? = nil,
+                backbones: [BackboneDescription], decision: DecisionThresholds = DecisionThresholds(),
+                combinedTemperature: Float? = nil, training: [String: String]? = nil,
+                confirmedPhotos: [ConfirmedPhoto]? = nil) {
+        self.confirmedPhotos = confirmedPhotos
+        self.formatVersion = formatVersion
+        self.source = source
+        self.backbones = backbones
+        self.decision = decision
+        self.combinedTemperature = combinedTemperature
+        self.training = training
+    }
+
+    /// Every field against what the engine and the classifier accept; the first that fails is named.
+    func validate(file: String) throws(ModelError) {
+        func check(_ ok: Bool, _ field: String, _ value: @autoclosure () -> String, _ requirement: String) throws(ModelError) {
+            if !ok { throw .invalidValue(file: file, field: field, value: value(), requirement: requirement) }
+        }
+        guard (1...Self.currentVersion).contains(formatVersion) else {
+            throw .unsupportedVersion(file: file, version: formatVersion, supported: Self.currentVersion)
+        }
+        try check(Self.backboneCounts.contains(backbones.count), "backbones", "\(backbones.count) backbones",
+                  "\(Self.backboneCounts.lowerBound) to \(Self.backboneCounts.upperBound) backbones")
+        var prefixes = Set<String>()
+        for (b, backbone) in backbones.enumerated() {
+            // Format 1 has its one backbone's fields at the top level.
+            let at = formatVersion == 1 ? "" : "backbones[\(b)]."
+            guard Backbone.named(backbone.architecture) != nil else {
+                throw .unsupportedArchitecture(file: file, name: backbone.architecture)
+            }
+            try check(prefixes.insert(backbone.tensorPrefix).inserted, at + "tensorPrefix", "\"\(backbone.tensorPrefix)\"",
+                      "different for each backbone")
+            if let problem = backbone.preprocessing.problem {
+                throw .invalidValue(file: file, field: at + "preprocessing." + problem.field, value: problem.value,
+                                    requirement: problem.requirement)
+            }
+            try check(backbone.batchNormEpsilon.isFinite && backbone.batchNormEpsilon > 0 && backbone.batchNormEpsilon < 1,
+                      at + "batchNormEpsilon", "\(backbone.batchNormEpsilon)", "a positive number below 1")
+            guard backbone.imagenetHead != nil || backbone.breedHead != nil else {
+                throw .invalidMetadata(file: file, detail: "\(at.isEmpty ? "the model" : "backbones[\(b)]") has no classifier head")
+            }
+            // Prototypes belong to a breed head; confirmed photos are in every backbone or in none.
+            try check(backbone.prototypes == nil || backbone.breedHead != nil, at + "prototypes", "present",
+                      "absent without a breed head")
+            try check((backbone.confirmedPhotos != nil) == (confirmedPhotos != nil), at + "memory",
+                      backbone.confirmedPhotos == nil ? "absent" : "present",
+                      confirmedPhotos == nil ? "absent, as the model has no memory" : "present, as the model has memory")
+            for (name, head) in [("imagenetHead", backbone.imagenetHead), ("breedHead", backbone.breedHead)] {
+                guard let head else { continue }
+                try check(!head.labels.isEmpty, at + name + ".labels", "empty", "at least one label")
+                var seen = Set<String>()
+                for (i, label) in head.labels.enumerated() {
+                    try check(seen.insert(label.key).inserted, "\(at)\(name).labels[\(i)].key", "\"\(label.key)\"",
+                              "unique within the head (it names another label already)")
+                    try check(!label.key.isEmpty, "\(at)\(name).labels[\(i)].key", "empty", "a non-empty key")
+                }
+                if let t = head.temperature {
+                    try check(t.isFinite && t > 0, at + name + ".temperature", "\(t)", "a positive finite number")
+                }
+            }
+        }
+        // Combined backbones must answer the same question: the same labels in the same order, on all or none.
+        if let first = backbones.first {
+            for (b, backbone) in backbones.enumerated().dropFirst() {
+                for (name, mine, theirs) in [("breedHead", backbone.breedHead, first.breedHead),
+                                             ("imagenetHead", backbone.imagenetHead, first.imagenetHead)] {
+                    let keys = mine?.labels.map(\.key), expected = theirs?.labels.map(\.key)
+                    try check(keys == expected, "backbones[\(b)].\(name)",
+                              keys.map { "\($0.count) labels" } ?? "absent",
+                              expected.map { "the same \($0.count) labels as backbones[0], in the same order" }
+                                  ?? "absent, as in backbones[0]")
+                }
+            }
+        }
+        if let t = combinedTemperature {
+            try check(t.isFinite && t > 0, "combinedTemperature", "\(t)", "a positive finite number")
+        }
+        // Confirmed photos name the model's breeds.
+        let breedKeys = Set(backbones.first?.breedHead?.labels.map(\.key) ?? [])
+        for (i, entry) in (confirmedPhotos ?? []).enumerated() {
+            try check(breedKeys.contains(entry.label), "memory[\(i)].label", "\"\(entry.label)\"",
+                      "one of the breed head's label keys")
+        }
+        if let t = decision.otherBreedBelow {
+            try check(t.isFinite && (-1...1).contains(t), "decision.otherBreedBelow", "\(t)", "between -1 and 1")
+        }
+        for (field, value) in [("noDogBelow", decision.noDogBelow), ("unsureBelow", decision.unsureBelow),
+                               ("unsureMargin", decision.unsureMargin)] {
+            try check(value.isFinite && (0...1).contains(value), "decision." + field, "\(value)", "between 0 and 1")
+        }
+    }
+
+    static func path(_ keys: [CodingKey]) -> String {
+        keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingCharacters(in: ["."])
+    }
+
+    // MARK: Both layouts
+
+    private enum CodingKeys: String, CodingKey {
+        case formatVersion, source, backbones, decision, combinedTemperature, training, confirmedPhotos = "memory"
+    }
+
+    /// Format 1: one backbone, its fields at the top level.
+    private struct Version1: Codable {
+        var formatVersion: Int
+        var architecture: String
+        var source: String?
+        var preprocessing: InputDescription
+        var batchNormEpsilon: Float
+        var imagenetHead: HeadDescription?
+        var breedHead: HeadDescription?
+        var decision: DecisionThresholds
+        var averagesMirror: Bool?
+        var training: [String: String]?
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let version = try container.decode(Int.self, forKey: .formatVersion)
+        if version == 1 {
+            let v1 = try Version1(from: decoder)
+            self.init(formatVersion: 1, source: v1.source,
+                      backbones: [BackboneDescription(architecture: v1.architecture, preprocessing: v1.preprocessing,
+                                                      batchNormEpsilon: v1.batchNormEpsilon, imagenetHead: v1.imagenetHead,
+                                                      breedHead: v1.breedHead, averagesMirror: v1.averagesMirror)],
+                      decision: v1.decision, training: v1.training)
+            return
+        }
+        self.init(formatVersion: version, source: try container.decodeIfPresent(String.self, forKey: .source),
+                  backbones: try container.decode([BackboneDescription].self, forKey: .backbones),
+                  decision: try container.decode(DecisionThresholds.self, forKey: .decision),
+                  combinedTemperature: try container.decodeIfPresent(Float.self, forKey: .combinedTemperature),
+                  training: try container.decodeIfPresent([String: String].self, forKey: .training),
+                  confirmedPhotos: try container.decodeIfPresent([ConfirmedPhoto].self, forKey: .confirmedPhotos))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        if formatVersion == 1 {
+            guard backbones.count == 1, let b = backbones.first, b.tensorPrefix.isEmpty, combinedTemperature == nil,
+                  b.prototypes == nil, b.confirmedPhotos == nil, confirmedPhotos == nil, decision.otherBreedBelow == nil else {
+                throw EncodingError.invalidValue(self, .init(codingPath: [], debugDescription:
+                    "format 1 holds exactly one backbone without a tensor prefix, combined temperature, prototypes or memory"))
+            }
+            try Version1(formatVersion: 1, architecture: b.architecture, source: source, preprocessing: b.preprocessing,
+                         batchNormEpsilon: b.batchNormEpsilon, imagenetHead: b.imagenetHead, breedHead: b.breedHead,
+                         decision: decision, averagesMirror: b.averagesMirror, training: training).encode(to: encoder)
+            return
+        }
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(formatVersion, forKey: .formatVersion)
+        try container.encodeIfPresent(source, forKey: .source)
+        try container.encode(backbones, forKey: .backbones)
+        try container.encode(decision, forKey: .decision)
+        try container.encodeIfPresent(combinedTemperature, forKey: .combinedTemperature)
+        try container.encodeIfPresent(training, forKey: .training)
+        try container.encodeIfPresent(confirmedPhotos, forKey: .confirmedPhotos)
+    }
+}
