@@ -21,6 +21,7 @@ struct Evaluate: ParsableCommand {
               dedog evaluate default stanford-dogs-224 --split stanford-dogs-224/splits/test.txt
               dedog evaluate bundled stanford-dogs-224 --split stanford-dogs-224/splits/test.txt
               dedog evaluate mydogs.safetensors ~/dogs-holdout --json > report.json
+              dedog evaluate fast ~/my-photos --fit all    # the whole photo, its middle, or stretched?
             """
     )
 
@@ -33,26 +34,38 @@ struct Evaluate: ParsableCommand {
     @Option(help: ArgumentHelp("Evaluate only the images listed in this file.", valueName: "file"))
     var split: String?
 
-    @Flag(help: "Print the report as one JSON object (with \"bundled\": an object keyed by model name).")
+    @Flag(help: ArgumentHelp("Print the report as one JSON object (with \"bundled\" or --fit all: an object keyed by "
+                             + "model name, and fit)."))
     var json = false
+
+    @Option(help: ArgumentHelp("Make photos square this way instead of as the model does: crop, pad, squeeze, or all "
+                               + "(one report each, compared).", valueName: "fit"))
+    var fit: String?
+
+    func validate() throws {
+        guard fit == nil || fit == "all" || fit.flatMap(InputDescription.Fit.init(rawValue:)) != nil else {
+            throw ValidationError("--fit must be crop, pad, squeeze or all.")
+        }
+    }
 
     @OptionGroup var features: FeatureOptions
 
     func run() throws {
         let names = model == "bundled" ? ["default", "fast"] : [model]
+        let fits: [InputDescription.Fit?] = fit == "all" ? InputDescription.Fit.allCases : [fit.flatMap(InputDescription.Fit.init(rawValue:))]
         var reports: [(name: String, report: EvaluationReport)] = []
         let kernels = try features.kernels()
-        for name in names {
+        for (name, fit) in names.flatMap({ name in fits.map { (name, $0) } }) {
             let bar = ProgressBar("features")
             do {
                 let url = try ModelLocator.model(name)
                 let report = try Evaluator.run(model: url, dataset: URL(fileURLWithPath: dataset),
                                                split: split.map { URL(fileURLWithPath: $0) },
                                                cacheRoot: features.cacheRoot, threads: features.threads, kernels: kernels,
-                                               memoryLimit: features.memoryLimit) { event in
+                                               memoryLimit: features.memoryLimit, fit: fit) { event in
                     if case let .extracting(_, done, total) = event { bar.update(done, of: total) }
                 }
-                reports.append((name, report))
+                reports.append((fits.count > 1 ? "\(name) \(fit.map(\.rawValue) ?? "")" : name, report))
             } catch let error as ClassifierError {
                 Terminal.error(error)
                 throw Status.modelUnavailable
@@ -65,8 +78,8 @@ struct Evaluate: ParsableCommand {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
             encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-            let data = model == "bundled" ? try encoder.encode(Dictionary(uniqueKeysWithValues: reports.map { ($0.name, $0.report) }))
-                                          : try encoder.encode(reports[0].report)
+            let data = reports.count > 1 ? try encoder.encode(Dictionary(uniqueKeysWithValues: reports.map { ($0.name, $0.report) }))
+                                         : try encoder.encode(reports[0].report)
             Terminal.out(String(decoding: data, as: UTF8.self))
             return
         }

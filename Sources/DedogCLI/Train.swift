@@ -65,6 +65,11 @@ struct Train: ParsableCommand {
                                valueName: "pixels"))
     var testSizeIncrease = Backbone.testSizeIncrease
 
+    @Option(help: ArgumentHelp("How photos that are not square become the network's square, in training and later "
+                               + "in classify: crop (the middle of a long photo), pad (the whole photo, with grey "
+                               + "bars) or squeeze (stretched). Default: pad, or the fit of the model given to --resume.", valueName: "fit"))
+    var fit: InputDescription.Fit?
+
     @Option(help: "Maximum passes over the training features.")
     var epochs = 60
 
@@ -143,6 +148,7 @@ struct Train: ParsableCommand {
         config.validationFraction = valFraction
         config.augmentation = augment
         config.testSizeIncrease = testSizeIncrease
+        config.fit = fit
         config.cacheRoot = features.cacheRoot
         config.threads = features.threads
         config.kernels = try features.kernels()
@@ -195,3 +201,4 @@ extension TrainError {
 }
 
 extension Augmentation: ExpressibleByArgument {}
+extension InputDescription.Fit: ExpressibleByArgument {}

@@ -10,9 +10,22 @@ public struct Preprocessing: Sendable, Equatable {
     public var mean: [Float]
     /// Per channel (R, G, B): the difference is divided by this.
     public var std: [Float]
+    /// How a photo that is not square becomes the square crop.
+    public var fit: Fit = .crop
     /// Widths are multiplied by this before the resize (training views only): 4/3 shows the photo 33 % wider,
-    /// as a 4:3 photo looks beside the same one squeezed to a square.
+    /// as a 4:3 photo looks beside the same one squeezed to a square. Not used by `squeeze`.
     public var horizontalStretch: Double = 1
+
+    /// How a photo that is not square becomes the square the network sees.
+    public enum Fit: String, Sendable, CaseIterable {
+        /// The shorter side resized to `resizeShorterSide`, the centre cropped: the ends of a long photo are cut off.
+        case crop
+        /// The longer side resized to `resizeShorterSide` and the photo centred on a square of that side, the rest
+        /// filled with the mean (zero after normalising); then the centre cropped: the whole photo is seen.
+        case pad
+        /// The photo stretched to a `resizeShorterSide` square, then the centre cropped.
+        case squeeze
+    }
 
     public init(resizeShorterSide: Int = 256, cropSize: Int = 224,
                 mean: [Float] = [127, 127, 127], std: [Float] = [128, 128, 128]) {
@@ -33,7 +46,7 @@ public struct Preprocessing: Sendable, Equatable {
         return nil
     }
 
-    /// The size of the resized image before cropping, as Pillow computes it (floor of the longer side).
+    /// The size of the resized image before cropping, as Pillow computes it (floor of the longer side), for `crop`.
     public func resizedSize(width: Int, height: Int) -> (width: Int, height: Int) {
         if horizontalStretch != 1 {
             let w = Double(width) * horizontalStretch, h = Double(height), r = Double(resizeShorterSide)
@@ -45,40 +58,99 @@ public struct Preprocessing: Sendable, Equatable {
         return (max(1, resizeShorterSide * width / height), resizeShorterSide)
     }
 
+    /// Where a `width`×`height` photo lands before the crop: resized to `photo`, at `offset` on a `canvas` (the
+    /// photo itself for `crop` and `squeeze`, a square for `pad`).
+    public func layout(width: Int, height: Int) -> (photo: (width: Int, height: Int), canvas: (width: Int, height: Int),
+                                                    offset: (x: Int, y: Int)) {
+        let r = resizeShorterSide
+        switch fit {
+        case .crop:
+            let size = resizedSize(width: width, height: height)
+            return (size, size, (0, 0))
+        case .squeeze:
+            return ((r, r), (r, r), (0, 0))
+        case .pad:
+            // The longer side becomes r, the shorter in proportion (floored, as Pillow does).
+            let w = Double(width) * horizontalStretch, h = Double(height)
+            let photo = w >= h ? (r, max(1, min(r, Int(Double(r) * h / w)))) : (max(1, min(r, Int(Double(r) * w / h))), r)
+            return (photo, (r, r), ((r - photo.0) / 2, (r - photo.1) / 2))
+        }
+    }
+
     /// The resized, centre-cropped 8-bit image (`cropSize`×`cropSize`); `mirrored`: of the image mirrored left
-    /// to right, made without mirroring the full-size image (which for a large PNG would copy hundreds of MB):
-    /// the window is taken where the mirror image's would fall, and only the small crop is mirrored.
+    /// to right, made without mirroring the full-size image (which for a large PNG would copy hundreds of MB).
+    /// Where `pad` leaves the crop without photo, its pixels are the mean, rounded.
     public func cropped(_ image: RGBImage, mirrored: Bool = false) throws(ImageError) -> RGBImage {
+        try placed(image, mirrored: mirrored).crop
+    }
+
+    /// The crop, and the rectangle of it the photo covers (all of it unless `pad` added bars).
+    func placed(_ image: RGBImage, mirrored: Bool) throws(ImageError)
+        -> (crop: RGBImage, content: (x: Int, y: Int, width: Int, height: Int)) {
         if let problem { throw .invalidArgument(detail: "preprocessing: \(problem)") }
         guard image.width > 0, image.height > 0 else { throw .invalidArgument(detail: "cannot preprocess an empty image") }
-        let size = resizedSize(width: image.width, height: image.height)
+        let (photo, canvas, offset) = layout(width: image.width, height: image.height)
         // Python's round(), half to even, as in torchvision/Pillow centre crops.
-        var left = Int((Double(size.width - cropSize) / 2).rounded(.toNearestOrEven))
-        let top = Int((Double(size.height - cropSize) / 2).rounded(.toNearestOrEven))
-        if mirrored { left = size.width - cropSize - left }
-        let crop = try Resampler.resizedRegion(image, width: size.width, height: size.height,
-                                           left: left, top: top, regionWidth: cropSize, regionHeight: cropSize)
-        return mirrored ? crop.mirrored() : crop
+        var left = Int((Double(canvas.width - cropSize) / 2).rounded(.toNearestOrEven))
+        let top = Int((Double(canvas.height - cropSize) / 2).rounded(.toNearestOrEven))
+        guard fit == .pad else {
+            // The window where the mirror image's would fall; only the small crop is mirrored.
+            if mirrored { left = canvas.width - cropSize - left }
+            let crop = try Resampler.resizedRegion(image, width: photo.width, height: photo.height,
+                                                   left: left, top: top, regionWidth: cropSize, regionHeight: cropSize)
+            return (mirrored ? crop.mirrored() : crop, (0, 0, cropSize, cropSize))
+        }
+        // Mirrored: the window of this canvas whose mirror image is the mirrored photo's window (the photo may sit
+        // a pixel off centre).
+        if mirrored { left = photo.width + 2 * offset.x - cropSize - left }
+        // The part of the window the photo covers, in canvas coordinates.
+        let x0 = max(left, offset.x), x1 = min(left + cropSize, offset.x + photo.width)
+        let y0 = max(top, offset.y), y1 = min(top + cropSize, offset.y + photo.height)
+        let fill = mean.map { UInt8(clamping: Int($0.rounded())) }
+        var crop = try RGBImage(width: cropSize, height: cropSize,
+                                pixels: (0..<(cropSize * cropSize * 3)).map { fill[$0 % 3] })
+        var content = (x: x0 - left, y: y0 - top, width: max(0, x1 - x0), height: max(0, y1 - y0))
+        if content.width > 0 && content.height > 0 {
+            let region = try Resampler.resizedRegion(image, width: photo.width, height: photo.height,
+                                                     left: x0 - offset.x, top: y0 - offset.y,
+                                                     regionWidth: content.width, regionHeight: content.height)
+            for row in 0..<content.height {
+                let from = row * content.width * 3, to = ((content.y + row) * cropSize + content.x) * 3
+                crop.pixels.replaceSubrange(to..<(to + content.width * 3), with: region.pixels[from..<(from + content.width * 3)])
+            }
+        }
+        if mirrored {
+            crop = crop.mirrored()
+            content.x = cropSize - content.x - content.width
+        }
+        return (crop, content)
     }
 
     /// Writes the normalised CHW tensor of `image` (`3 × cropSize × cropSize` floats) into `output`.
     public func write(_ image: RGBImage, mirrored: Bool = false, into output: UnsafeMutableBufferPointer<Float>) throws(ImageError) {
-        let crop = try cropped(image, mirrored: mirrored)
+        let placed = try placed(image, mirrored: mirrored)
         let plane = cropSize * cropSize
         guard output.count >= 3 * plane else {
             throw .invalidArgument(detail: "output holds \(output.count) floats, needs \(3 * plane)")
         }
-        normalise(crop, into: output)
+        normalise(placed, into: output)
     }
 
-    /// (pixel − mean) / std per channel, planar; `crop` is cropSize² pixels and `output` holds 3 planes of it.
-    private func normalise(_ crop: RGBImage, into output: UnsafeMutableBufferPointer<Float>) {
-        let plane = cropSize * cropSize
-        crop.pixels.withUnsafeBufferPointer { px in
-            for c in 0..<3 {
-                let m = mean[c], s = std[c]
-                for i in 0..<plane {
-                    output[c * plane + i] = (Float(px[i * 3 + c]) - m) / s
+    /// (pixel − mean) / std per channel, planar, where the photo is; exactly 0 (the mean) where `pad` added bars.
+    /// `output` holds 3 planes of cropSize² values.
+    private func normalise(_ placed: (crop: RGBImage, content: (x: Int, y: Int, width: Int, height: Int)),
+                           into output: UnsafeMutableBufferPointer<Float>) {
+        let plane = cropSize * cropSize, c = placed.content
+        placed.crop.pixels.withUnsafeBufferPointer { px in
+            for channel in 0..<3 {
+                let m = mean[channel], s = std[channel]
+                for y in 0..<cropSize {
+                    let inside = y >= c.y && y < c.y + c.height
+                    for x in 0..<cropSize {
+                        let i = y * cropSize + x
+                        output[channel * plane + i] = inside && x >= c.x && x < c.x + c.width
+                            ? (Float(px[i * 3 + channel]) - m) / s : 0
+                    }
                 }
             }
         }
@@ -86,9 +158,9 @@ public struct Preprocessing: Sendable, Equatable {
 
     /// The normalised CHW tensor of `image`, or of its mirror image.
     public func tensor(_ image: RGBImage, mirrored: Bool = false) throws(ImageError) -> [Float] {
-        let crop = try cropped(image, mirrored: mirrored)
+        let placed = try placed(image, mirrored: mirrored)
         var out = [Float](repeating: 0, count: 3 * cropSize * cropSize)
-        out.withUnsafeMutableBufferPointer { normalise(crop, into: $0) }
+        out.withUnsafeMutableBufferPointer { normalise(placed, into: $0) }
         return out
     }
 }

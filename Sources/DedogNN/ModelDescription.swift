@@ -160,7 +160,9 @@ public struct BackboneDescription: Codable, Sendable, Equatable {
 /// averaged. Format 1 (dedog's first files) held one backbone with its fields at the top level; it is read as a
 /// one-backbone model and written back in its own layout.
 public struct ModelDescription: Codable, Sendable, Equatable {
-    public static let currentVersion = 2
+    /// Format 3 is format 2 with input fits other than `crop` (`InputDescription.fit`); files that crop are
+    /// written as format 2, which every dedog since combined models reads (`ModelFile` sets the version).
+    public static let currentVersion = 3
     /// How many backbones a model file may combine.
     public static let backboneCounts = 1...3
 
@@ -316,9 +318,10 @@ public struct ModelDescription: Codable, Sendable, Equatable {
     public func encode(to encoder: any Encoder) throws {
         if formatVersion == 1 {
             guard backbones.count == 1, let b = backbones.first, b.tensorPrefix.isEmpty, combinedTemperature == nil,
-                  b.prototypes == nil, b.confirmedPhotos == nil, confirmedPhotos == nil, decision.otherBreedBelow == nil else {
+                  b.prototypes == nil, b.confirmedPhotos == nil, confirmedPhotos == nil, decision.otherBreedBelow == nil,
+                  b.preprocessing.fit == .crop else {
                 throw EncodingError.invalidValue(self, .init(codingPath: [], debugDescription:
-                    "format 1 holds exactly one backbone without a tensor prefix, combined temperature, prototypes or memory"))
+                    "format 1 holds exactly one backbone that crops, without a tensor prefix, combined temperature, prototypes or memory"))
             }
             try Version1(formatVersion: 1, architecture: b.architecture, source: source, preprocessing: b.preprocessing,
                          batchNormEpsilon: b.batchNormEpsilon, imagenetHead: b.imagenetHead, breedHead: b.breedHead,

@@ -239,6 +239,11 @@ public enum ModelFile {
 
     /// Writes `tensors` with `model` as their description, checked and loaded back before the atomic rename.
     static func write(_ model: ModelDescription, tensors: [Tensor], to url: URL) throws(ModelError) {
+        // The oldest format that holds the description: a dedog that knows only format 2 would crop a photo the
+        // model pads, so such files are format 3, which it refuses as newer.
+        var model = model
+        let cropsOnly = model.backbones.allSatisfy { $0.preprocessing.fit == .crop }
+        if !cropsOnly || model.formatVersion > 1 { model.formatVersion = cropsOnly ? 2 : 3 }
         try model.validate(file: url.path)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -305,6 +310,9 @@ extension ModelDescription {
             return .invalidMetadata(file: file, detail: "missing \(path(context.codingPath + [key]))")
         case let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context):
             return .invalidMetadata(file: file, detail: "wrong type at \(path(context.codingPath))")
+        case let DecodingError.dataCorrupted(context) where !context.codingPath.isEmpty:
+            // A value of the right type that names nothing dedog knows, e.g. `"fit": "zoom"`.
+            return .invalidMetadata(file: file, detail: "unknown value at \(path(context.codingPath))")
         default:
             return .invalidMetadata(file: file, detail: "not valid JSON")
         }

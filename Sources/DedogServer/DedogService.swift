@@ -379,6 +379,8 @@ public final class DedogService: Sendable {
         struct BackboneInfo: Encodable {
             let architecture: String
             let inputSize: Int
+            /// How a photo that is not square becomes the square: crop, pad or squeeze.
+            let fit: String
             let averagesMirror: Bool
         }
         let name: String
@@ -407,7 +409,7 @@ public final class DedogService: Sendable {
                 .init(key: $0.key, name: $0.name, breed: catalogue.breed(id: $0.breed, label: $0.key)?.id)
             },
             backbones: model.backbones.enumerated().map { b, network in
-                .init(architecture: network.backbone.architecture, inputSize: network.input.cropSize,
+                .init(architecture: network.backbone.architecture, inputSize: network.input.cropSize, fit: network.input.fit.rawValue,
                       averagesMirror: classifier.averagesMirror[b])
             },
             thresholds: classifier.decision, training: model.specification.training ?? [:],

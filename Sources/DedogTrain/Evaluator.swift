@@ -4,8 +4,9 @@ import DedogNN
 
 /// What `dedog evaluate` does: a model on a labelled ImageFolder dataset (optionally one split file of it).
 public enum Evaluator {
+    /// `fit`: make photos square this way instead of as the model does (to compare fits on the same photos).
     public static func run(model url: URL, dataset root: URL, split: URL?, cacheRoot: URL?, threads: Int, kernels: KernelSet = .best,
-                           memoryLimit: Int? = nil, timing: Bool = true,
+                           memoryLimit: Int? = nil, timing: Bool = true, fit: InputDescription.Fit? = nil,
                            progress: (TrainProgress) -> Void = { _ in }) throws(TrainError) -> EvaluationReport {
         let dataset = try Dataset(root: root)
         let samples = try split.map { url throws(TrainError) in try dataset.samples(listedIn: url) } ?? dataset.samples
@@ -42,13 +43,15 @@ public enum Evaluator {
 
         var results: [FeatureExtractor.Result] = []
         for (b, network) in model.backbones.enumerated() {
+            var input = network.input
+            input.fit = fit ?? input.fit
             let cache = try cacheRoot.map { root throws(TrainError) in
                 try FeatureCache(root: root, backboneFingerprint: FeatureExtractor.fingerprint(
-                                    of: tensors, model: model.specification, backbone: b),
+                                    of: tensors, model: model.specification, backbone: b, input: input),
                                  width: EfficientNetLite.featureCount)
             }
             let phase = model.backbones.count > 1 ? "evaluate (\(network.backbone))" : "evaluate"
-            results.append(try FeatureExtractor(network: network, cache: cache, threads: threads, kernels: kernels)
+            results.append(try FeatureExtractor(network: network, input: input, cache: cache, threads: threads, kernels: kernels)
                 .features(of: samples.map(dataset.url), views: views[b]) {
                     progress(.extracting(phase: phase, done: $0, total: $1))
                 })

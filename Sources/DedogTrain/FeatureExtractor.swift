@@ -23,7 +23,9 @@ public final class FeatureExtractor {
             hash.update(tensors.bytes(of: name))
         }
         let p = input ?? backbone.preprocessing
-        hash.update("\(p.resizeShorterSide) \(p.cropSize) \(p.mean) \(p.std) \(backbone.batchNormEpsilon)")
+        // The fit only when it is not `crop`, so that caches made before fits existed stay valid.
+        hash.update("\(p.resizeShorterSide) \(p.cropSize) \(p.mean) \(p.std) \(backbone.batchNormEpsilon)"
+                    + (p.fit == .crop ? "" : " \(p.fit.rawValue)"))
         return String(hash.hex.prefix(16))
     }
 

@@ -5,6 +5,11 @@ extension Preprocessing {
     /// The image operations that make a network's input as `input` describes it.
     public init(_ input: InputDescription) {
         self.init(resizeShorterSide: input.resizeShorterSide, cropSize: input.cropSize, mean: input.mean, std: input.std)
+        fit = switch input.fit {
+        case .crop: .crop
+        case .pad: .pad
+        case .squeeze: .squeeze
+        }
     }
 }
 

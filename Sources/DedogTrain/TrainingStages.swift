@@ -149,7 +149,10 @@ import DedogNN
         let network = base.network
         // Training sees the backbone at its own resolution, classification that much larger; a base that is
         // itself a trained model (already enlarged) is brought back to the resolution first.
-        let trainInput = network.input.enlarged(by: network.backbone.resolution - network.input.cropSize)
+        var trainInput = network.input.enlarged(by: network.backbone.resolution - network.input.cropSize)
+        // Users' photos have every shape: unless told, a new model sees the whole photo (`pad`); a trained base
+        // (`--resume`) keeps its own fit.
+        trainInput.fit = config.fit ?? (base.heads.breed != nil ? trainInput.fit : .pad)
         let testInput = trainInput.enlarged(by: config.testSizeIncrease)
         guard EfficientNetLite.inputSizes.contains(testInput.cropSize) else {
             throw .inputTooLarge(backbone: base.name, size: testInput.cropSize, limit: EfficientNetLite.inputSizes.upperBound)

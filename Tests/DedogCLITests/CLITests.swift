@@ -334,3 +334,22 @@ struct CLI {
         #expect(!FileManager.default.fileExists(atPath: output))
     }
 }
+
+/// `dedog evaluate --fit`: the same photos made square each way, one report each.
+@Suite struct EvaluateFitTests {
+    @Test func allFitsReportSideBySideAndSquaresScoreTheSame() throws {
+        let data = try SyntheticDataset(name: "evaluate-fit", folders: ["n02085620-Chihuahua", "n02088364-beagle",
+                                                                       "n02099601-golden_retriever"])
+        defer { data.remove() }
+        let r = try CLI.run(["evaluate", "fast", data.root.path, "--fit", "all", "--json", "--no-cache"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let reports = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: [String: Any]])
+        #expect(Set(reports.keys) == ["fast crop", "fast pad", "fast squeeze"])
+        // The synthetic photos are squares: every fit sees the same pixels.
+        let top1 = reports.values.map { $0["top1"] as? Double }
+        #expect(Set(top1).count == 1 && reports.values.allSatisfy { $0["samples"] as? Int == 24 }, "\(top1)")
+
+        let bad = try CLI.run(["evaluate", "fast", data.root.path, "--fit", "zoom"])
+        #expect(bad.status == 64 && bad.stderr.contains("--fit must be crop, pad, squeeze or all."), "\(bad.stderr)")
+    }
+}

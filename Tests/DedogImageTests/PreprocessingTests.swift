@@ -130,3 +130,79 @@ import DedogImage
         #expect(try plain.cropped(square).pixels != direct.pixels)
     }
 }
+
+/// The three fits on photos that are not square, to the pixel.
+@Suite struct GeometryTests {
+    /// A 200×100 photo whose every pixel differs (so a shifted window shows).
+    static let wide = try! RGBImage(width: 200, height: 100, pixels: (0..<(200 * 100 * 3)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 / 600) })
+
+    static func preprocessing(_ fit: Preprocessing.Fit) -> Preprocessing {
+        var p = Preprocessing(resizeShorterSide: 64, cropSize: 56)
+        p.fit = fit
+        return p
+    }
+
+    @Test func padCentresTheWholePhotoBetweenBarsOfExactlyTheMean() throws {
+        let p = Self.preprocessing(.pad)
+        let layout = p.layout(width: 200, height: 100)
+        #expect(layout.photo == (64, 32) && layout.canvas == (64, 64) && layout.offset == (0, 16))
+        // The 56×56 window of the 64×64 canvas starts at (4, 4): rows 0..<12 and 44..<56 are bars.
+        let tensor = try p.tensor(Self.wide)
+        let plane = 56 * 56
+        for c in 0..<3 {
+            for y in 0..<56 {
+                let row = tensor[(c * plane + y * 56)..<(c * plane + (y + 1) * 56)]
+                if y < 12 || y >= 44 { #expect(row.allSatisfy { $0 == 0 }, "bar row \(y)") }
+            }
+        }
+        // Between them: the photo resized to 64×32, columns 4..<60, exactly as the resampler makes it.
+        let region = try Resampler.resizedRegion(Self.wide, width: 64, height: 32, left: 4, top: 0, regionWidth: 56, regionHeight: 32)
+        let crop = try p.cropped(Self.wide)
+        #expect(Array(crop.pixels[(12 * 56 * 3)..<(44 * 56 * 3)]) == region.pixels)
+        #expect(crop.pixels[0..<3] == [127, 127, 127], "bars are the mean in the 8-bit crop")
+        for y in 12..<44 {
+            for x in 0..<56 {
+                let i = y * 56 + x
+                #expect(tensor[i] == (Float(crop.pixels[i * 3]) - 127) / 128)
+            }
+        }
+        // A tall photo gets bars left and right.
+        let tall = p.layout(width: 100, height: 200)
+        #expect(tall.photo == (32, 64) && tall.offset == (16, 0))
+    }
+
+    /// The mirrored view is the view of the mirrored photo, also when the photo sits a pixel off centre (a
+    /// 100×201 photo becomes 31×64 on the 64 square: 33 pixels of bars, 16 left and 17 right).
+    @Test func padMirroredIsThePaddedMirrorImage() throws {
+        let p = Self.preprocessing(.pad)
+        let tall = try RGBImage(width: 100, height: 201, pixels: (0..<(100 * 201 * 3)).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ $0 / 300) })
+        #expect(p.layout(width: 100, height: 201).offset == (16, 0))
+        for image in [Self.wide, tall] {
+            #expect(try p.cropped(image, mirrored: true).pixels == p.cropped(image.mirrored()).pixels)
+            #expect(try p.tensor(image, mirrored: true) == p.tensor(image.mirrored()))
+        }
+    }
+
+    @Test func squeezeStretchesTheWholePhotoToTheSquare() throws {
+        let crop = try Self.preprocessing(.squeeze).cropped(Self.wide)
+        let expected = try Resampler.resizedRegion(Self.wide, width: 64, height: 64, left: 4, top: 4, regionWidth: 56, regionHeight: 56)
+        #expect(crop.pixels == expected.pixels)
+    }
+
+    @Test func cropCutsTheEndsOffAsBefore() throws {
+        let crop = try Self.preprocessing(.crop).cropped(Self.wide)
+        // Shorter side 100 → 64, longer 200 → 128; the window starts at ((128 − 56) / 2, 4) = (36, 4).
+        let expected = try Resampler.resizedRegion(Self.wide, width: 128, height: 64, left: 36, top: 4, regionWidth: 56, regionHeight: 56)
+        #expect(crop.pixels == expected.pixels)
+    }
+
+    /// The shared training photos are squares: there every fit sees the same pixels, so a model that pads
+    /// classifies them exactly as one that crops.
+    @Test func onASquareEveryFitIsTheSame() throws {
+        let square = try RGBImage(width: 90, height: 90, pixels: (0..<(90 * 90 * 3)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let tensors = try Preprocessing.Fit.allCases.map { try Self.preprocessing($0).tensor(square) }
+        #expect(tensors[0] == tensors[1] && tensors[1] == tensors[2])
+        let mirrored = try Preprocessing.Fit.allCases.map { try Self.preprocessing($0).tensor(square, mirrored: true) }
+        #expect(mirrored[0] == mirrored[1] && mirrored[1] == mirrored[2])
+    }
+}

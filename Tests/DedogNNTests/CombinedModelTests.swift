@@ -22,11 +22,12 @@ import DedogTestSupport
 
     /// Writes a model of the Lite0 base with one backbone per (prefix, seed, temperature).
     static func write(_ backbones: [(prefix: String, seed: UInt64, temperature: Float)], combined: Float? = nil,
-                      to url: URL) throws {
+                      fit: InputDescription.Fit = .crop, to url: URL) throws {
         var descriptions: [BackboneDescription] = [], parts: [ModelFile.Part] = []
         for b in backbones {
             var d = baseBackbone
             d.tensorPrefix = b.prefix
+            d.preprocessing.fit = fit
             d.breedHead = HeadDescription(weight: "", bias: "", labels: labels, temperature: b.temperature)
             descriptions.append(d)
             let (w, bias) = head(seed: b.seed)
@@ -45,6 +46,31 @@ import DedogTestSupport
         let input: [Float] = (0..<(3 * 224 * 224)).map { (i: Int) -> Float in Float((i * 7919) % 255) / 128 - 1 }
         return try! BundledModel.network.makeSession().features(input, batch: 1)
     }()
+
+    /// A model that pads is written as format 3, which a dedog that knows only format 2 (and would crop) refuses
+    /// as newer; one that crops stays format 2, its JSON without a `fit`.
+    @Test func theFitIsKeptAndPaddingModelsAreFormatThree() throws {
+        for fit in InputDescription.Fit.allCases {
+            let url = Self.folder.appendingPathComponent("fit-\(fit).safetensors")
+            try Self.write([("", 1, 1)], fit: fit, to: url)
+            let json = try #require(SafeTensors(contentsOf: url).metadata[ModelDescription.metadataKey])
+            let model = try Model(contentsOf: url)
+            #expect(model.backbones[0].input.fit == fit)
+            #expect(model.specification.formatVersion == (fit == .crop ? 2 : 3))
+            #expect(json.contains(#""fit":"\#(fit.rawValue)""#) == (fit != .crop), "\(json)")
+        }
+        // Files from before fits existed have none: they crop.
+        let old = #"{"resizeShorterSide":256,"cropSize":224,"mean":[127,127,127],"std":[128,128,128]}"#
+        #expect(try JSONDecoder().decode(InputDescription.self, from: Data(old.utf8)) == InputDescription())
+        let bad = #"{"resizeShorterSide":256,"cropSize":224,"mean":[127,127,127],"std":[128,128,128],"fit":"zoom"}"#
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(InputDescription.self, from: Data(bad.utf8)) }
+        let url = Self.folder.appendingPathComponent("fit-pad.safetensors")
+        let tensors = try SafeTensors(contentsOf: url)
+        let zoom = tensors.metadata[ModelDescription.metadataKey]!.replacingOccurrences(of: #""fit":"pad""#, with: #""fit":"zoom""#)
+        #expect(throws: ModelError.invalidMetadata(file: url.path, detail: "unknown value at backbones[0].preprocessing.fit")) {
+            try Model(tensors: tensors.replacingMetadata([ModelDescription.metadataKey: zoom]))
+        }
+    }
 
     @Test func oneBackboneGivesItsHeadsCalibratedSoftmax() throws {
         let url = Self.folder.appendingPathComponent("one.safetensors")

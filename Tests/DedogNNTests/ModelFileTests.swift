@@ -80,7 +80,7 @@ import DedogNN
             try Self.load(Self.original.tensors, metadata: ["dedog.model": #"{"formatVersion":1,"architecture":"efficientnet-lite0","batchNormEpsilon":0.001,"decision":{"noDogBelow":0.5,"unsureBelow":0.4,"unsureMargin":0.1}}"#])
         }
         let future = Self.original.metadata["dedog.model"]!.replacingOccurrences(of: #""formatVersion":1"#, with: #""formatVersion":7"#)
-        #expect(throws: ModelError.unsupportedVersion(file: "test.safetensors", version: 7, supported: 2)) {
+        #expect(throws: ModelError.unsupportedVersion(file: "test.safetensors", version: 7, supported: 3)) {
             try Self.load(Self.original.tensors, metadata: ["dedog.model": future])
         }
     }

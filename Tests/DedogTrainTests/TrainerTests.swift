@@ -36,7 +36,8 @@ import DedogTrain
         #expect((head.temperature ?? 0) > 0)
         #expect(trained.heads[0].imagenet != nil)  // kept for the no-dog verdict
         let model = try Model(contentsOf: data.root.appendingPathComponent("model.safetensors")).specification
-        #expect(model.formatVersion == 2)
+        #expect(model.formatVersion == 3, "a model that pads is format 3")
+        #expect(model.backbones[0].preprocessing.fit == .pad, "new models see the whole photo")
         #expect(model.combinedTemperature == nil, "one backbone needs no combined calibration")
         #expect(model.training?["classes"] == "3")
         #expect(model.training?["backbones"] == "lite0")
@@ -103,9 +104,10 @@ import DedogTrain
         let base = try SafeTensors(contentsOf: Self.base)
         let baseModel = try ModelDescription(from: base)
         let combined = try SafeTensors(contentsOf: data.root.appendingPathComponent("both.safetensors"))
+        var input = baseModel.backbones[0].preprocessing.enlarged(by: 32)
+        input.fit = .pad  // what training chose for the ImageNet base
         #expect(FeatureExtractor.fingerprint(of: combined, model: specification, backbone: 0)
-                == FeatureExtractor.fingerprint(of: base, model: baseModel, backbone: 0,
-                                                input: baseModel.backbones[0].preprocessing.enlarged(by: 32)))
+                == FeatureExtractor.fingerprint(of: base, model: baseModel, backbone: 0, input: input))
         #expect(FeatureExtractor.fingerprint(of: combined, model: specification, backbone: 0)
                 != FeatureExtractor.fingerprint(of: combined, model: specification, backbone: 1))
         let evaluation = try Evaluator.run(model: data.root.appendingPathComponent("both.safetensors"), dataset: data.root,
