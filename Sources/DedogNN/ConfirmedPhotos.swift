@@ -39,19 +39,25 @@ public struct ConfirmedPhotos: Sendable, Equatable {
         for b in rows.indices { features[b] += rows[b] }
     }
 
-    /// Takes out the photos `shouldRemove` picks, with their rows; returns them.
+    /// Takes out the photos `shouldRemove` picks, with their rows; returns them. Asks once per photo, and
+    /// copies nothing when none is picked (learning asks this for every new photo).
     @discardableResult
     public mutating func removeAll(where shouldRemove: (ConfirmedPhoto) -> Bool) -> [ConfirmedPhoto] {
-        let kept = filter { !shouldRemove($0) }
-        let removed = photos.filter(shouldRemove)
-        self = kept
+        let picked = photos.map(shouldRemove)
+        guard picked.contains(true) else { return [] }
+        let removed = photos.indices.filter { picked[$0] }.map { photos[$0] }
+        self = keeping(photos.indices.filter { !picked[$0] })
         return removed
     }
 
     /// The photos `isIncluded` keeps, with their rows, in the same order.
     public func filter(_ isIncluded: (ConfirmedPhoto) -> Bool) -> ConfirmedPhotos {
-        let keep = photos.indices.filter { isIncluded(photos[$0]) }
-        return ConfirmedPhotos(aligned: keep.map { photos[$0] },
-                               features: features.indices.map { b in keep.flatMap { features(of: $0, backbone: b) } })
+        keeping(photos.indices.filter { isIncluded(photos[$0]) })
+    }
+
+    /// The photos at `indices`, with their rows, in that order.
+    private func keeping(_ indices: [Int]) -> ConfirmedPhotos {
+        ConfirmedPhotos(aligned: indices.map { photos[$0] },
+                        features: features.indices.map { b in indices.flatMap { features(of: $0, backbone: b) } })
     }
 }

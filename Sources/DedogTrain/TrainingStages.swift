@@ -318,10 +318,13 @@ import DedogNN
     /// Their combined log-probabilities [photo × class] and classes.
     public var combined: [Float]
     public var labels: [Int]
+    /// How many classes each row of `combined` holds.
+    public var classes: Int
     /// Nil for one backbone, or with too few photos to fit one.
     public var temperature: Float?
 
     public init(_ fits: [BackboneFit], validation: [Dataset.Sample], classes: Int) {
+        self.classes = classes
         common = validation.indices.filter { i in fits.allSatisfy { $0.scores[i] != nil } }
         combined = []
         combined.reserveCapacity(common.count * classes)
@@ -353,7 +356,7 @@ import DedogNN
         decision.noDogBelow = Trainer.noDogThreshold(validationDogProbabilities: dogProbabilities, start: decision.noDogBelow)
         // "Not one of my breeds": how like its predicted breed's photos each checked photo is, that breed's
         // prototype built without the photo itself; the threshold lets `otherBreedShare` of them through as other.
-        let width = EfficientNetLite.featureCount, classes = ensemble.labels.isEmpty ? 0 : ensemble.combined.count / ensemble.labels.count
+        let width = EfficientNetLite.featureCount, classes = ensemble.classes
         let similarities = ensemble.common.enumerated().map { row, i -> Float in
             let scores = ensemble.combined[(row * classes)..<((row + 1) * classes)]
             let predicted = scores.indices.max { scores[$0] < scores[$1] }! - scores.startIndex
