@@ -9,8 +9,13 @@ import DedogNN
 /// {"file": "rex.jpg", "verdict": "dog", "dogProbability": 0.99, "similarity": 0.81,
 ///  "breeds": [{"key": "n02088364-beagle", "name": "Beagle", "probability": 0.93, "label": "Beagle", "score": 0.93,
 ///              "breed": {"id": "beagle", "name": {"en": "Beagle", "cs": "Bígl"}, …}}],
-///  "lookalikes": [], "error": null}
+///  "lookalikes": [], "location": {"x": 120, "y": 40, "width": 610, "height": 530, "zoomed": false}, "dogs": [],
+///  "error": null}
 /// ```
+/// `dogs` is empty unless the photo shows two dogs of different breeds: then it holds an answer for each
+/// (`location`, `verdict`, `dogProbability`, `breeds`), beside the answer for the whole photo.
+/// `location` is the box in the photo's pixels (after its EXIF orientation) where the network saw the top
+/// breed; `zoomed` says the answer also comes from a second, closer look at it.
 /// `label` and `score` repeat `name` and `probability` under the names Hugging Face image-classification
 /// clients read.
 public struct ClassificationRecord: Encodable, Sendable {
@@ -28,7 +33,7 @@ public struct ClassificationRecord: Encodable, Sendable {
         self.language = language
     }
 
-    enum Keys: String, CodingKey { case file, verdict, dogProbability, similarity, breeds, lookalikes, error }
+    enum Keys: String, CodingKey { case file, verdict, dogProbability, similarity, breeds, lookalikes, location, dogs, error }
 
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: Keys.self)
@@ -39,6 +44,8 @@ public struct ClassificationRecord: Encodable, Sendable {
         try c.encode((result?.breeds ?? []).map { BreedRecord(prediction: $0, breed: catalogue.details($0), language: language) },
                      forKey: .breeds)
         try c.encode(result?.lookalikes ?? [], forKey: .lookalikes)
+        try c.encode(result?.location, forKey: .location)
+        try c.encode((result?.dogs ?? []).map { DogRecord(answer: $0, catalogue: catalogue, language: language) }, forKey: .dogs)
         try c.encode(error, forKey: .error)
     }
 
@@ -54,6 +61,24 @@ public struct ClassificationRecord: Encodable, Sendable {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
         return encoder
+    }
+}
+
+/// One dog's answer in a photo of several: its box, verdict and breeds.
+struct DogRecord: Encodable {
+    let answer: Classification
+    let catalogue: Catalogue
+    let language: Language
+
+    enum Keys: String, CodingKey { case location, verdict, dogProbability, breeds }
+
+    func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(answer.location, forKey: .location)
+        try c.encode(answer.verdict.rawValue, forKey: .verdict)
+        try c.encode(answer.dogProbability, forKey: .dogProbability)
+        try c.encode(answer.breeds.map { BreedRecord(prediction: $0, breed: catalogue.details($0), language: language) },
+                     forKey: .breeds)
     }
 }
 

@@ -79,7 +79,9 @@ public final class Classifier: Sendable {
         } catch {
             throw .image(error)
         }
-        return try classify(image, top: top)
+        return try looks(at: image, top: top, zoom: configuration.zoom) { options throws(ImageError) in
+            try ImageDecoder(options: options).decode(contentsOf: url)
+        }.answer
     }
 
     /// A photo's file content (as received over the network), with the same size and pixel limits as a file;
@@ -91,15 +93,135 @@ public final class Classifier: Sendable {
         } catch {
             throw .image(error)
         }
-        return try classify(image, top: top)
+        return try looks(at: image, top: top, zoom: configuration.zoom) { options throws(ImageError) in
+            try ImageDecoder(options: options).decode(bytes, name: name)
+        }.answer
     }
 
+    /// The answer for `image`, with where the dog is (`configuration.locates`), looking again at a dog small in
+    /// the frame (`configuration.zoom`).
     public func classify(_ image: RGBImage, top: Int = 3) throws(ClassifierError) -> Classification {
-        try decide(features: features(of: image), top: top)
+        try looks(at: image, top: top, zoom: configuration.zoom).answer
+    }
+
+    /// What one look at a photo found: the whole photo's answer, where the dog is, and, when `zoom` asked for
+    /// it, the answer with a second look at the dog.
+    @_spi(Benchmarks) public struct Looks: Sendable {
+        /// The answer from the whole photo, with its location (not zoomed).
+        public var whole: Classification
+        /// The answer from the whole photo and the zoomed view together; nil without a second look.
+        public var zoomed: Classification?
+        /// The zoomed view's own answer; nil without a second look.
+        public var closer: Classification?
+        /// The share of the network's square the dog covers (see `Localisation.extent`); nil when not located.
+        public var extent: Double?
+        /// One answer per dog when the photo shows two dogs of different breeds (checked by looking at each);
+        /// empty otherwise.
+        public var dogs: [Classification] = []
+        /// The answer classify gives.
+        public var answer: Classification {
+            var answer = zoomed ?? whole
+            answer.dogs = dogs
+            return answer
+        }
+    }
+
+    /// Classifies `image`, locates the dog and, when `zoom` says the dog is small (`ZoomPolicy.always` to look
+    /// again whenever the box leaves room), looks again at it; when the maps show a second dog of another
+    /// breed, looks at each dog and answers for each if both are dogs of different breeds.
+    /// `decodeAgain` decodes the photo again with other options: a photo decoded smaller than it is (a large
+    /// JPEG) is decoded again, larger, when a square to look at would otherwise have too few pixels.
+    @_spi(Benchmarks) public func looks(at image: RGBImage, top: Int, zoom: ZoomPolicy?,
+                                        decodeAgain: ((ImageDecoder.Options) throws(ImageError) -> RGBImage)? = nil) throws(ClassifierError) -> Looks {
+        guard configuration.locates else { return Looks(whole: try decide(features: features(of: image), top: top)) }
+        let (features, maps) = try views(of: image, maps: true)
+        let ranked = try decide(features: features, top: max(top, SecondDog.candidates))
+        var whole = ranked
+        whole.breeds = Array(ranked.breeds.prefix(top))
+        let labels = model.breedLabels ?? model.imagenetLabels ?? []
+        let order = ranked.breeds.compactMap { p in labels.firstIndex { $0.key == p.key } }
+        let photoMaps: PhotoMaps?
+        do {
+            photoMaps = try PhotoMaps(model: model, maps: maps, mirrored: averagesMirror, width: image.width, height: image.height)
+        } catch {
+            throw .model(error)
+        }
+        guard let photoMaps, let label = order.first, let place = Localisation(photoMaps, label: label),
+              let input = model.backbones.first?.input else {
+            return Looks(whole: whole)
+        }
+        whole.location = place.location(in: image, zoomed: false)
+        var looks = Looks(whole: whole, extent: place.extent)
+        let cropShare = Double(input.cropSize) / Double(input.resizeShorterSide)
+        /// A square around `place`'s box, looked at on its own (its views' features, and the answer from them).
+        func lookCloser(at place: Localisation, largest: Double) throws(ClassifierError) -> (features: [[Float]], answer: Classification)? {
+            guard let square = place.zoomSquare(width: image.width, height: image.height, cropShare: cropShare,
+                                                largest: largest) else { return nil }
+            let crop: RGBImage
+            do {
+                crop = try zoomCrop(image, square: square, wanted: input.resizeShorterSide, decodeAgain: decodeAgain)
+            } catch {
+                throw .image(error)
+            }
+            let closer = try views(of: crop, maps: false).features
+            return (closer, try decide(features: closer, top: top))
+        }
+        if configuration.separatesDogs, whole.verdict != .noDog, let second = SecondDog(photoMaps, ranked: order),
+           let a = try lookCloser(at: place, largest: 1), let b = try lookCloser(at: second.place, largest: 1),
+           a.answer.verdict != .noDog, b.answer.verdict != .noDog,
+           let breedA = a.answer.breeds.first?.key, let breedB = b.answer.breeds.first?.key, breedA != breedB {
+            var first = a.answer, other = b.answer
+            first.location = place.location(in: image, zoomed: true)
+            other.location = second.place.location(in: image, zoomed: true)
+            looks.dogs = [first, other]
+            return looks
+        }
+        guard let zoom, zoom.wants(whole, extent: place.extent),
+              let look = try lookCloser(at: place, largest: 0.8) else { return looks }
+        let closer = look.features
+        var close = look.answer
+        looks.closer = close
+        // A close look that sees no dog must not change the answer. Where the whole photo showed none, a close
+        // look that finds one answers alone (the dog was too small to count); otherwise the two views average.
+        guard close.verdict != .noDog else { return looks }
+        if whole.verdict == .noDog {
+            close.location = place.location(in: image, zoomed: true)
+            looks.zoomed = close
+            return looks
+        }
+        var both = try decide(features: zip(features, closer).map { $0 + $1 }, top: top)
+        both.location = place.location(in: image, zoomed: true)
+        looks.zoomed = both
+        return looks
+    }
+
+    /// The zoomed square of the photo: cut from `image`, or, when `image` was decoded smaller than the photo and
+    /// the square has fewer than `wanted` pixels a side, from the photo decoded again just large enough.
+    private func zoomCrop(_ image: RGBImage, square: (x: Int, y: Int, side: Int), wanted: Int,
+                          decodeAgain: ((ImageDecoder.Options) throws(ImageError) -> RGBImage)?) throws(ImageError) -> RGBImage {
+        if square.side < wanted, image.original != nil, let decodeAgain {
+            var options = decoderOptions
+            let shorter = min(image.width, image.height)
+            options.minimumShorterSide = (wanted * shorter + square.side - 1) / square.side
+            let larger = try decodeAgain(options)
+            if larger.width > image.width {
+                let scale = Double(larger.width) / Double(image.width)
+                let side = min(Int((Double(square.side) * scale).rounded()), larger.width, larger.height)
+                let x = min(Int((Double(square.x) * scale).rounded()), larger.width - side)
+                let y = min(Int((Double(square.y) * scale).rounded()), larger.height - side)
+                return try larger.cropped(left: x, top: y, width: side, height: side)
+            }
+        }
+        return try image.cropped(left: square.x, top: square.y, width: square.side, height: square.side)
     }
 
     /// Each backbone's pooled features of the views classify runs, [views × 1280] per backbone.
     public func features(of image: RGBImage) throws(ClassifierError) -> [[Float]] {
+        try views(of: image, maps: false).features
+    }
+
+    /// Each backbone's pooled features of the views classify runs, and when `maps` the head's activation maps.
+    private func views(of image: RGBImage, maps wantsMaps: Bool) throws(ClassifierError) -> (features: [[Float]], maps: [FeatureMaps]) {
         guard image.width > 0, image.height > 0 else { throw .image(.empty(file: "the image")) }
         var inputs: [(tensor: [Float], views: Int)] = []
         for (b, network) in model.backbones.enumerated() {
@@ -110,15 +232,22 @@ public final class Classifier: Sendable {
             }
         }
         return try workspaces.use { workspace throws(ClassifierError) in
-            var features: [[Float]] = []
+            var features: [[Float]] = [], maps: [FeatureMaps] = []
             for (b, input) in inputs.enumerated() {
                 do throws(ModelError) {
-                    features.append(try workspace.sessions[b].features(input.tensor, batch: input.views))
+                    let session = workspace.sessions[b]
+                    if wantsMaps {
+                        let both = try session.featuresAndMaps(input.tensor, batch: input.views)
+                        features.append(both.features)
+                        maps.append(both.maps)
+                    } else {
+                        features.append(try session.features(input.tensor, batch: input.views))
+                    }
                 } catch {
                     throw .model(error)
                 }
             }
-            return features
+            return (features, maps)
         }
     }
 
@@ -150,6 +279,13 @@ public struct ClassifierConfiguration: Sendable, Equatable {
     public var decision: DecisionThresholds?
     /// Per backbone, mirror averaging instead of the model file's choice (experiments and tests).
     public var averagesMirror: [Bool]?
+    /// Whether answers say where the dog is (`Classification.location`).
+    public var locates: Bool = true
+    /// When to look again, closer, at a dog small in the frame; nil never to (needs `locates`).
+    public var zoom: ZoomPolicy? = .standard
+    /// Whether a photo of two dogs of different breeds gets an answer per dog (`Classification.dogs`; needs
+    /// `locates`).
+    public var separatesDogs: Bool = true
 
     public init(workers: Int = 1, threadsPerWorker: Int = 1, kernels: KernelSet = .best,
                 maxPixels: Int = 100_000_000, maxFileBytes: Int = 512 << 20,
@@ -208,5 +344,32 @@ final class WorkspacePool: @unchecked Sendable {
         idle.append(workspace)
         condition.signal()
         condition.unlock()
+    }
+}
+
+/// When the classifier takes a second, zoomed look at the dog (see `Classifier.classify(_:top:)`).
+public struct ZoomPolicy: Sendable, Equatable {
+    /// Look again when the dog covers less than this share of the network's square…
+    public var extentBelow: Double
+    /// …and the whole photo's top breed is less likely than this.
+    public var topBelow: Float
+    /// Whether a photo the whole view finds no dog in is looked at again too (a dog small in a large scene
+    /// often is); the closer look must then find a dog itself.
+    public var evenWithoutDog: Bool
+
+    public init(extentBelow: Double, topBelow: Float, evenWithoutDog: Bool) {
+        self.extentBelow = extentBelow
+        self.topBelow = topBelow
+        self.evenWithoutDog = evenWithoutDog
+    }
+
+    /// Chosen on check sets made from the train split (see `docs/where-the-dog-is.md`).
+    public static let standard = ZoomPolicy(extentBelow: 0.3, topBelow: 0.7, evenWithoutDog: true)
+    /// Whenever the box leaves room to zoom (for studies).
+    public static let always = ZoomPolicy(extentBelow: .infinity, topBelow: .infinity, evenWithoutDog: true)
+
+    /// Whether a photo answered `whole`, its dog covering `extent` of the square, gets a second look.
+    func wants(_ whole: Classification, extent: Double) -> Bool {
+        (evenWithoutDog || whole.verdict != .noDog) && extent < extentBelow && (whole.breeds.first?.probability ?? 0) < topBelow
     }
 }

@@ -188,6 +188,16 @@ case "activations":
     }
     try! out.close()
 
+case "check-sets":
+    // check-sets DATASET OUT: the "where is the dog" check sets (see CheckSets.swift).
+    let args = CommandLine.arguments
+    try! makeCheckSets(dataset: URL(fileURLWithPath: args[2]), out: URL(fileURLWithPath: args[3]))
+
+case "looks":
+    // looks MODEL SET [--threads T] [--every N]: one JSON line per photo of a check set (see CheckSets.swift).
+    let args = CommandLine.arguments
+    try! lookStudy(model: URL(fileURLWithPath: args[2]), set: URL(fileURLWithPath: args[3]), threads: option("--threads", 2), every: option("--every", 1))
+
 default:
-    print("usage: dedog-bench latency|layers|decode|activations [--threads T] [--batch B] [--runs R] [--model FILE] [FILES]")
+    print("usage: dedog-bench latency|layers|decode|activations|check-sets|looks [--threads T] [--batch B] [--runs R] [--model FILE] [FILES]")
 }

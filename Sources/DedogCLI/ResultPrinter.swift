@@ -102,6 +102,10 @@ struct ResultPrinter {
             lines.append(cs ? "\(file): žádný pes (pravděpodobnost psa \(p)\(like))"
                             : "\(file): no dog found (dog probability \(p)\(like))")
         }
+        if let box = c.location, box.zoomed, c.verdict != .noDog {
+            lines.append(cs ? "  (pes je na fotce malý: odpověď je i z druhého, bližšího pohledu na \(box.width)×\(box.height) px na \(box.x), \(box.y))"
+                            : "  (the dog is small in the photo: the answer also comes from a closer look at \(box.width)×\(box.height) px at \(box.x), \(box.y))")
+        }
         if c.verdict != .noDog {
             let names = c.breeds.map(name)
             let width = names.map(\.count).max() ?? 0
@@ -110,6 +114,14 @@ struct ResultPrinter {
                 var line = "  \(i + 1). \(names[i])\(pad)  \(Self.percent(p.probability, language).leftPadded(to: 8))"
                 if let breed = catalogue.details(p) { line += "   " + BreedText.summary(breed, catalogue, language) }
                 lines.append(line)
+            }
+        }
+        if c.dogs.count > 1 {
+            lines.append(cs ? "  Na fotce jsou \(c.dogs.count) psi:" : "  The photo shows \(c.dogs.count) dogs:")
+            for (i, dog) in c.dogs.enumerated() {
+                let place = dog.location.map { " (\($0.width)×\($0.height) px \(cs ? "na" : "at") \($0.x), \($0.y))" } ?? ""
+                let names = dog.breeds.prefix(2).map { "\(name($0)) \(Self.percent($0.probability, language))" }
+                lines.append("    \(i + 1).\(place): " + names.joined(separator: cs ? ", nebo " : ", or "))
             }
         }
         return lines.joined(separator: "\n")

@@ -75,9 +75,12 @@ struct JPEGDecoder {
 
         var image = isCMYK ? Self.rgb(fromInvertedCMYK: buffer, width: outWidth, height: outHeight)
                            : RGBImage(checked: outWidth, outHeight, buffer)
+        var original = PixelSize(width: Int(width), height: Int(height))
         if options.appliesEXIFOrientation, let orientation = EXIFOrientation.read(fromJPEG: bytes) {
             image = orientation.applied(to: image)
+            if orientation.swapsAxes { original = PixelSize(width: original.height, height: original.width) }
         }
+        if scale.num != scale.denom { image.original = original }
         return image
     }
 

@@ -77,6 +77,17 @@ public struct Preprocessing: Sendable, Equatable {
         }
     }
 
+    /// The square the network sees, in the `width`×`height` photo's pixel coordinates (for the view that is not
+    /// mirrored): where a point of the crop lies in the photo. With `pad` it reaches beyond the photo on the
+    /// shorter side; with `squeeze` it is as long as the photo's sides allow, not square.
+    public func window(width: Int, height: Int) -> (x: Double, y: Double, width: Double, height: Double) {
+        let (photo, canvas, offset) = layout(width: width, height: height)
+        let left = (Double(canvas.width - cropSize) / 2).rounded(.toNearestOrEven)
+        let top = (Double(canvas.height - cropSize) / 2).rounded(.toNearestOrEven)
+        let sx = Double(width) / Double(photo.width), sy = Double(height) / Double(photo.height)
+        return ((left - Double(offset.x)) * sx, (top - Double(offset.y)) * sy, Double(cropSize) * sx, Double(cropSize) * sy)
+    }
+
     /// The resized, centre-cropped 8-bit image (`cropSize`×`cropSize`); `mirrored`: of the image mirrored left
     /// to right, made without mirroring the full-size image (which for a large PNG would copy hundreds of MB).
     /// Where `pad` leaves the crop without photo, its pixels are the mean, rounded.

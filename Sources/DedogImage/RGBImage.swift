@@ -1,9 +1,24 @@
+/// A width and height in pixels.
+public struct PixelSize: Sendable, Equatable, Codable {
+    public var width: Int
+    public var height: Int
+
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+}
+
 /// An 8-bit RGB image, rows top to bottom, pixels interleaved as R, G, B.
 public struct RGBImage: Sendable, Equatable {
     public let width: Int
     public let height: Int
     /// `width * height * 3` bytes.
     public var pixels: [UInt8]
+    /// The size of the photo this was decoded from, upright, when the decoder made it smaller (a large JPEG at
+    /// a DCT scale, `ImageDecoder.Options.minimumShorterSide`); nil when the image is the photo's own size.
+    /// Coordinates in this image times `original.width / width` are the photo's.
+    public var original: PixelSize? = nil
 
     public init(width: Int, height: Int, pixels: [UInt8]) throws(ImageError) {
         guard width >= 0, height >= 0, pixels.count == width * height * 3 else {

@@ -30,6 +30,30 @@ public struct Classification: Sendable, Equatable {
     public var similarity: Float? = nil
     /// For `noDog`: the most likely non-dog ImageNet classes ("tabby cat", "teddy bear"), most likely first.
     public var lookalikes: [Prediction]
+    /// Where in the photo the network saw the top breed, when the classifier looked (see `Dedog.Classifier`).
+    public var location: DogLocation? = nil
+    /// When the photo shows two dogs of different breeds: an answer for each (its verdict, breeds and box),
+    /// beside this answer for the whole photo; empty otherwise.
+    public var dogs: [Classification] = []
+}
+
+/// Where the network saw the dog: a box in the photo's pixel coordinates (after its EXIF orientation), and
+/// whether the answer also comes from a second, closer look at that box.
+public struct DogLocation: Sendable, Equatable, Codable {
+    public var x: Int
+    public var y: Int
+    public var width: Int
+    public var height: Int
+    /// The box was small, so the answer averages the whole photo's view and a zoomed view of the box.
+    public var zoomed: Bool
+
+    public init(x: Int, y: Int, width: Int, height: Int, zoomed: Bool) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+        self.zoomed = zoomed
+    }
 }
 
 extension Model {

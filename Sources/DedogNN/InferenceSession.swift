@@ -48,11 +48,31 @@ public final class InferenceSession {
         try features(input, batch: batch, height: height, width: width, tap: nil)
     }
 
+    /// `features`, and the head's activations before pooling: each image's grid of 1280-feature cells (the
+    /// pooled features are their mean), from which class activation maps show where the network saw what.
+    public func featuresAndMaps(_ input: [Float], batch: Int, height: Int? = nil,
+                                width: Int? = nil) throws(ModelError) -> (features: [Float], maps: FeatureMaps) {
+        let height = height ?? network.input.cropSize, width = width ?? network.input.cropSize
+        let (rows, columns) = network.backbone.headGrid(height: height, width: width)
+        var maps = [Float](repeating: 0, count: batch * rows * columns * EfficientNetLite.featureCount)
+        let features = try maps.withUnsafeMutableBufferPointer { m throws(ModelError) in
+            try self.features(input, batch: batch, height: height, width: width, tap: nil, maps: m.baseAddress)
+        }
+        return (features, FeatureMaps(images: batch, rows: rows, columns: columns, values: maps))
+    }
+
     /// `features`, with `tap` receiving each image's stem output, block outputs and head activation in NCHW,
     /// named `stem`, `block_00`, `block_01`, … (as many as the backbone's `blockCount`), `head` (for tests
     /// against golden tensors).
     @_spi(Testing) public func features(_ input: [Float], batch: Int, height: Int? = nil, width: Int? = nil,
                                         tap: ((String, [Float]) -> Void)?) throws(ModelError) -> [Float] {
+        try features(input, batch: batch, height: height, width: width, tap: tap, maps: nil)
+    }
+
+    /// The forward pass; `maps`, when given, receives each image's head activations (NHWC, as
+    /// `Backbone.headGrid` sizes them) one image after another.
+    private func features(_ input: [Float], batch: Int, height: Int?, width: Int?, tap: ((String, [Float]) -> Void)?,
+                          maps: UnsafeMutablePointer<Float>?) throws(ModelError) -> [Float] {
         let height = height ?? network.input.cropSize, width = width ?? network.input.cropSize
         let sizes = EfficientNetLite.inputSizes
         guard sizes.contains(height), sizes.contains(width) else {
@@ -63,6 +83,9 @@ public final class InferenceSession {
         }
         let plan = self.plan(height: height, width: width)
         let imageSize = 3 * height * width, featureCount = EfficientNetLite.featureCount
+        let (rows, columns) = network.backbone.headGrid(height: height, width: width)
+        let mapSize = rows * columns * featureCount
+        let mapBase = maps.map(SharedPointer.init)
         var features = [Float](repeating: 0, count: batch * featureCount)
         input.withUnsafeBufferPointer { inp in
             features.withUnsafeMutableBufferPointer { f in
@@ -76,14 +99,15 @@ public final class InferenceSession {
                         pool.run { part in
                             Self.run(plan, input: x.base + (first + part) * imageSize,
                                      features: y.base + (first + part) * featureCount, scratch: scratch[part],
-                                     parallel: Parallel(threads: 1, kernels: kernels))
+                                     parallel: Parallel(threads: 1, kernels: kernels),
+                                     map: mapBase.map { $0.base + (first + part) * mapSize })
                         }
                         image += threads
                     }
                 }
                 while image < batch {
                     Self.run(plan, input: x.base + image * imageSize, features: y.base + image * featureCount,
-                             scratch: scratch[0], parallel: oneImage, tap: tap)
+                             scratch: scratch[0], parallel: oneImage, tap: tap, map: mapBase.map { $0.base + image * mapSize })
                     image += 1
                 }
             }
@@ -146,7 +170,7 @@ public final class InferenceSession {
 
     private static func run(_ plan: ExecutionPlan, input: UnsafePointer<Float>, features: UnsafeMutablePointer<Float>,
                             scratch: Scratch, parallel: Parallel, tap: ((String, [Float]) -> Void)? = nil,
-                            stepDone: ((Int) -> Void)? = nil) {
+                            map: UnsafeMutablePointer<Float>? = nil, stepDone: ((Int) -> Void)? = nil) {
         func place(_ p: ExecutionPlan.Place) -> UnsafeMutablePointer<Float> {
             switch p {
             case .input: UnsafeMutablePointer(mutating: input)
@@ -169,6 +193,7 @@ public final class InferenceSession {
                 banded.run(x, y, scratch: place(.buffer(2)), parallel: parallel)
             case .pool:
                 GlobalAveragePool.run(x, y, channels: step.outChannels, batch: batch, planeSize: step.height * step.width)
+                map?.update(from: x, count: step.outChannels * step.height * step.width)
             }
             if let tap, step.isTap {
                 tap(step.name, Layout.nchw(fromNHWC: y, batch: batch, channels: step.outChannels,
@@ -176,6 +201,32 @@ public final class InferenceSession {
             }
             stepDone?(index)
         }
+    }
+}
+
+/// The head's activations of a batch of images before pooling: per image a `rows` × `columns` grid of cells,
+/// each 1280 features (NHWC). A cell sees the whole image but mostly its own 32-pixel square of it.
+public struct FeatureMaps: Sendable, Equatable {
+    public let images: Int
+    public let rows: Int
+    public let columns: Int
+    /// [image][row][column][feature].
+    public let values: [Float]
+
+    public init(images: Int, rows: Int, columns: Int, values: [Float]) {
+        self.images = images
+        self.rows = rows
+        self.columns = columns
+        self.values = values
+    }
+
+    /// Cells per image.
+    public var cells: Int { rows * columns }
+
+    /// Image `image`'s features in cell (`row`, `column`).
+    public func cell(image: Int, row: Int, column: Int) -> ArraySlice<Float> {
+        let width = EfficientNetLite.featureCount, start = ((image * rows + row) * columns + column) * width
+        return values[start..<(start + width)]
     }
 }
 

@@ -1,4 +1,5 @@
 import Dedog
+import DedogImage
 import DedogNN
 import DedogTestSupport
 import Foundation
@@ -108,9 +109,18 @@ struct CLI {
         #expect(lines.count == 2)
         let records = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
         for record in records {
-            #expect(Set(record.keys) == ["file", "verdict", "dogProbability", "similarity", "breeds", "lookalikes", "error"])
+            #expect(Set(record.keys) == ["file", "verdict", "dogProbability", "similarity", "breeds", "lookalikes", "location", "dogs", "error"])
         }
         #expect(records[0]["verdict"] as? String == "dog")
+        // The box where the network saw the beagle lies inside the photo (its size read from the file).
+        let size = try ImageDecoder().decode(contentsOf: SharedData.packageRoot.appendingPathComponent("datasets/samples/beagle.jpg"))
+        let box = try #require(records[0]["location"] as? [String: Any])
+        let x = try #require(box["x"] as? Int), y = try #require(box["y"] as? Int)
+        let w = try #require(box["width"] as? Int), h = try #require(box["height"] as? Int)
+        #expect(x >= 0 && y >= 0 && w > 0 && h > 0 && x + w <= size.width && y + h <= size.height, "\(box)")
+        #expect(box["zoomed"] as? Bool == false, "the beagle fills its photo")
+        #expect(records[1]["location"] is NSNull)
+        #expect((records[0]["dogs"] as? [Any])?.isEmpty == true, "one dog")
         let breed = (records[0]["breeds"] as! [[String: Any]])[0]
         #expect(breed["key"] as? String == "n02088364-beagle")
         #expect(breed["name"] as? String == "Beagle")

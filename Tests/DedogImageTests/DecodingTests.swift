@@ -95,7 +95,14 @@ enum Fixtures {
         for (wanted, width, height) in cases {
             let image = try ImageDecoder(options: .init(minimumShorterSide: wanted)).decode(contentsOf: url)
             #expect(image.width == width && image.height == height, "asked ≥\(wanted): got \(image.width)×\(image.height)")
+            // A smaller image remembers the photo's size (answers give boxes in the photo's pixels).
+            #expect(image.original == (width == 800 ? nil : PixelSize(width: 800, height: 600)))
         }
+        // Stored 24×32 and turned a quarter by its EXIF tag: decoded at 3/8 (9×12, the smallest scale keeping 8
+        // pixels), then turned, the photo's size turned with it.
+        let upright = try ImageDecoder(options: .init(minimumShorterSide: 8)).decode(contentsOf: Fixtures.url("jpeg-exif6.jpg"))
+        #expect(upright.width == 12 && upright.height == 9)
+        #expect(upright.original == PixelSize(width: 32, height: 24))
     }
 
     @Test func formatIsDetectedByContentNotExtension() throws {

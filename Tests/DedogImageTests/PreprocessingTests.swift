@@ -196,6 +196,17 @@ import DedogImage
         #expect(crop.pixels == expected.pixels)
     }
 
+    /// Where the square the network sees lies in the photo, for each fit of the 200×100 photo (64 then 56):
+    /// crop keeps the middle, pad reaches above and below the photo, squeeze is wider than tall.
+    @Test func theWindowMapsTheCropBackOntoThePhoto() {
+        let crop = Self.preprocessing(.crop).window(width: 200, height: 100)
+        #expect(crop == (56.25, 6.25, 87.5, 87.5))  // 128×64 resized, window at (36, 4), ×1.5625
+        let pad = Self.preprocessing(.pad).window(width: 200, height: 100)
+        #expect(pad == (12.5, -37.5, 175, 175))  // 64×32 on a 64 square at (0, 16), window at (4, 4), ×3.125
+        let squeeze = Self.preprocessing(.squeeze).window(width: 200, height: 100)
+        #expect(squeeze == (12.5, 6.25, 175, 87.5))  // 64×64, window at (4, 4), ×(3.125, 1.5625)
+    }
+
     /// The shared training photos are squares: there every fit sees the same pixels, so a model that pads
     /// classifies them exactly as one that crops.
     @Test func onASquareEveryFitIsTheSame() throws {

@@ -91,6 +91,20 @@ final class BrowserTests {
         #expect(first == ["Beagle", "#/breeds/beagle"])
         let percent = try b.text("#bars li .pct")
         #expect(verdict.contains(percent), "the bar's percentage \(percent) is the verdict's")
+        // The frame where the model saw the dog is drawn over the photo, inside it, where the API's box says.
+        let frame = try b.run("""
+            const img = document.querySelector('#result .photo'), box = document.querySelector('#dog-box');
+            const loaded = img.complete ? Promise.resolve() : new Promise((ok) => img.addEventListener('load', ok));
+            return loaded.then(() => {
+              const p = img.getBoundingClientRect(), r = box.getBoundingClientRect();
+              return [box.hidden, (r.left - p.left) / p.width, (r.top - p.top) / p.height, r.width / p.width, r.height / p.height];
+            });
+            """) as? [Any]
+        #expect(frame?.first as? Bool == false, "the frame is shown")
+        let share = (frame?.dropFirst().compactMap { ($0 as? NSNumber)?.doubleValue }) ?? []
+        #expect(share.count == 4 && share[0] >= -0.01 && share[1] >= -0.01 && share[0] + share[2] <= 1.01 && share[1] + share[3] <= 1.01
+                && share[2] > 0.2 && share[3] > 0.2, "frame as shares of the photo: \(share)")
+        #expect(try b.text(".photo-note") == "The frame shows where the model looked.")
         try save(b, "desktop-identify")
 
         try switchLanguage(b)

@@ -41,4 +41,10 @@ extension Trait where Self == ConditionTrait {
     public static var needsReference: Self {
         .enabled(if: SharedData.hasReference, "../shared/reference/efficientnet-lite0 is absent: golden test skipped")
     }
+
+    /// Runs the test only when ../shared/datasets/stanford-dogs-224 is present.
+    public static var needsStanfordDogs: Self {
+        .enabled(if: FileManager.default.fileExists(atPath: SharedData.stanfordDogs.appendingPathComponent("splits/train.txt").path),
+                 "../shared/datasets/stanford-dogs-224 is absent: test on its photos skipped")
+    }
 }

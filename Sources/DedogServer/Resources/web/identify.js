@@ -107,6 +107,12 @@ function renderResult(visit) {
   }
   const record = visit.record;
   const parts = [h("p", { class: `verdict ${record.verdict}`, id: "verdict" }, verdictText(record))];
+  if (record.dogs?.length > 1) {
+    parts.push(h("p", { id: "dogs" }, t("severalDogs", {
+      count: record.dogs.length,
+      list: record.dogs.map((d) => `${breedName(d.breeds[0])} (${percent(d.breeds[0]?.probability ?? 0)})`).join(", "),
+    })));
+  }
   if (record.verdict !== "noDog") {
     parts.push(h("h2", {}, t("topBreeds")));
     parts.push(h("ol", { class: "bars", id: "bars" }, record.breeds.map((b) => {
@@ -122,7 +128,34 @@ function renderResult(visit) {
     if (serverInfo.model?.learning) parts.push(confirmCard(visit));
   }
   result.className = "result with-photo";
-  result.replaceChildren(h("div", {}, photo), h("div", { "aria-label": t("verdictFor", { file: visit.name }) }, parts));
+  result.replaceChildren(h("div", {}, ...photoWithBox(photo, record)),
+    h("div", { "aria-label": t("verdictFor", { file: visit.name }) }, parts));
+}
+
+/** The photo with the box where the network saw the dog (in the photo's pixels) drawn over it, and a note when
+ * the answer also comes from a closer look at it. */
+function photoWithBox(photo, record) {
+  const several = record.dogs?.length > 1;
+  const places = several ? record.dogs.map((d) => d.location).filter(Boolean)
+    : record.verdict !== "noDog" && record.location ? [record.location] : [];
+  if (!places.length) return [photo];
+  const boxes = places.map((_, i) => h("div", { class: "dog-box", id: i ? `dog-box-${i + 1}` : "dog-box", hidden: "" }));
+  const place = () => {
+    const width = photo.naturalWidth, height = photo.naturalHeight;
+    if (!width || !height) return;
+    const percentOf = (v, of) => `${(100 * v / of).toFixed(2)}%`;
+    places.forEach((where, i) => {
+      const box = boxes[i];
+      box.style.left = percentOf(where.x, width);
+      box.style.top = percentOf(where.y, height);
+      box.style.width = percentOf(where.width, width);
+      box.style.height = percentOf(where.height, height);
+      box.hidden = false;
+    });
+  };
+  if (photo.complete) place(); else photo.addEventListener("load", place);
+  const note = several ? "boxesNote" : places[0].zoomed ? "boxZoomed" : "boxNote";
+  return [h("div", { class: "photo-frame" }, photo, ...boxes), h("p", { class: "hint photo-note" }, t(note))];
 }
 
 function confirmCard(visit) {

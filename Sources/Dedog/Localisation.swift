@@ -1,0 +1,175 @@
+import DedogImage
+import DedogNN
+import DedogTrain
+
+/// The backbones' cell scores of one photo, laid over the photo: each backbone's map sampled at the same points
+/// of a 64×64 grid over the first backbone's square, so that maps of different grids (8×8 to 10×10) and crops
+/// combine. Made once per photo from the head maps of its views.
+@_spi(Testing) public struct PhotoMaps: Sendable {
+    /// Per backbone, every class's score in every cell (mirrored view folded in).
+    let scores: [CellScores]
+    /// Per backbone, the square it saw, in the photo's pixels.
+    let windows: [(x: Double, y: Double, width: Double, height: Double)]
+    /// Per backbone, every class's probability in every cell (at the head's temperature).
+    let probabilities: [CellScores]
+    let width: Int, height: Int
+
+    static let gridSide = 64
+
+    init?(model: Model, maps: [FeatureMaps], mirrored: [Bool], width: Int, height: Int) throws(ModelError) {
+        guard maps.count == model.backbones.count, !maps.isEmpty, width > 0, height > 0 else { return nil }
+        var scores: [CellScores] = []
+        for b in maps.indices {
+            let other = mirrored[b] && maps[b].images > 1 ? 1 : nil
+            guard let s = try model.cellScores(maps[b], backbone: b, mirroredImage: other) else { return nil }
+            scores.append(s)
+        }
+        self.scores = scores
+        windows = model.backbones.map { Preprocessing($0.input).window(width: width, height: height) }
+        probabilities = zip(scores, model.specification.backbones).map { s, d in
+            s.probabilities(temperature: (d.breedHead ?? d.imagenetHead)?.temperature ?? 1)
+        }
+        self.width = width
+        self.height = height
+    }
+
+    /// `perBackbone`'s grids (one per backbone, in its own cells) on the common grid, averaged.
+    func combined(_ perBackbone: [ScoreGrid]) -> ScoreGrid {
+        let frame = windows[0], side = Self.gridSide
+        var out = ScoreGrid(rows: side, columns: side, values: [Float](repeating: 0, count: side * side))
+        for r in 0..<side {
+            for c in 0..<side {
+                let px = frame.x + (Double(c) + 0.5) / Double(side) * frame.width
+                let py = frame.y + (Double(r) + 0.5) / Double(side) * frame.height
+                var sum: Float = 0
+                for (grid, w) in zip(perBackbone, windows) {
+                    sum += grid.sample(x: (px - w.x) / w.width, y: (py - w.y) / w.height)
+                }
+                out[r, c] = sum / Float(perBackbone.count)
+            }
+        }
+        return out
+    }
+
+    /// Class `label`'s map over the photo, 0…1; nil when a backbone's map is flat.
+    func map(_ label: Int) -> ScoreGrid? {
+        var grids: [ScoreGrid] = []
+        for s in scores {
+            guard let g = s.map(label)?.normalised() else { return nil }
+            grids.append(g)
+        }
+        return combined(grids).normalised()
+    }
+
+    /// Class `label`'s probability in each cell (each backbone's softmax at its temperature), over the photo.
+    func probability(_ label: Int) -> ScoreGrid? {
+        var grids: [ScoreGrid] = []
+        for p in probabilities {
+            guard let g = p.map(label) else { return nil }
+            grids.append(g)
+        }
+        return combined(grids)
+    }
+
+    /// Cells of the common grid to the photo's pixels, clipped to the photo; nil when nothing is left.
+    func photoBox(_ cells: ScoreGrid.CellBox) -> (x: Double, y: Double, width: Double, height: Double)? {
+        let frame = windows[0], side = Double(Self.gridSide)
+        let x0 = max(0, frame.x + Double(cells.left) / side * frame.width)
+        let x1 = min(Double(width), frame.x + Double(cells.right) / side * frame.width)
+        let y0 = max(0, frame.y + Double(cells.top) / side * frame.height)
+        let y1 = min(Double(height), frame.y + Double(cells.bottom) / side * frame.height)
+        guard x1 > x0, y1 > y0 else { return nil }
+        return (x0, y0, x1 - x0, y1 - y0)
+    }
+}
+
+/// Where the network saw a breed in a photo, from the class activation maps of the answer it gave (no other
+/// network): each backbone's map of the breed, its mirrored view's folded in, scaled to 0…1, laid over the
+/// photo and averaged (`PhotoMaps`).
+///
+/// - The **box** is the bounding box of the cells at or above `boxThreshold` connected to the peak.
+/// - The **extent** is the same at `extentThreshold`, as a share of the square the network sees: a dog small in
+///   the frame covers little of it.
+///
+/// The thresholds follow the measurements in `docs/where-the-dog-is.md`.
+@_spi(Testing) public struct Localisation: Sendable {
+    /// The box in the photo's pixels, clipped to the photo.
+    public var box: (x: Double, y: Double, width: Double, height: Double)
+    /// Share (0…1) of the network's square that the loose box covers.
+    public var extent: Double
+
+    public init(box: (x: Double, y: Double, width: Double, height: Double), extent: Double) {
+        self.box = box
+        self.extent = extent
+    }
+
+    static let boxThreshold: Float = 0.4
+    static let extentThreshold: Float = 0.2
+
+    /// Where class `label` (an index of the model's breed labels, or ImageNet labels without breed heads) is;
+    /// nil when the maps show nothing (every cell the same).
+    init?(_ maps: PhotoMaps, label: Int) {
+        guard let map = maps.map(label), let peak = map.peak,
+              let tight = map.box(around: peak, above: Self.boxThreshold),
+              let loose = map.box(around: peak, above: Self.extentThreshold),
+              let box = maps.photoBox(tight) else { return nil }
+        let side = PhotoMaps.gridSide
+        self.init(box: box, extent: Double((loose.right - loose.left) * (loose.bottom - loose.top)) / Double(side * side))
+    }
+
+    /// The photo's square to look at again: around the box, as large as its longer side (at least an eighth of
+    /// the photo's shorter side), widened so that the network's own centre crop (`cropShare` of the square)
+    /// keeps all of it, moved inside the photo. Nil when that square would be most of the photo anyway.
+    public func zoomSquare(width: Int, height: Int, cropShare: Double, largest: Double = 0.8) -> (x: Int, y: Int, side: Int)? {
+        let shorter = Double(min(width, height))
+        let side = min(shorter, max(box.width, box.height, shorter / 8) / cropShare)
+        guard side < largest * shorter, side >= 16 else { return nil }
+        let cx = box.x + box.width / 2, cy = box.y + box.height / 2
+        let x = min(max(cx - side / 2, 0), Double(width) - side), y = min(max(cy - side / 2, 0), Double(height) - side)
+        let s = Int(side.rounded())
+        return (min(Int(x.rounded()), width - s), min(Int(y.rounded()), height - s), s)
+    }
+
+    /// The box in whole pixels of the photo `image` was decoded from (its own when not made smaller).
+    func location(in image: RGBImage, zoomed: Bool) -> DogLocation {
+        let sx = Double(image.original?.width ?? image.width) / Double(image.width)
+        let sy = Double(image.original?.height ?? image.height) / Double(image.height)
+        let x = Int((box.x * sx).rounded(.down)), y = Int((box.y * sy).rounded(.down))
+        return DogLocation(x: x, y: y, width: Int(((box.x + box.width) * sx).rounded(.up)) - x,
+                           height: Int(((box.y + box.height) * sy).rounded(.up)) - y, zoomed: zoomed)
+    }
+}
+
+/// A second dog of another breed beside the first: the breed among the next ones whose cells are most sure of
+/// it, where its map and the top breed's do not overlap (the top breed's map lights up only its own dog).
+/// Candidates are checked by looking at each box before an answer splits (see `Classifier.looks`).
+struct SecondDog {
+    var label: Int
+    var place: Localisation
+
+    /// Of the breeds ranked 2nd to 5th (`ranked`, label indices, best first), the one whose highest cell
+    /// probability is largest, if that is at least `strength` of the top breed's, and the two breeds' regions
+    /// (maps at or above `region`) overlap by at most `overlap` (intersection over union).
+    static let candidates = 5, strength: Float = 0.6, region: Float = 0.3, overlap: Double = 0.05
+
+    init?(_ maps: PhotoMaps, ranked: [Int]) {
+        guard let first = ranked.first, let top = maps.probability(first)?.values.max() else { return nil }
+        var best: (label: Int, peak: Float)?
+        for label in ranked.dropFirst().prefix(Self.candidates - 1) {
+            guard let peak = maps.probability(label)?.values.max() else { continue }
+            if peak > (best?.peak ?? -1) { best = (label, peak) }
+        }
+        guard let best, best.peak >= Self.strength * top,
+              let a = maps.map(first), let b = maps.map(best.label) else { return nil }
+        var both = 0, either = 0
+        for (x, y) in zip(a.values, b.values) {
+            let inA = x >= Self.region, inB = y >= Self.region
+            if inA && inB { both += 1 }
+            if inA || inB { either += 1 }
+        }
+        guard either > 0, Double(both) / Double(either) <= Self.overlap,
+              let place = Localisation(maps, label: best.label) else { return nil }
+        self.label = best.label
+        self.place = place
+    }
+}
