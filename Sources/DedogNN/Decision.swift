@@ -78,20 +78,21 @@ extension Model {
             dogProbability = labels.dogProbability(imagenet)
             lookalikes = Self.ranked(labels, imagenet, top: 3) { !$0.isDog }
         }
+        // At least two ranked, whatever `top` is: the verdict weighs the second breed.
         var breeds: [Prediction]
         if let breedProbabilities, let labels = breedLabels {
-            breeds = Self.ranked(labels, breedProbabilities, top: top) { _ in true }
+            breeds = Self.ranked(labels, breedProbabilities, top: max(top, 2)) { _ in true }
         } else {
             let mass = max(dogProbability ?? 1, .leastNormalMagnitude)
-            breeds = Self.ranked(imagenetLabels ?? [], imagenet ?? [], top: top) { $0.isDog }
+            breeds = Self.ranked(imagenetLabels ?? [], imagenet ?? [], top: max(top, 2)) { $0.isDog }
             for i in breeds.indices { breeds[i].probability /= mass }
         }
         let topIndex = breeds.first.flatMap { first in breedLabels?.firstIndex { $0.key == first.key } }
         let similarity = topIndex.flatMap { i in similarities.map { $0[i] } }
         let verdict = thresholds.verdict(dogProbability: dogProbability, top: breeds.first?.probability ?? 0,
                                          second: breeds.count > 1 ? breeds[1].probability : 0, similarity: similarity)
-        return Classification(verdict: verdict, breeds: breeds, dogProbability: dogProbability, similarity: similarity,
-                              lookalikes: verdict == .noDog ? lookalikes : [])
+        return Classification(verdict: verdict, breeds: Array(breeds.prefix(max(0, top))), dogProbability: dogProbability,
+                              similarity: similarity, lookalikes: verdict == .noDog ? lookalikes : [])
     }
 
     /// The `top` most probable labels that pass `include`, ties broken by label order (stable).

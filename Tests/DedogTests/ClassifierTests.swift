@@ -43,6 +43,22 @@ import Testing
         #expect(result.breeds.first!.probability > 0.9193)
     }
 
+    /// The verdict does not depend on how many breeds are shown: with a lead threshold the beagle's lead over
+    /// the second breed misses (but its probability alone would pass), one breed shown is as unsure as three.
+    @Test func theVerdictDoesNotDependOnHowManyBreedsAreShown() throws {
+        let url = SharedData.packageRoot.appendingPathComponent("models/dedog-breeds-fast.safetensors")
+        let beagle = try ImageDecoder().decode(contentsOf: SharedData.packageRoot.appendingPathComponent("datasets/samples/beagle.jpg"))
+        let plain = try Classifier(modelURL: url).classify(beagle, top: 3)
+        let first = plain.breeds[0].probability, second = plain.breeds[1].probability
+        var configuration = ClassifierConfiguration()
+        configuration.decision = DecisionThresholds(noDogBelow: 0, unsureBelow: 0, unsureMargin: first - second / 2)
+        let strict = try Classifier(modelURL: url, configuration: configuration)
+        #expect(try strict.classify(beagle, top: 3).verdict == .unsure)
+        let one = try strict.classify(beagle, top: 1)
+        #expect(one.verdict == .unsure)
+        #expect(one.breeds.count == 1)
+    }
+
     /// Every bundled model, with its own no-dog threshold (the breed models' are below 50 %), finds no dog in a
     /// blank image and names non-dog classes instead.
     @Test(arguments: ["efficientnet-lite0-imagenet", "dedog-breeds", "dedog-breeds-fast"])
