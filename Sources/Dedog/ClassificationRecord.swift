@@ -41,8 +41,7 @@ public struct ClassificationRecord: Encodable, Sendable {
         try c.encode(result?.verdict.rawValue, forKey: .verdict)
         try c.encode(result?.dogProbability, forKey: .dogProbability)
         try c.encode(result?.similarity, forKey: .similarity)
-        try c.encode((result?.breeds ?? []).map { BreedRecord(prediction: $0, breed: catalogue.details($0), language: language) },
-                     forKey: .breeds)
+        try c.encode(BreedRecord.all(result?.breeds ?? [], catalogue, language), forKey: .breeds)
         try c.encode(result?.lookalikes ?? [], forKey: .lookalikes)
         try c.encode(result?.location, forKey: .location)
         try c.encode((result?.dogs ?? []).map { DogRecord(answer: $0, catalogue: catalogue, language: language) }, forKey: .dogs)
@@ -77,8 +76,7 @@ struct DogRecord: Encodable {
         try c.encode(answer.location, forKey: .location)
         try c.encode(answer.verdict.rawValue, forKey: .verdict)
         try c.encode(answer.dogProbability, forKey: .dogProbability)
-        try c.encode(answer.breeds.map { BreedRecord(prediction: $0, breed: catalogue.details($0), language: language) },
-                     forKey: .breeds)
+        try c.encode(BreedRecord.all(answer.breeds, catalogue, language), forKey: .breeds)
     }
 }
 
@@ -87,6 +85,11 @@ struct BreedRecord: Encodable {
     let prediction: Prediction
     let breed: Breed?
     let language: Language
+
+    /// The records of ranked breeds, each with its catalogue entry.
+    static func all(_ predictions: [Prediction], _ catalogue: Catalogue, _ language: Language) -> [BreedRecord] {
+        predictions.map { BreedRecord(prediction: $0, breed: catalogue.details($0), language: language) }
+    }
 
     enum Keys: String, CodingKey { case key, name, probability, label, score, breed }
     enum BreedKeys: String, CodingKey { case id, name, size, weight, lifeSpan, origin, fci }

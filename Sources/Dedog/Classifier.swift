@@ -146,8 +146,8 @@ public final class Classifier: Sendable {
         } catch {
             throw .model(error)
         }
-        guard let photoMaps, let label = order.first, let place = Localisation(photoMaps, label: label),
-              let input = model.backbones.first?.input else {
+        guard let photoMaps, let label = order.first, let firstMap = photoMaps.map(label),
+              let place = Localisation(photoMaps, map: firstMap), let input = model.backbones.first?.input else {
             return Looks(whole: whole)
         }
         whole.location = place.location(in: image, zoomed: false)
@@ -166,7 +166,7 @@ public final class Classifier: Sendable {
             let closer = try views(of: crop, maps: false).features
             return (closer, try decide(features: closer, top: top))
         }
-        if configuration.separatesDogs, whole.verdict != .noDog, let second = SecondDog(photoMaps, ranked: order),
+        if configuration.separatesDogs, whole.verdict != .noDog, let second = SecondDog(photoMaps, ranked: order, firstMap: firstMap),
            let a = try lookCloser(at: place, largest: 1), let b = try lookCloser(at: second.place, largest: 1),
            a.answer.verdict != .noDog, b.answer.verdict != .noDog,
            let breedA = a.answer.breeds.first?.key, let breedB = b.answer.breeds.first?.key, breedA != breedB {

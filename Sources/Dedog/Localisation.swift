@@ -10,8 +10,8 @@ import DedogTrain
     let scores: [CellScores]
     /// Per backbone, the square it saw, in the photo's pixels.
     let windows: [(x: Double, y: Double, width: Double, height: Double)]
-    /// Per backbone, every class's probability in every cell (at the head's temperature).
-    let probabilities: [CellScores]
+    /// Per backbone, the temperature of the head the scores come from.
+    let temperatures: [Float]
     let width: Int, height: Int
 
     static let gridSide = 64
@@ -26,9 +26,7 @@ import DedogTrain
         }
         self.scores = scores
         windows = model.backbones.map { Preprocessing($0.input).window(width: width, height: height) }
-        probabilities = zip(scores, model.specification.backbones).map { s, d in
-            s.probabilities(temperature: (d.breedHead ?? d.imagenetHead)?.temperature ?? 1)
-        }
+        temperatures = model.specification.backbones.map { ($0.breedHead ?? $0.imagenetHead)?.temperature ?? 1 }
         self.width = width
         self.height = height
     }
@@ -53,22 +51,23 @@ import DedogTrain
 
     /// Class `label`'s map over the photo, 0…1; nil when a backbone's map is flat.
     func map(_ label: Int) -> ScoreGrid? {
-        var grids: [ScoreGrid] = []
-        for s in scores {
-            guard let g = s.map(label)?.normalised() else { return nil }
-            grids.append(g)
-        }
-        return combined(grids).normalised()
+        combined(scores, label: label, normalising: true)?.normalised()
     }
 
-    /// Class `label`'s probability in each cell (each backbone's softmax at its temperature), over the photo.
-    func probability(_ label: Int) -> ScoreGrid? {
+    /// Class `label`'s grid of each backbone's `perBackbone` (each scaled to 0…1 first when `normalising`), over
+    /// the photo; nil when a backbone has no such class or, normalising, its map is flat.
+    func combined(_ perBackbone: [CellScores], label: Int, normalising: Bool) -> ScoreGrid? {
         var grids: [ScoreGrid] = []
-        for p in probabilities {
-            guard let g = p.map(label) else { return nil }
-            grids.append(g)
+        for s in perBackbone {
+            guard let g = s.map(label), let h = normalising ? g.normalised() : g else { return nil }
+            grids.append(h)
         }
         return combined(grids)
+    }
+
+    /// Every class's probability in every cell, per backbone (its softmax at its temperature).
+    func probabilities() -> [CellScores] {
+        zip(scores, temperatures).map { $0.probabilities(temperature: $1) }
     }
 
     /// Cells of the common grid to the photo's pixels, clipped to the photo; nil when nothing is left.
@@ -106,10 +105,9 @@ import DedogTrain
     static let boxThreshold: Float = 0.4
     static let extentThreshold: Float = 0.2
 
-    /// Where class `label` (an index of the model's breed labels, or ImageNet labels without breed heads) is;
-    /// nil when the maps show nothing (every cell the same).
-    init?(_ maps: PhotoMaps, label: Int) {
-        guard let map = maps.map(label), let peak = map.peak,
+    /// Where the class whose map over the photo is `map` (`PhotoMaps.map`) is; nil when the map shows nothing.
+    init?(_ maps: PhotoMaps, map: ScoreGrid) {
+        guard let peak = map.peak,
               let tight = map.box(around: peak, above: Self.boxThreshold),
               let loose = map.box(around: peak, above: Self.extentThreshold),
               let box = maps.photoBox(tight) else { return nil }
@@ -152,15 +150,20 @@ struct SecondDog {
     /// (maps at or above `region`) overlap by at most `overlap` (intersection over union).
     static let candidates = 5, strength: Float = 0.6, region: Float = 0.3, overlap: Double = 0.05
 
-    init?(_ maps: PhotoMaps, ranked: [Int]) {
-        guard let first = ranked.first, let top = maps.probability(first)?.values.max() else { return nil }
+    /// `firstMap`: the top breed's map over the photo.
+    init?(_ maps: PhotoMaps, ranked: [Int], firstMap a: ScoreGrid) {
+        let probabilities = maps.probabilities()
+        /// The highest probability of `label` in a cell of the photo (cells averaged over backbones).
+        func peak(_ label: Int) -> Float? {
+            maps.combined(probabilities, label: label, normalising: false)?.values.max()
+        }
+        guard let first = ranked.first, let top = peak(first) else { return nil }
         var best: (label: Int, peak: Float)?
         for label in ranked.dropFirst().prefix(Self.candidates - 1) {
-            guard let peak = maps.probability(label)?.values.max() else { continue }
-            if peak > (best?.peak ?? -1) { best = (label, peak) }
+            guard let p = peak(label) else { continue }
+            if p > (best?.peak ?? -1) { best = (label, p) }
         }
-        guard let best, best.peak >= Self.strength * top,
-              let a = maps.map(first), let b = maps.map(best.label) else { return nil }
+        guard let best, best.peak >= Self.strength * top, let b = maps.map(best.label) else { return nil }
         var both = 0, either = 0
         for (x, y) in zip(a.values, b.values) {
             let inA = x >= Self.region, inB = y >= Self.region
@@ -168,7 +171,7 @@ struct SecondDog {
             if inA || inB { either += 1 }
         }
         guard either > 0, Double(both) / Double(either) <= Self.overlap,
-              let place = Localisation(maps, label: best.label) else { return nil }
+              let place = Localisation(maps, map: b) else { return nil }
         self.label = best.label
         self.place = place
     }

@@ -82,10 +82,16 @@ public struct Preprocessing: Sendable, Equatable {
     /// shorter side; with `squeeze` it is as long as the photo's sides allow, not square.
     public func window(width: Int, height: Int) -> (x: Double, y: Double, width: Double, height: Double) {
         let (photo, canvas, offset) = layout(width: width, height: height)
-        let left = (Double(canvas.width - cropSize) / 2).rounded(.toNearestOrEven)
-        let top = (Double(canvas.height - cropSize) / 2).rounded(.toNearestOrEven)
+        let (left, top) = cropOrigin(canvas)
         let sx = Double(width) / Double(photo.width), sy = Double(height) / Double(photo.height)
-        return ((left - Double(offset.x)) * sx, (top - Double(offset.y)) * sy, Double(cropSize) * sx, Double(cropSize) * sy)
+        return (Double(left - offset.x) * sx, Double(top - offset.y) * sy, Double(cropSize) * sx, Double(cropSize) * sy)
+    }
+
+    /// Where the centre crop starts on a canvas: Python's round(), half to even, as in torchvision/Pillow centre
+    /// crops.
+    private func cropOrigin(_ canvas: (width: Int, height: Int)) -> (left: Int, top: Int) {
+        (Int((Double(canvas.width - cropSize) / 2).rounded(.toNearestOrEven)),
+         Int((Double(canvas.height - cropSize) / 2).rounded(.toNearestOrEven)))
     }
 
     /// The resized, centre-cropped 8-bit image (`cropSize`×`cropSize`); `mirrored`: of the image mirrored left
@@ -101,9 +107,9 @@ public struct Preprocessing: Sendable, Equatable {
         if let problem { throw .invalidArgument(detail: "preprocessing: \(problem)") }
         guard image.width > 0, image.height > 0 else { throw .invalidArgument(detail: "cannot preprocess an empty image") }
         let (photo, canvas, offset) = layout(width: image.width, height: image.height)
-        // Python's round(), half to even, as in torchvision/Pillow centre crops.
-        var left = Int((Double(canvas.width - cropSize) / 2).rounded(.toNearestOrEven))
-        let top = Int((Double(canvas.height - cropSize) / 2).rounded(.toNearestOrEven))
+        let origin = cropOrigin(canvas)
+        var left = origin.left
+        let top = origin.top
         guard fit == .pad else {
             // The window where the mirror image's would fall; only the small crop is mirrored.
             if mirrored { left = canvas.width - cropSize - left }

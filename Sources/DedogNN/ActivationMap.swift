@@ -27,15 +27,6 @@ public struct ScoreGrid: Sendable, Equatable {
         return ScoreGrid(rows: rows, columns: columns, values: values.map { ($0 - low) / (high - low) })
     }
 
-    /// Left and right swapped (a mirrored view's map, put back over the photo).
-    public func mirrored() -> ScoreGrid {
-        var out = self
-        for r in 0..<rows {
-            for c in 0..<columns { out[r, c] = self[r, columns - 1 - c] }
-        }
-        return out
-    }
-
     /// The value at (`x`, `y`) in 0…1 of the grid's width and height, bilinear between cell centres and flat
     /// beyond the outer ones.
     public func sample(x: Double, y: Double) -> Float {

@@ -82,6 +82,11 @@ struct ExecutionPlan: Sendable {
     /// Floats per buffer.
     private(set) var bufferSizes: [Int] = [0, 0, 0]
 
+    /// The grid of cells the head's activations form: the pooling step's input.
+    var headGrid: (rows: Int, columns: Int) {
+        steps.last { $0.kind == .pool }.map { ($0.height, $0.width) } ?? (0, 0)
+    }
+
     /// Blocks whose expanded activation is larger than this many bytes run band by band (`BandedBlock`).
     static let bandedAbove = 1 << 20
 

@@ -45,20 +45,15 @@ public final class InferenceSession {
     /// `input` is NCHW: `batch` images of 3 × height × width floats, already normalised; height and width are
     /// the model's crop size unless given.
     public func features(_ input: [Float], batch: Int, height: Int? = nil, width: Int? = nil) throws(ModelError) -> [Float] {
-        try features(input, batch: batch, height: height, width: width, tap: nil)
+        try forward(input, batch: batch, height: height, width: width, tap: nil, keepsMaps: false).features
     }
 
     /// `features`, and the head's activations before pooling: each image's grid of 1280-feature cells (the
     /// pooled features are their mean), from which class activation maps show where the network saw what.
     public func featuresAndMaps(_ input: [Float], batch: Int, height: Int? = nil,
                                 width: Int? = nil) throws(ModelError) -> (features: [Float], maps: FeatureMaps) {
-        let height = height ?? network.input.cropSize, width = width ?? network.input.cropSize
-        let (rows, columns) = network.backbone.headGrid(height: height, width: width)
-        var maps = [Float](repeating: 0, count: batch * rows * columns * EfficientNetLite.featureCount)
-        let features = try maps.withUnsafeMutableBufferPointer { m throws(ModelError) in
-            try self.features(input, batch: batch, height: height, width: width, tap: nil, maps: m.baseAddress)
-        }
-        return (features, FeatureMaps(images: batch, rows: rows, columns: columns, values: maps))
+        let pass = try forward(input, batch: batch, height: height, width: width, tap: nil, keepsMaps: true)
+        return (pass.features, FeatureMaps(images: batch, rows: pass.grid.rows, columns: pass.grid.columns, values: pass.maps))
     }
 
     /// `features`, with `tap` receiving each image's stem output, block outputs and head activation in NCHW,
@@ -66,13 +61,13 @@ public final class InferenceSession {
     /// against golden tensors).
     @_spi(Testing) public func features(_ input: [Float], batch: Int, height: Int? = nil, width: Int? = nil,
                                         tap: ((String, [Float]) -> Void)?) throws(ModelError) -> [Float] {
-        try features(input, batch: batch, height: height, width: width, tap: tap, maps: nil)
+        try forward(input, batch: batch, height: height, width: width, tap: tap, keepsMaps: false).features
     }
 
-    /// The forward pass; `maps`, when given, receives each image's head activations (NHWC, as
-    /// `Backbone.headGrid` sizes them) one image after another.
-    private func features(_ input: [Float], batch: Int, height: Int?, width: Int?, tap: ((String, [Float]) -> Void)?,
-                          maps: UnsafeMutablePointer<Float>?) throws(ModelError) -> [Float] {
+    /// The forward pass; with `keepsMaps`, also each image's head activations before pooling (the pooling step's
+    /// input, one image after another; empty otherwise), and the grid of cells they form.
+    private func forward(_ input: [Float], batch: Int, height: Int?, width: Int?, tap: ((String, [Float]) -> Void)?,
+                         keepsMaps: Bool) throws(ModelError) -> (features: [Float], maps: [Float], grid: (rows: Int, columns: Int)) {
         let height = height ?? network.input.cropSize, width = width ?? network.input.cropSize
         let sizes = EfficientNetLite.inputSizes
         guard sizes.contains(height), sizes.contains(width) else {
@@ -83,36 +78,38 @@ public final class InferenceSession {
         }
         let plan = self.plan(height: height, width: width)
         let imageSize = 3 * height * width, featureCount = EfficientNetLite.featureCount
-        let (rows, columns) = network.backbone.headGrid(height: height, width: width)
-        let mapSize = rows * columns * featureCount
-        let mapBase = maps.map(SharedPointer.init)
+        let grid = plan.headGrid, mapSize = grid.rows * grid.columns * featureCount
+        var maps = [Float](repeating: 0, count: keepsMaps ? batch * mapSize : 0)
         var features = [Float](repeating: 0, count: batch * featureCount)
         input.withUnsafeBufferPointer { inp in
             features.withUnsafeMutableBufferPointer { f in
-                let x = SharedPointer(UnsafeMutablePointer(mutating: inp.baseAddress!))
-                let y = SharedPointer(f.baseAddress!)
-                var image = 0
-                if let pool, tap == nil {
-                    let scratch = self.scratch, kernels = self.kernels
-                    while batch - image >= threads {
-                        let first = image
-                        pool.run { part in
-                            Self.run(plan, input: x.base + (first + part) * imageSize,
-                                     features: y.base + (first + part) * featureCount, scratch: scratch[part],
-                                     parallel: Parallel(threads: 1, kernels: kernels),
-                                     map: mapBase.map { $0.base + (first + part) * mapSize })
+                maps.withUnsafeMutableBufferPointer { m in
+                    let x = SharedPointer(UnsafeMutablePointer(mutating: inp.baseAddress!))
+                    let y = SharedPointer(f.baseAddress!)
+                    let mapBase = keepsMaps ? m.baseAddress.map(SharedPointer.init) : nil
+                    var image = 0
+                    if let pool, tap == nil {
+                        let scratch = self.scratch, kernels = self.kernels
+                        while batch - image >= threads {
+                            let first = image
+                            pool.run { part in
+                                Self.run(plan, input: x.base + (first + part) * imageSize,
+                                         features: y.base + (first + part) * featureCount, scratch: scratch[part],
+                                         parallel: Parallel(threads: 1, kernels: kernels),
+                                         map: mapBase.map { $0.base + (first + part) * mapSize })
+                            }
+                            image += threads
                         }
-                        image += threads
                     }
-                }
-                while image < batch {
-                    Self.run(plan, input: x.base + image * imageSize, features: y.base + image * featureCount,
-                             scratch: scratch[0], parallel: oneImage, tap: tap, map: mapBase.map { $0.base + image * mapSize })
-                    image += 1
+                    while image < batch {
+                        Self.run(plan, input: x.base + image * imageSize, features: y.base + image * featureCount,
+                                 scratch: scratch[0], parallel: oneImage, tap: tap, map: mapBase.map { $0.base + image * mapSize })
+                        image += 1
+                    }
                 }
             }
         }
-        return features
+        return (features, maps, grid)
     }
 
     private func plan(height: Int, width: Int) -> ExecutionPlan {

@@ -52,12 +52,6 @@ extension Backbone {
         layers(height: size ?? resolution, width: size ?? resolution)
     }
 
-    /// The grid of cells the head's activations form for a `height`×`width` input (8×8 for Lite0 at 256).
-    public func headGrid(height: Int, width: Int) -> (rows: Int, columns: Int) {
-        let head = layers(height: height, width: width).last
-        return (head?.height ?? 0, head?.width ?? 0)
-    }
-
     /// Every convolution for a `height`×`width` input, in execution order: the network walked once from its
     /// block table (`blocks`). Execution plans are built from this table, and kernel tests and benchmarks
     /// iterate it.

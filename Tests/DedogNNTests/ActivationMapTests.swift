@@ -17,10 +17,6 @@ import DedogTestSupport
         #expect(grid([[0, .infinity], [1, 2]]).normalised() == nil, "an absurd map shows nothing either")
     }
 
-    @Test func mirroringSwapsColumns() {
-        #expect(grid([[1, 2, 3], [4, 5, 6]]).mirrored() == grid([[3, 2, 1], [6, 5, 4]]))
-    }
-
     /// Cell centres sit at (i + 0.5) / n: there the value is the cell's; halfway between two centres the mean;
     /// beyond the outer centres the edge value.
     @Test func samplingIsBilinearBetweenCellCentres() {
