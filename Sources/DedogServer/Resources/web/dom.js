@@ -1,5 +1,5 @@
 // Small DOM helpers. Text always goes in as text (never as HTML): quiz files and file names come from strangers.
-import { t } from "./i18n.js";
+import { number, t } from "./i18n.js";
 
 /** h("p", {class: "x"}, "text", child…): an element with attributes (on* keys become listeners) and children. */
 export function h(tag, attrs = {}, ...children) {
@@ -57,7 +57,6 @@ export function summary(details) {
 
 /** {min, max, unit} → "10–15 years" / "10–15 let". */
 export function range(r) {
-  const nf = new Intl.NumberFormat(document.documentElement.lang || "en", { maximumFractionDigits: 1 });
   const unit = r.unit === "years" ? t("years") : r.unit;
-  return (r.min === r.max ? nf.format(r.min) : `${nf.format(r.min)}–${nf.format(r.max)}`) + ` ${unit}`;
+  return (r.min === r.max ? number(r.min) : `${number(r.min)}–${number(r.max)}`) + ` ${unit}`;
 }

@@ -291,11 +291,21 @@ export function t(key, params = {}) {
 /** Whether the current language has a string for `key`. */
 export function has(key) { return key in strings[current]; }
 
-/** 0.968 → "96.8 %" / "96,8 %". */
-export function percent(p) {
-  return new Intl.NumberFormat(current, { style: "percent", minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(p);
+/** Number formats, made once per language: making one costs more than the rest of drawing an answer. */
+const formats = new Map();
+function format(kind, options) {
+  const key = `${current} ${kind}`;
+  let made = formats.get(key);
+  if (!made) formats.set(key, made = new Intl.NumberFormat(current, options));
+  return made;
 }
 
+/** 0.968 → "96.8 %" / "96,8 %". */
+export function percent(p) {
+  return format("percent", { style: "percent", minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(p);
+}
+
+/** 12.5 → "12.5" / "12,5". */
 export function number(x) {
-  return new Intl.NumberFormat(current, { maximumFractionDigits: 1 }).format(x);
+  return format("number", { maximumFractionDigits: 1 }).format(x);
 }
