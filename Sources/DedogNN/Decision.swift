@@ -65,7 +65,8 @@ extension Model {
     ///   Breeds are still ranked, but the verdict says no dog.
     /// - **Breeds**: the breed heads' calibrated probabilities (`breedProbabilities`) when the model has them;
     ///   otherwise the ImageNet probabilities of the dog classes, renormalised over the dog classes.
-    /// - **Another breed**: the photo is less like the top breed's own photos than `thresholds.otherBreedBelow`.
+    /// - **Another breed**: the photo is less like the top breed's own photos than `thresholds.otherBreedBelow`,
+    ///   unless the ImageNet head, where it knows the top breed, says otherwise (`thresholds.breedVote`).
     /// - **Unsure**: the top breed is below `thresholds.unsureBelow`, or leads the second by less than
     ///   `thresholds.unsureMargin`.
     public func decide(features: [[Float]], top: Int, thresholds: DecisionThresholds) throws(ModelError) -> Classification {
@@ -89,10 +90,24 @@ extension Model {
         }
         let topIndex = breeds.first.flatMap { first in breedLabels?.firstIndex { $0.key == first.key } }
         let similarity = topIndex.flatMap { i in similarities.map { $0[i] } }
+        let shares = topIndex.flatMap { i in imagenet.flatMap { imagenetShares($0, breed: i) } }
         let verdict = thresholds.verdict(dogProbability: dogProbability, top: breeds.first?.probability ?? 0,
-                                         second: breeds.count > 1 ? breeds[1].probability : 0, similarity: similarity)
+                                         second: breeds.count > 1 ? breeds[1].probability : 0, similarity: similarity,
+                                         imagenet: shares)
         return Classification(verdict: verdict, breeds: Array(breeds.prefix(max(0, top))), dogProbability: dogProbability,
                               similarity: similarity, lookalikes: verdict == .noDog ? lookalikes : [])
+    }
+
+    /// What the ImageNet head's `probabilities` say of breed label `breed` (see `ImageNetShares`); nil when it
+    /// has no label for that breed or puts no mass on dogs.
+    @_spi(Testing) public func imagenetShares(_ probabilities: [Float], breed: Int) -> ImageNetShares? {
+        let counterparts = breedCounterparts.imagenet[breed]
+        guard !counterparts.isEmpty, probabilities.count == imagenetLabels?.count else { return nil }
+        let dogMass = breedCounterparts.dogs.reduce(Float(0)) { $0 + probabilities[$1] }
+        guard dogMass > 0 else { return nil }
+        let top = counterparts.reduce(Float(0)) { $0 + probabilities[$1] }
+        let elsewhere = breedCounterparts.elsewhere.map { probabilities[$0] }.max() ?? 0
+        return ImageNetShares(topBreed: top / dogMass, elsewhere: elsewhere / dogMass)
     }
 
     /// The `top` most probable labels that pass `include`, ties broken by label order (stable).

@@ -35,6 +35,8 @@ public final class Model: Sendable {
     let confirmedClasses: [Int]
     /// The file it was read from, for messages.
     public let file: String
+    /// Which ImageNet labels are the same breed as each breed label, and the rest (see `BreedCounterparts`).
+    let breedCounterparts: BreedCounterparts
 
     public convenience init(contentsOf url: URL) throws(ModelError) {
         try self.init(tensors: SafeTensors(contentsOf: url))
@@ -51,6 +53,8 @@ public final class Model: Sendable {
                              uniquingKeysWith: { a, _ in a })
         confirmedClasses = confirmedPhotos.photos.compactMap { row[$0.label] }
         file = tensors.file
+        breedCounterparts = BreedCounterparts(breeds: specification.backbones.first?.breedHead?.labels ?? [],
+                                              imagenet: specification.backbones.first?.imagenetHead?.labels ?? [])
     }
 
     /// The breed head's labels (the same for every backbone), if the model has breed heads.
@@ -169,5 +173,24 @@ public final class Model: Sendable {
         let top = scaled.max() ?? 0
         let logSum = Foundation.log(scaled.reduce(Float(0)) { $0 + Foundation.exp($1 - top) }) + top
         return scaled.map { $0 - logSum }
+    }
+}
+
+/// Indices into the ImageNet head's labels: for each breed label, those of the same breed (its own key or its
+/// `imagenetKeys`, dog classes only); every dog class; and the dog classes that are none of the model's breeds.
+struct BreedCounterparts: Sendable {
+    let imagenet: [[Int]]
+    let dogs: [Int]
+    let elsewhere: [Int]
+
+    init(breeds: [Label], imagenet labels: [Label]) {
+        var index: [String: Int] = [:]
+        for (i, label) in labels.enumerated() where label.isDog { index[label.key] = index[label.key] ?? i }
+        imagenet = breeds.map { breed in
+            Array(Set(([breed.key] + (breed.imagenetKeys ?? [])).compactMap { index[$0] })).sorted()
+        }
+        dogs = labels.indices.filter { labels[$0].isDog }
+        let claimed = Set(imagenet.joined())
+        elsewhere = dogs.filter { !claimed.contains($0) }
     }
 }

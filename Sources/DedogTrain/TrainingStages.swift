@@ -109,6 +109,7 @@ import DedogNN
             guard let breed = match?.breed else { continue }
             labels[c].name = breed.name.en
             labels[c].breed = breed.id
+            labels[c].imagenetKeys = breed.labels.isEmpty ? nil : breed.labels
             startKeys[c] += breed.labels
         }
     }
@@ -370,6 +371,8 @@ import DedogNN
             return total / Float(fits.count)
         }
         decision.otherBreedBelow = Trainer.otherBreedThreshold(heldOutSimilarities: similarities, share: otherBreedShare)
+        // Where the ImageNet head knows a breed, its word is weighed with the similarity (`BreedVote`).
+        decision.breedVote = decision.otherBreedBelow != nil && fits.allSatisfy({ $0.dogProbabilities != nil }) ? BreedVote() : nil
     }
 
     /// The share of checked photos below the "no dog" threshold (nil without ImageNet heads).

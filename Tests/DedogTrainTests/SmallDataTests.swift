@@ -46,6 +46,7 @@ import DedogCatalogue
         let model = try Model(contentsOf: data.root.appendingPathComponent("m.safetensors"))
         #expect(model.specification.training?["validation"] == "5-fold cross-validation")
         #expect(model.specification.decision.otherBreedBelow != nil)
+        #expect(model.specification.decision.breedVote == BreedVote(), "the ImageNet head's word on the breed is weighed")
         #expect(model.heads[0].prototypes?.count == 3 * EfficientNetLite.featureCount)
         // The chosen epoch count is the one with the lowest mean held-out loss.
         let b = try #require(report.backbones.first)
@@ -85,6 +86,10 @@ import DedogCatalogue
         #expect(labels[chihuahua].breed == "chihuahua" && labels[chihuahua].name == "Chihuahua")
         #expect(labels.first { $0.key == "Golden_Retriever" }?.breed == "golden-retriever")
         #expect(labels.first { $0.key == "poodle" }?.breed == nil)
+        // The ImageNet head's labels for the same breed, so that its word on the breed can be weighed.
+        #expect(labels[chihuahua].imagenetKeys == ["n02085620-Chihuahua"])
+        #expect(labels.first { $0.key == "Golden_Retriever" }?.imagenetKeys == ["n02099601-golden_retriever"])
+        #expect(labels.first { $0.key == "poodle" }?.imagenetKeys == nil)
         let poodle = try #require(report.classes.firstIndex(of: "poodle"))
         if case let .ambiguous(breeds)? = report.matches[poodle] { #expect(breeds.count == 3) } else { Issue.record("poodle") }
 

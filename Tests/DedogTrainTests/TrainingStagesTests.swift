@@ -163,6 +163,7 @@ import DedogTestSupport
         }.sorted()
         #expect(thresholds.decision.otherBreedBelow == similarities[Int(Float(similarities.count) * 0.05)])
         #expect(thresholds.decision.noDogBelow == DecisionThresholds().noDogBelow && thresholds.noDogShare == nil)
+        #expect(thresholds.decision.breedVote == nil, "without ImageNet heads there is no word on the breed to weigh")
     }
 
     // MARK: The record
