@@ -198,6 +198,19 @@ case "looks":
     let args = CommandLine.arguments
     try! lookStudy(model: URL(fileURLWithPath: args[2]), set: URL(fileURLWithPath: args[3]), threads: option("--threads", 2), every: option("--every", 1))
 
+case "set-fit":
+    // set-fit MODEL crop|pad|squeeze: the model file written again with every backbone's fit changed, weights and
+    // heads as stored (how the bundled models came to pad: their photos were squares, so nothing else changes).
+    let args = CommandLine.arguments
+    guard args.count == 4, let fit = InputDescription.Fit(rawValue: args[3]) else {
+        print("usage: dedog-bench set-fit MODEL crop|pad|squeeze"); exit(64)
+    }
+    let url = URL(fileURLWithPath: args[2])
+    let file = try! SafeTensors(contentsOf: url)
+    var description = try! Model(tensors: file).specification
+    for b in description.backbones.indices { description.backbones[b].preprocessing.fit = fit }
+    try! ModelFile.replacingDescription(of: file, with: description, to: url)
+
 default:
-    print("usage: dedog-bench latency|layers|decode|activations|check-sets|looks [--threads T] [--batch B] [--runs R] [--model FILE] [FILES]")
+    print("usage: dedog-bench latency|layers|decode|activations|check-sets|looks|set-fit [--threads T] [--batch B] [--runs R] [--model FILE] [FILES]")
 }

@@ -230,6 +230,15 @@ public enum ModelFile {
         try write(model, tensors: tensors, to: url)
     }
 
+    /// Writes `file` again with `model` as its description and every tensor copied as stored: for a change of
+    /// the description alone, such as a backbone's `fit`. Atomic, and loaded back first, as `write` does.
+    public static func replacingDescription(of file: SafeTensors, with model: ModelDescription, to url: URL) throws(ModelError) {
+        let tensors: [Tensor] = file.entries.keys.sorted().compactMap { name in
+            file.entries[name].map { (name, $0.dtype, $0.shape, file.bytes(of: name)) }
+        }
+        try write(model, tensors: tensors, to: url)
+    }
+
     /// Backbone `b`'s confirmed-photo features as a tensor, named in `model`.
     private static func confirmedPhotoTensor(_ photos: ConfirmedPhotos, backbone b: Int, in model: inout ModelDescription) -> Tensor {
         let name = model.backbones[b].tensorPrefix + confirmedPhotos

@@ -21,6 +21,19 @@ import Testing
         #expect((result.dogProbability ?? 0) > 0.9)
     }
 
+    /// The bundled breed models see the whole photo (issue 24): every backbone pads, so the file is format 3, and
+    /// the sample beagle is still a beagle through them.
+    @Test(arguments: ["dedog-breeds", "dedog-breeds-fast"])
+    func bundledBreedModelsPad(_ name: String) throws {
+        let url = SharedData.packageRoot.appendingPathComponent("models/\(name).safetensors")
+        let model = try Model(contentsOf: url)
+        #expect(model.backbones.allSatisfy { $0.input.fit == .pad })
+        #expect(model.specification.formatVersion == 3)
+        let result = try Classifier(modelURL: url).classify(
+            contentsOf: SharedData.packageRoot.appendingPathComponent("datasets/samples/beagle.jpg"), top: 3)
+        #expect(result.verdict == .dog && result.breeds.first?.key == "n02088364-beagle")
+    }
+
     /// A phone's HEIC, a browser's AVIF and a web page's WebP of the same photo name the same breed, with nearly
     /// the same confidence (each is a lossy re-encoding of the JPEG, so not exactly the same).
     @Test(arguments: ["heic", "avif", "webp"])
