@@ -22,6 +22,11 @@ struct Evaluate: ParsableCommand {
               dedog evaluate bundled stanford-dogs-224 --split stanford-dogs-224/splits/test.txt
               dedog evaluate mydogs.safetensors ~/dogs-holdout --json > report.json
               dedog evaluate fast ~/my-photos --fit all    # the whole photo, its middle, or stretched?
+              dedog evaluate default ~/checks/two-dogs --looks   # as classify answers: closer looks, one answer a dog
+
+            With --looks every photo is classified as `dedog classify` does it, with the second look at a dog \
+            small in the frame and an answer per dog when a photo shows two dogs of different breeds, and the \
+            report counts those too: on photos of one dog each, photos answered per dog are false splits.
             """
     )
 
@@ -42,16 +47,22 @@ struct Evaluate: ParsableCommand {
                                + "(one report each, compared).", valueName: "fit"))
     var fit: String?
 
+    @Flag(help: ArgumentHelp("Classify each photo as `dedog classify` does (closer looks at small dogs, an answer per "
+                             + "dog) and count those answers, instead of the networks' answer for the whole photo."))
+    var looks = false
+
     func validate() throws {
         guard fit == nil || fit == "all" || fit.flatMap(InputDescription.Fit.init(rawValue:)) != nil else {
             throw ValidationError("--fit must be crop, pad, squeeze or all.")
         }
+        if looks && fit != nil { throw ValidationError("--looks measures a model as it classifies; leave out --fit.") }
     }
 
     @OptionGroup var features: FeatureOptions
 
     func run() throws {
         let names = model == "bundled" ? ["default", "fast"] : [model]
+        if looks { return try runLooks(names) }
         let fits: [InputDescription.Fit?] = fit == "all" ? InputDescription.Fit.allCases : [fit.flatMap(InputDescription.Fit.init(rawValue:))]
         var reports: [(name: String, report: EvaluationReport)] = []
         let kernels = try features.kernels()
@@ -85,5 +96,42 @@ struct Evaluate: ParsableCommand {
         }
         for (name, report) in reports { Report.evaluation(report, title: reports.count > 1 ? "Model \(name)" : "Evaluation") }
         if reports.count > 1 { Report.comparison(reports) }
+    }
+
+    /// `--looks`: each photo through the classifier, as classify answers it.
+    func runLooks(_ names: [String]) throws {
+        let kernels = try features.kernels()
+        let data: Dataset, samples: [Dataset.Sample]
+        do {
+            data = try Dataset(root: URL(fileURLWithPath: dataset))
+            samples = try split.map { url throws(TrainError) in try data.samples(listedIn: URL(fileURLWithPath: url)) } ?? data.samples
+        } catch {
+            Terminal.error(error)
+            throw Status.someInputsFailed
+        }
+        let photos = samples.map { (url: data.url($0), folder: data.classes[$0.label]) }
+        var reports: [(name: String, report: LookReport)] = []
+        for name in names {
+            let classifier: Classifier
+            do {
+                classifier = try Classifier(modelURL: ModelLocator.model(name),
+                                            configuration: .init(workers: features.threads, kernels: kernels))
+            } catch {
+                Terminal.error(error)
+                throw Status.modelUnavailable
+            }
+            let bar = ProgressBar("photos")
+            reports.append((name, classifier.checkLooks(photos) { done, total in bar.update(done, of: total) }))
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+            let data = reports.count > 1 ? try encoder.encode(Dictionary(uniqueKeysWithValues: reports.map { ($0.name, $0.report) }))
+                                         : try encoder.encode(reports[0].report)
+            Terminal.out(String(decoding: data, as: UTF8.self))
+        } else {
+            for (name, report) in reports { Report.looks(report, title: reports.count > 1 ? "Model \(name)" : "Looks") }
+        }
+        if reports.contains(where: { !$0.report.unreadable.isEmpty }) { throw Status.someInputsFailed }
     }
 }

@@ -37,6 +37,20 @@ enum Report {
         }
     }
 
+    /// `dedog evaluate --looks`: the answers as classify gives them.
+    static func looks(_ r: LookReport, title: String) {
+        let share = { (n: Int) in percent(Float(n) / Float(max(1, r.photos))) }
+        Terminal.out("\(title): \(r.photos) photos, each answered as dedog classify answers it")
+        Terminal.out("  top-1 \(share(r.top1))   a breed named and right \(share(r.namedRight))")
+        let verdicts = [("dog", "named a breed"), ("unsure", "unsure"), ("noDog", "no dog"), ("otherBreed", "not one of its breeds")]
+        Terminal.out("  verdicts: " + verdicts.map { "\(share(r.verdicts[$0.0] ?? 0)) \($0.1)" }.joined(separator: ", "))
+        Terminal.out("  looked closer at a small dog: \(share(r.lookedCloser)) (\(r.lookedCloser) photos)")
+        Terminal.out("  answered per dog: \(share(r.answeredPerDog)) (\(r.answeredPerDog) photos; false splits where each "
+                     + "photo shows one dog), the folder's breed among the dogs in \(r.folderBreedAmongDogs)")
+        if r.otherFolders > 0 { Terminal.out("  \(r.otherFolders) photos in folders of breeds the model does not know, not counted") }
+        for (path, reason) in r.unreadable.sorted(by: { $0.key < $1.key }).prefix(50) { Terminal.out("  unreadable: \(path): \(reason)") }
+    }
+
     /// One line per model: the numbers the README's table shows.
     static func comparison(_ reports: [(name: String, report: EvaluationReport)]) {
         Terminal.out("")

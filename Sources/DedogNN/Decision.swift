@@ -35,6 +35,17 @@ public struct Classification: Sendable, Equatable {
     /// When the photo shows two dogs of different breeds: an answer for each (its verdict, breeds and box),
     /// beside this answer for the whole photo; empty otherwise.
     public var dogs: [Classification] = []
+
+    @_spi(Testing) public init(verdict: Verdict, breeds: [Prediction], dogProbability: Float?, similarity: Float? = nil,
+                               lookalikes: [Prediction] = [], location: DogLocation? = nil, dogs: [Classification] = []) {
+        self.verdict = verdict
+        self.breeds = breeds
+        self.dogProbability = dogProbability
+        self.similarity = similarity
+        self.lookalikes = lookalikes
+        self.location = location
+        self.dogs = dogs
+    }
 }
 
 /// Where the network saw the dog: a box in the photo's pixel coordinates (after its EXIF orientation), and

@@ -363,3 +363,37 @@ struct CLI {
         #expect(bad.status == 64 && bad.stderr.contains("--fit must be crop, pad, squeeze or all."), "\(bad.stderr)")
     }
 }
+
+/// `dedog evaluate --looks`: the photos answered exactly as `dedog classify` answers them, counted.
+@Suite struct EvaluateLooksTests {
+    @Test func theCountsAreClassifysAnswers() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-looks-\(getpid())")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let sample = SharedData.packageRoot.appendingPathComponent("datasets/samples/beagle.jpg")
+        for folder in ["n02088364-beagle", "n02110958-pug", "my-mutt"] {
+            let dir = root.appendingPathComponent(folder)
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: sample, to: dir.appendingPathComponent("photo.jpg"))
+        }
+        let classify = try CLI.run(["classify", sample.path, "--model", "fast", "--json"])
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data(classify.stdout.utf8)) as? [String: Any])
+        let top = try #require((answer["breeds"] as? [[String: Any]])?.first?["key"] as? String)
+        let verdict = try #require(answer["verdict"] as? String)
+        let zoomed = (answer["location"] as? [String: Any])?["zoomed"] as? Bool ?? false
+        let split = !((answer["dogs"] as? [Any]) ?? []).isEmpty
+
+        let r = try CLI.run(["evaluate", "fast", root.path, "--looks", "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        #expect(report["photos"] as? Int == 2 && report["otherFolders"] as? Int == 1, "\(report)")
+        #expect(report["top1"] as? Int == (["n02088364-beagle", "n02110958-pug"].contains(top) ? 1 : 0))
+        #expect(report["namedRight"] as? Int == (verdict == "dog" && ["n02088364-beagle", "n02110958-pug"].contains(top) ? 1 : 0))
+        #expect(report["verdicts"] as? [String: Int] == [verdict: 2])
+        #expect(report["lookedCloser"] as? Int == (zoomed ? 2 : 0) && report["answeredPerDog"] as? Int == (split ? 2 : 0))
+
+        let text = try CLI.run(["evaluate", "fast", root.path, "--looks"])
+        #expect(text.status == 0 && text.stdout.contains("Looks: 2 photos, each answered as dedog classify answers it"), "\(text.stdout)")
+        let bad = try CLI.run(["evaluate", "fast", root.path, "--looks", "--fit", "pad"])
+        #expect(bad.status == 64 && bad.stderr.contains("--looks measures a model as it classifies; leave out --fit."), "\(bad.stderr)")
+    }
+}
