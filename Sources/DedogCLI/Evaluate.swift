@@ -85,15 +85,7 @@ struct Evaluate: ParsableCommand {
                 throw error.isModelProblem ? Status.modelUnavailable : Status.someInputsFailed
             }
         }
-        if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-            encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-            let data = reports.count > 1 ? try encoder.encode(Dictionary(uniqueKeysWithValues: reports.map { ($0.name, $0.report) }))
-                                         : try encoder.encode(reports[0].report)
-            Terminal.out(String(decoding: data, as: UTF8.self))
-            return
-        }
+        if json { return try Self.printJSON(reports) }
         for (name, report) in reports { Report.evaluation(report, title: reports.count > 1 ? "Model \(name)" : "Evaluation") }
         if reports.count > 1 { Report.comparison(reports) }
     }
@@ -124,14 +116,20 @@ struct Evaluate: ParsableCommand {
             reports.append((name, classifier.checkLooks(photos) { done, total in bar.update(done, of: total) }))
         }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-            let data = reports.count > 1 ? try encoder.encode(Dictionary(uniqueKeysWithValues: reports.map { ($0.name, $0.report) }))
-                                         : try encoder.encode(reports[0].report)
-            Terminal.out(String(decoding: data, as: UTF8.self))
+            try Self.printJSON(reports)
         } else {
             for (name, report) in reports { Report.looks(report, title: reports.count > 1 ? "Model \(name)" : "Looks") }
         }
         if reports.contains(where: { !$0.report.unreadable.isEmpty }) { throw Status.someInputsFailed }
+    }
+
+    /// One report as a JSON object, or several as one object keyed by their names.
+    static func printJSON<R: Encodable>(_ reports: [(name: String, report: R)]) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        let data = reports.count == 1 ? try encoder.encode(reports[0].report)
+                                      : try encoder.encode(Dictionary(uniqueKeysWithValues: reports.map { ($0.name, $0.report) }))
+        Terminal.out(String(decoding: data, as: UTF8.self))
     }
 }
