@@ -198,6 +198,46 @@ case "looks":
     let args = CommandLine.arguments
     try! lookStudy(model: URL(fileURLWithPath: args[2]), set: URL(fileURLWithPath: args[3]), threads: option("--threads", 2), every: option("--every", 1))
 
+case "pointwise8":
+    // pointwise8 [--runs R] [--threads T]: every 1×1 convolution of Lite0 at 224, the FP32 kernel against the 8-bit
+    // one (issue 25), through their safe entry points on random data: median ms, GOP/s and the 8-bit one's share of
+    // the byte multiply-add ceiling of one core. Not yet in the engine: this measures the kernels alone.
+    let runs = option("--runs", 30), threads = option("--threads", 1)
+    let set = KernelSet.best
+    let ceiling = set.measuredPeakByteMultiplyAdds() * 2e-9
+    print("Lite0 224x224 1x1 convolutions, \(threads) thread(s), \(set), 8-bit multiply: \(set.byteMultiply), "
+          + String(format: "ceiling %.0f GOP/s per core", ceiling))
+    print("layer     shape                 fp32 ms  GF/s | int8 ms  GOP/s  of ceiling | fp32/int8")
+    var totals = (0.0, 0.0)
+    for layer in model().backbone.layers(height: 224, width: 224) where layer.kernel == 1 && layer.kind != .depthwise {
+        let pixels = layer.height * layer.width, cin = layer.inChannels, cout = layer.outChannels
+        var dice: UInt64 = 1
+        func next() -> Int { dice = dice &* 6364136223846793005 &+ 1442695040888963407; return Int(dice >> 40) }
+        let floats = (0..<(pixels * cin)).map { _ in Float(next() % 1000) / 500 }
+        let fp32 = try! PointwiseConvolution(inChannels: cin, outChannels: cout,
+                                             weight: (0..<(cin * cout)).map { _ in Float(next() % 200) / 1000 - 0.1 },
+                                             bias: [Float](repeating: 0, count: cout), clampsToSix: true)
+        let bytes = (0..<(pixels * cin)).map { _ in UInt8(truncatingIfNeeded: next()) }
+        let int8 = try! QuantizedPointwise(inChannels: cin, outChannels: cout,
+                                           weight: (0..<(cin * cout)).map { _ in Int8(next() % 255 - 127) }, bias: nil,
+                                           scale: [Float](repeating: 1e-4, count: cout), inputZero: 0,
+                                           store: .bytes(zero: 0, low: 0, high: 255))
+        func timed(_ body: () -> Void) -> Double {
+            var times: [Double] = []
+            for _ in 0..<runs { let t0 = now(); body(); times.append(now() - t0) }
+            return median(times)
+        }
+        let a = timed { _ = try! fp32(floats, pixels: pixels, threads: threads, kernels: set) }
+        let b = timed { _ = try! int8(bytes, pixels: pixels, threads: threads, kernels: set) }
+        totals.0 += a; totals.1 += b
+        let ops = 2.0 * Double(pixels * cin * cout)
+        let shape = "\(cin)→\(cout) @\(layer.height)x\(layer.width)"
+        print(layer.name.padding(toLength: 10, withPad: " ", startingAt: 0) + shape.padding(toLength: 22, withPad: " ", startingAt: 0)
+              + String(format: "%7.3f %5.1f | %7.3f %6.1f %9.0f%% | %5.2f", a * 1e3, ops / a * 1e-9, b * 1e3, ops / b * 1e-9,
+                       ops / b * 1e-9 / ceiling * 100, a / b))
+    }
+    print(String(format: "total: fp32 %.3f ms, int8 %.3f ms: %.2fx", totals.0 * 1e3, totals.1 * 1e3, totals.0 / totals.1))
+
 case "set-fit":
     // set-fit MODEL crop|pad|squeeze: the model file written again with every backbone's fit changed, weights and
     // heads as stored (how the bundled models came to pad: their photos were squares, so nothing else changes).

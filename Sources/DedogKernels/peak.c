@@ -47,3 +47,56 @@ double dedog_fma_peak(dedog_isa isa, long iterations) {
     (void)isa;
     return peak_portable(iterations);
 }
+
+// The 8-bit ceiling: 12 independent accumulators of the instruction the 8-bit kernels multiply with.
+// BARRIER hides the operands from the compiler each round, so that it cannot sum the rounds in closed form.
+#define INT8_PEAK_BODY(T, INIT, STEP, MACS, BARRIER)                                 \
+    T acc[12];                                                                       \
+    for (int i = 0; i < 12; i++) acc[i] = INIT(i); /* unequal, so no two chains are one */ \
+    double t0 = seconds();                                                           \
+    for (long n = 0; n < iterations; n++) {                                          \
+        for (int i = 0; i < 12; i++) acc[i] = STEP(acc[i]);                          \
+        BARRIER;                                                                     \
+    }                                                                                \
+    double t = seconds() - t0;                                                       \
+    int sum = 0;                                                                     \
+    for (int i = 0; i < 12; i++) sum += ((const int *)&acc[i])[0];                   \
+    int8_sink = sum;                                                                 \
+    return t > 0 ? (double)iterations * 12 * (MACS) / t : 0;
+
+static volatile int int8_sink;
+
+typedef int32_t i4 __attribute__((vector_size(16)));
+static double int8_peak_portable(long iterations) {
+    const i4 x = {1, 2, 3, 4}, y = {3, 1, 4, 1};
+#define STEP(a) ((a) * x + y)  // dependent on the accumulator: nothing to hoist or fold
+    INT8_PEAK_BODY(i4, (i4){0} + , STEP, 4, (void)0)
+#undef STEP
+}
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+__attribute__((target("avx2"))) static double int8_peak_avx2(long iterations) {
+    __m256i y = _mm256_set1_epi16(-2);
+#define STEP(a) _mm256_madd_epi16(a, y)  // each accumulator feeds its own product: nothing shared to compute once
+    INT8_PEAK_BODY(__m256i, _mm256_set1_epi16, STEP, 16, __asm__ volatile("" : "+v"(y)))
+#undef STEP
+}
+
+__attribute__((target("avx512f,avx512vnni"))) static double int8_peak_vnni(long iterations) {
+    __m512i x = _mm512_set1_epi8(3);
+    const __m512i y = _mm512_set1_epi8(-2);
+#define STEP(a) _mm512_dpbusd_epi32(a, x, y)
+    INT8_PEAK_BODY(__m512i, _mm512_set1_epi32, STEP, 64, __asm__ volatile("" : "+v"(x)))
+#undef STEP
+}
+#endif
+
+double dedog_int8_peak(dedog_isa isa, long iterations) {
+#if defined(__x86_64__)
+    if (isa == DEDOG_ISA_AVX512 && dedog_has_vnni()) return int8_peak_vnni(iterations);
+    if ((isa == DEDOG_ISA_AVX512 || isa == DEDOG_ISA_AVX2) && dedog_isa_supported(DEDOG_ISA_AVX2)) return int8_peak_avx2(iterations);
+#endif
+    (void)isa;
+    return int8_peak_portable(iterations);
+}

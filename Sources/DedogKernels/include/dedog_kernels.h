@@ -88,6 +88,59 @@ void dedog_depthwise(dedog_isa isa, const dedog_depthwise_args *args);
 void dedog_stem_patches(const float *in, int channels, int height, int width, int kernel, int stride,
                         int pad_top, int pad_left, int row, int out_width, float *patches);
 
+// MARK: 8-bit pointwise convolution
+
+/// Bytes of a pointwise layer of `outputs` × `inputs` 8-bit weights packed by `dedog_qpointwise_pack`: per panel of
+/// 16 outputs, 16 int32 biases, 16 float scales, then ⌈inputs / 4⌉ groups of 16 × 4 weights (each output's 4
+/// consecutive inputs side by side, as `vpdpbusd` reads them; zero past `inputs` and past `outputs`).
+size_t dedog_qpointwise_packed_size(int inputs, int outputs);
+
+/// Packs `weight` ([outputs × inputs], row-major, symmetric: weight · scale_w[c] is the real weight) for inputs
+/// whose real value is (x − `input_zero`) · scale_x. Each output's int32 bias becomes bias[c] − input_zero · Σ_k w,
+/// so that the kernels multiply the unsigned bytes as they are. `bias` may be null (zeros); `scale[c]` is what the
+/// int32 sum is multiplied by in the store (scale_x · scale_w[c] / scale_y for 8-bit outputs).
+void dedog_qpointwise_pack(const int8_t *weight, const int32_t *bias, const float *scale, int input_zero, int inputs,
+                           int outputs, void *packed);
+
+/// What the 8-bit pointwise kernel stores. With t = (float)sum · scale[c]:
+///   DEDOG_Q_U8      clamp(round(t), out_min − out_zero, out_max − out_zero) + out_zero as a byte;
+///   DEDOG_Q_U8_ADD  the same of t + (float)(r − residual_zero) · residual_scale, r the residual's byte;
+///   DEDOG_Q_F32     t as a float, clamped to [0, 6] when `relu6`.
+/// Products and sums are rounded one at a time in this order (no fused multiply-add), and rounding is to nearest,
+/// ties to even, so that every build stores the same bytes.
+typedef enum { DEDOG_Q_U8 = 0, DEDOG_Q_U8_ADD = 1, DEDOG_Q_F32 = 2 } dedog_qstore;
+
+/// out[r][c] = store(Σ_k in[r][k] · W[c][k] + bias′[c]) for rows 0..<rows and the output columns of panels
+/// first_panel..<end_panel (columns past `outputs` are not written). `in` rows (bytes) are `in_stride` apart;
+/// `out` rows (bytes, or floats for DEDOG_Q_F32) and `residual` rows (bytes) `out_stride` elements apart.
+typedef struct {
+    const uint8_t *in;
+    size_t in_stride;
+    const void *packed;
+    int inputs, outputs;
+    int rows;
+    int first_panel, end_panel;
+    dedog_qstore store;
+    void *out;
+    size_t out_stride;
+    int out_zero, out_min, out_max;
+    const uint8_t *residual;
+    int residual_zero;
+    float residual_scale;
+    int relu6;
+} dedog_qpointwise_args;
+
+/// The AVX-512 set multiplies bytes with VNNI (`vpdpbusd`) where the CPU has it and runs the AVX2 kernel where it
+/// does not; the AVX2 kernel widens to 16 bits (`vpmaddwd`), so no set saturates and all of them agree exactly.
+void dedog_qpointwise(dedog_isa isa, const dedog_qpointwise_args *args);
+
+/// Whether this CPU has AVX-512 VNNI (the AVX-512 set's 8-bit kernels use it).
+int dedog_has_vnni(void);
+
+/// Byte multiply-adds per second one core reaches with `isa`'s 8-bit dot product (VNNI's `vpdpbusd` for the
+/// AVX-512 set on a CPU with it, `vpmaddwd` on 16-bit lanes otherwise), every operand in registers.
+double dedog_int8_peak(dedog_isa isa, long iterations);
+
 /// IEEE half-precision values (as stored in model files, little-endian) widened to float, exactly.
 void dedog_f16_to_f32(const uint16_t *in, float *out, size_t count);
 

@@ -37,6 +37,21 @@ public enum KernelSet: String, CaseIterable, Sendable, CustomStringConvertible {
         dedog_fma_peak(isa, 20_000_000)
     }
 
+    /// The same ceiling for the 8-bit kernels' multiply: AVX-512 VNNI's `vpdpbusd` for the AVX-512 set on a CPU that
+    /// has it, 16-bit `vpmaddwd` for AVX2 (and AVX-512 without VNNI), plain integer vectors for the portable set.
+    public func measuredPeakByteMultiplyAdds() -> Double {
+        dedog_int8_peak(isa, 20_000_000)
+    }
+
+    /// How this set's 8-bit kernels multiply on this CPU, for benchmark tables.
+    public var byteMultiply: String {
+        switch self {
+        case .portable: "portable"
+        case .avx2: "AVX2 vpmaddwd"
+        case .avx512: dedog_has_vnni() != 0 ? "AVX-512 VNNI" : "AVX2 vpmaddwd (no VNNI)"
+        }
+    }
+
     var isa: dedog_isa {
         switch self {
         case .portable: DEDOG_ISA_PORTABLE

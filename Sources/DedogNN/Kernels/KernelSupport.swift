@@ -15,8 +15,8 @@ enum KernelSupport {
     /// Checks the input size, then runs `body` on the input and a zeroed output of `outputCount` floats, with
     /// guard zones before and after it: a kernel that writes outside its output (a masked store past the end,
     /// a slice that overlaps the next) is an error, not a silently corrupted neighbour.
-    static func call(_ input: [Float], expecting count: Int, kernel name: String, outputCount: Int,
-                     _ body: (UnsafePointer<Float>, UnsafeMutablePointer<Float>) -> Void) throws(ModelError) -> [Float] {
+    static func call<In>(_ input: [In], expecting count: Int, kernel name: String, outputCount: Int,
+                         _ body: (UnsafePointer<In>, UnsafeMutablePointer<Float>) -> Void) throws(ModelError) -> [Float] {
         guard input.count == count, count > 0 else {
             throw .badInput(detail: "\(name): \(input.count) input values, expected \(count)")
         }
@@ -30,6 +30,31 @@ enum KernelSupport {
             + ((zone + outputCount)..<out.count).filter { out[$0].bitPattern != guardPattern }.map { $0 - zone }
         if let first = clobbered.first {
             throw .kernelOverrun(kernel: name, detail: "\(clobbered.count) float(s) written outside its output of "
+                                 + "\(outputCount), the first at offset \(first)")
+        }
+        return Array(out[zone..<(zone + outputCount)])
+    }
+
+    /// Bytes of guard zone on each side of a byte output, and what they hold.
+    static let guardBytes = 256
+    static let guardByte: UInt8 = 0xA5
+
+    /// `call` for kernels that store bytes: a guard zone of `guardBytes` on each side, every byte of it checked.
+    static func callBytes<In>(_ input: [In], expecting count: Int, kernel name: String, outputCount: Int,
+                              _ body: (UnsafePointer<In>, UnsafeMutablePointer<UInt8>) -> Void) throws(ModelError) -> [UInt8] {
+        guard input.count == count, count > 0 else {
+            throw .badInput(detail: "\(name): \(input.count) input values, expected \(count)")
+        }
+        let zone = guardBytes
+        var out = [UInt8](repeating: guardByte, count: zone + outputCount + zone)
+        for i in zone..<(zone + outputCount) { out[i] = 0 }
+        input.withUnsafeBufferPointer { x in
+            out.withUnsafeMutableBufferPointer { y in body(x.baseAddress!, y.baseAddress! + zone) }
+        }
+        let clobbered = (0..<zone).filter { out[$0] != guardByte }.map { $0 - zone }
+            + ((zone + outputCount)..<out.count).filter { out[$0] != guardByte }.map { $0 - zone }
+        if let first = clobbered.first {
+            throw .kernelOverrun(kernel: name, detail: "\(clobbered.count) byte(s) written outside its output of "
                                  + "\(outputCount), the first at offset \(first)")
         }
         return Array(out[zone..<(zone + outputCount)])

@@ -54,6 +54,50 @@ public enum ReferenceKernels {
         (0..<(n * c)).map { i in Float((0..<hw).reduce(0.0) { $0 + Double(x[i * hw + $1]) } / Double(hw)) }
     }
 
+    /// The 8-bit pointwise convolution's integer sums the plain way: for each of `pixels` rows of `inputs` bytes
+    /// and each output c, bias[c] + Σ_k (x − inputZero) · weight[c][k], in 64-bit integers.
+    public static func quantizedSums(_ input: [UInt8], pixels: Int, inputs: Int, inputZero: Int, weight: [Int8],
+                                     bias: [Int32]?, outputs: Int) -> [Int] {
+        var sums = [Int](repeating: 0, count: pixels * outputs)
+        for p in 0..<pixels {
+            for c in 0..<outputs {
+                var acc = Int(bias?[c] ?? 0)
+                for k in 0..<inputs { acc += (Int(input[p * inputs + k]) - inputZero) * Int(weight[c * inputs + k]) }
+                sums[p * outputs + c] = acc
+            }
+        }
+        return sums
+    }
+
+    /// max then min, as the vector instructions do them (the second operand when they compare equal).
+    static func clamp(_ x: Float, _ low: Float, _ high: Float) -> Float {
+        let y = x > low ? x : low
+        return y < high ? y : high
+    }
+
+    /// Sums to bytes: t = Float(sum) · scale[c] (plus (r − residualZero) · residualScale), clamped to
+    /// low − zero … high − zero, rounded to nearest (ties to even), plus zero. One rounding per operation.
+    public static func requantize(_ sums: [Int], outputs: Int, scale: [Float], zero: Int, low: Int, high: Int,
+                                  residual: [UInt8]? = nil, residualZero: Int = 0, residualScale: Float = 0) -> [UInt8] {
+        sums.indices.map { i in
+            var t = Float(Int32(truncatingIfNeeded: sums[i])) * scale[i % outputs]
+            if let residual {
+                let r = Float(Int(residual[i]) - residualZero) * residualScale
+                t = t + r
+            }
+            t = clamp(t, Float(low - zero), Float(high - zero))
+            return UInt8(Int(t.rounded(.toNearestOrEven)) + zero)
+        }
+    }
+
+    /// Sums to floats: Float(sum) · scale[c], clamped to 0…6 when `clampsToSix`.
+    public static func dequantize(_ sums: [Int], outputs: Int, scale: [Float], clampsToSix: Bool) -> [Float] {
+        sums.indices.map { i in
+            let t = Float(Int32(truncatingIfNeeded: sums[i])) * scale[i % outputs]
+            return clampsToSix ? clamp(t, 0, 6) : t
+        }
+    }
+
     /// [n, inputs] · weightᵀ + bias, with `weight` [outputs, inputs]; returns [n, outputs].
     public static func linear(_ x: [Float], n: Int, inputs: Int, weight: [Float], bias: [Float], outputs: Int) -> [Float] {
         var out = [Float](repeating: 0, count: n * outputs)

@@ -1,0 +1,107 @@
+import Testing
+import DedogNN
+
+/// Deterministic bytes and small integers for the 8-bit kernel tests.
+struct IntegerRandom {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state = state &* 6364136223846793005 &+ 1442695040888963407
+        return state >> 33
+    }
+    mutating func int(in range: ClosedRange<Int>) -> Int { range.lowerBound + Int(next() % UInt64(range.count)) }
+    mutating func bytes(_ n: Int) -> [UInt8] { (0..<n).map { _ in UInt8(truncatingIfNeeded: next()) } }
+}
+
+/// The 8-bit pointwise kernel in every build this CPU runs (portable; AVX2; AVX-512, with VNNI where the CPU has
+/// it) against `ReferenceKernels`' plain integer arithmetic at every pointwise layer shape of every backbone at
+/// every input size models use, and at awkward shapes (inputs not a multiple of 4, partial panels, one pixel),
+/// with each store (bytes clamped as ReLU6, bytes with the residual added, floats), on one and two threads. The
+/// arithmetic is exact (integer sums, then the same float operations in the same order), so every byte and
+/// every float's bits must be equal; the safe entry points' guard zones catch writes outside the output.
+@Suite struct QuantizedKernelTests {
+    static let awkward: [LayerShape] = [
+        LayerShape(name: "odd", kind: .expand, inChannels: 13, outChannels: 24, kernel: 1, stride: 1, height: 3, width: 5, hasResidual: false),
+        LayerShape(name: "odd", kind: .project, inChannels: 6, outChannels: 100, kernel: 1, stride: 1, height: 10, width: 15, hasResidual: true),
+        LayerShape(name: "odd", kind: .head, inChannels: 2, outChannels: 17, kernel: 1, stride: 1, height: 1, width: 1, hasResidual: false),
+    ]
+
+    static let shapes: [LayerShape] = KernelTests.shapes.filter { $0.kind != .stem && $0.kind != .depthwise } + awkward
+
+    @Test(arguments: shapes)
+    func pointwiseMatchesTheIntegerReference(_ layer: LayerShape) throws {
+        var random = IntegerRandom(state: layer.description.utf8.reduce(UInt64(7)) { $0 &* 31 &+ UInt64($1) })
+        let pixels = layer.height * layer.width, cin = layer.inChannels, cout = layer.outChannels
+        let input = random.bytes(pixels * cin)
+        let weight = (0..<(cout * cin)).map { _ in Int8(random.int(in: -127...127)) }
+        let bias = (0..<cout).map { _ in Int32(random.int(in: -20_000...20_000)) }
+        let inputZero = random.int(in: 0...255)
+        // Sums of cin products of about ±80 · ±73 spread over about ±√cin · 5,840; these scales map that to a
+        // few dozen bytes, so that stores clamp at both ends as well as round.
+        let spread = Float(cin).squareRoot() * 5840
+        let scale = (0..<cout).map { _ in Float(random.int(in: 20...90)) / spread }
+        let residual = random.bytes(pixels * cout)
+        let sums = ReferenceKernels.quantizedSums(input, pixels: pixels, inputs: cin, inputZero: inputZero, weight: weight,
+                                                  bias: bias, outputs: cout)
+        let zero = random.int(in: 0...255), residualZero = random.int(in: 0...255)
+        let stores: [(QuantizedPointwise.Store, [UInt8]?)] = [
+            (.bytes(zero: 0, low: 0, high: random.int(in: 128...255)), nil),
+            (.bytes(zero: zero, low: 0, high: 255), nil),
+            (.bytesAddingResidual(zero: zero, low: 0, high: 255, residualZero: residualZero, residualScale: 0.75), residual),
+        ]
+        for kernels in KernelSet.supported {
+            for threads in [1, 2] {
+                for (store, res) in stores {
+                    let conv = try QuantizedPointwise(inChannels: cin, outChannels: cout, weight: weight, bias: bias,
+                                                      scale: scale, inputZero: inputZero, store: store)
+                    let ours = try conv(input, pixels: pixels, residual: res, threads: threads, kernels: kernels)
+                    let expected: [UInt8]
+                    switch store {
+                    case let .bytes(zero, low, high):
+                        expected = ReferenceKernels.requantize(sums, outputs: cout, scale: scale, zero: zero, low: low, high: high)
+                    case let .bytesAddingResidual(zero, low, high, residualZero, residualScale):
+                        expected = ReferenceKernels.requantize(sums, outputs: cout, scale: scale, zero: zero, low: low, high: high,
+                                                               residual: res, residualZero: residualZero, residualScale: residualScale)
+                    case .floats:
+                        expected = []
+                    }
+                    let wrong = ours.indices.filter { $0 >= expected.count || ours[$0] != expected[$0] }
+                    #expect(ours.count == expected.count && wrong.isEmpty,
+                            "\(layer) \(kernels) \(threads) thread(s) \(store): \(wrong.count) bytes differ, the first at \(wrong.first ?? -1)")
+                }
+                for clampsToSix in [true, false] {
+                    let conv = try QuantizedPointwise(inChannels: cin, outChannels: cout, weight: weight, bias: bias,
+                                                      scale: scale.map { $0 / 8 }, inputZero: inputZero,
+                                                      store: .floats(clampsToSix: clampsToSix))
+                    let ours = try conv.floats(input, pixels: pixels, threads: threads, kernels: kernels)
+                    let expected = ReferenceKernels.dequantize(sums, outputs: cout, scale: scale.map { $0 / 8 }, clampsToSix: clampsToSix)
+                    let wrong = ours.indices.filter { ours[$0].bitPattern != expected[$0].bitPattern }
+                    #expect(ours.count == expected.count && wrong.isEmpty,
+                            "\(layer) \(kernels) \(threads) thread(s) floats: \(wrong.count) differ, the first at \(wrong.first ?? -1)")
+                }
+            }
+        }
+    }
+
+    /// The stores span what bytes can say: a clamp bound, a zero point or a scale out of range is refused, and
+    /// a residual must come exactly with the store that adds it.
+    @Test func badStoresAndInputsAreRefused() throws {
+        let weight = [Int8](repeating: 1, count: 8)
+        func make(_ store: QuantizedPointwise.Store, inputZero: Int = 0, scale: Float = 1) throws -> QuantizedPointwise {
+            try QuantizedPointwise(inChannels: 4, outChannels: 2, weight: weight, bias: nil, scale: [scale, scale],
+                                   inputZero: inputZero, store: store)
+        }
+        #expect(throws: ModelError.self) { try make(.bytes(zero: 0, low: 0, high: 256)) }
+        #expect(throws: ModelError.self) { try make(.bytes(zero: 0, low: 9, high: 8)) }
+        #expect(throws: ModelError.self) { try make(.bytes(zero: 0, low: 0, high: 255), inputZero: -1) }
+        #expect(throws: ModelError.self) { try make(.bytes(zero: 0, low: 0, high: 255), scale: .nan) }
+        #expect(throws: ModelError.self) { try make(.bytesAddingResidual(zero: 0, low: 0, high: 255, residualZero: 0, residualScale: .infinity)) }
+        let plain = try make(.bytes(zero: 0, low: 0, high: 255))
+        #expect(throws: ModelError.self) { try plain([1, 2, 3, 4], pixels: 1, residual: [0, 0]) }
+        #expect(throws: ModelError.self) { try plain([1, 2, 3], pixels: 1) }
+        #expect(throws: ModelError.self) { try plain.floats([1, 2, 3, 4], pixels: 1) }
+        let adding = try make(.bytesAddingResidual(zero: 0, low: 0, high: 255, residualZero: 0, residualScale: 1))
+        #expect(throws: ModelError.self) { try adding([1, 2, 3, 4], pixels: 1) }
+        // 1·(1+2+3+4) = 10 per output, times scale 1, plus the residual 5 − 0.
+        #expect(try adding([1, 2, 3, 4], pixels: 1, residual: [5, 250]) == [15, 255])
+    }
+}
