@@ -17,22 +17,8 @@ enum KernelSupport {
     /// a slice that overlaps the next) is an error, not a silently corrupted neighbour.
     static func call<In>(_ input: [In], expecting count: Int, kernel name: String, outputCount: Int,
                          _ body: (UnsafePointer<In>, UnsafeMutablePointer<Float>) -> Void) throws(ModelError) -> [Float] {
-        guard input.count == count, count > 0 else {
-            throw .badInput(detail: "\(name): \(input.count) input values, expected \(count)")
-        }
-        let zone = guardFloats
-        var out = [Float](repeating: Float(bitPattern: guardPattern), count: zone + outputCount + zone)
-        for i in zone..<(zone + outputCount) { out[i] = 0 }
-        input.withUnsafeBufferPointer { x in
-            out.withUnsafeMutableBufferPointer { y in body(x.baseAddress!, y.baseAddress! + zone) }
-        }
-        let clobbered = (0..<zone).filter { out[$0].bitPattern != guardPattern }.map { $0 - zone }
-            + ((zone + outputCount)..<out.count).filter { out[$0].bitPattern != guardPattern }.map { $0 - zone }
-        if let first = clobbered.first {
-            throw .kernelOverrun(kernel: name, detail: "\(clobbered.count) float(s) written outside its output of "
-                                 + "\(outputCount), the first at offset \(first)")
-        }
-        return Array(out[zone..<(zone + outputCount)])
+        try guarded(input, expecting: count, kernel: name, outputCount: outputCount, zone: guardFloats,
+                    fill: Float(bitPattern: guardPattern), intact: { $0.bitPattern == guardPattern }, unit: "float(s)", body)
     }
 
     /// Bytes of guard zone on each side of a byte output, and what they hold.
@@ -42,19 +28,26 @@ enum KernelSupport {
     /// `call` for kernels that store bytes: a guard zone of `guardBytes` on each side, every byte of it checked.
     static func callBytes<In>(_ input: [In], expecting count: Int, kernel name: String, outputCount: Int,
                               _ body: (UnsafePointer<In>, UnsafeMutablePointer<UInt8>) -> Void) throws(ModelError) -> [UInt8] {
+        try guarded(input, expecting: count, kernel: name, outputCount: outputCount, zone: guardBytes,
+                    fill: guardByte, intact: { $0 == guardByte }, unit: "byte(s)", body)
+    }
+
+    /// `zone` elements of `fill` on each side of a zeroed output, each checked with `intact` after `body` ran.
+    private static func guarded<In, Out: Numeric>(_ input: [In], expecting count: Int, kernel name: String, outputCount: Int,
+                                                  zone: Int, fill: Out, intact: (Out) -> Bool, unit: String,
+                                                  _ body: (UnsafePointer<In>, UnsafeMutablePointer<Out>) -> Void) throws(ModelError) -> [Out] {
         guard input.count == count, count > 0 else {
             throw .badInput(detail: "\(name): \(input.count) input values, expected \(count)")
         }
-        let zone = guardBytes
-        var out = [UInt8](repeating: guardByte, count: zone + outputCount + zone)
+        var out = [Out](repeating: fill, count: zone + outputCount + zone)
         for i in zone..<(zone + outputCount) { out[i] = 0 }
         input.withUnsafeBufferPointer { x in
             out.withUnsafeMutableBufferPointer { y in body(x.baseAddress!, y.baseAddress! + zone) }
         }
-        let clobbered = (0..<zone).filter { out[$0] != guardByte }.map { $0 - zone }
-            + ((zone + outputCount)..<out.count).filter { out[$0] != guardByte }.map { $0 - zone }
+        let clobbered = (0..<zone).filter { !intact(out[$0]) }.map { $0 - zone }
+            + ((zone + outputCount)..<out.count).filter { !intact(out[$0]) }.map { $0 - zone }
         if let first = clobbered.first {
-            throw .kernelOverrun(kernel: name, detail: "\(clobbered.count) byte(s) written outside its output of "
+            throw .kernelOverrun(kernel: name, detail: "\(clobbered.count) \(unit) written outside its output of "
                                  + "\(outputCount), the first at offset \(first)")
         }
         return Array(out[zone..<(zone + outputCount)])
