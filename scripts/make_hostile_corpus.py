@@ -308,6 +308,13 @@ description_edits = [
     ("duplicate-labels", "two labels with the same key", "imagenetHead.labels.1.key", '"n01440764"', "invalidValue",
      "imagenetHead.labels[1].key"),
     ("epsilon-0", "a BatchNorm epsilon of 0", "batchNormEpsilon", "0", "invalidValue", "batchNormEpsilon is 0.0"),
+    ("vote-above-1", "the ImageNet head's vote agreeing from a share of 2", "decision.breedVote",
+     '{"agreesFrom": 2, "disagreesBelow": 0.05, "elsewhereFrom": 0.5}', "invalidValue",
+     "decision.breedVote.agreesFrom is 2.0"),
+    ("vote-incomplete", "the ImageNet head's vote without its elsewhere share", "decision.breedVote",
+     '{"agreesFrom": 0.1, "disagreesBelow": 0.05}', "invalidMetadata", "decision.breedVote"),
+    ("imagenet-keys-numbers", "a label's ImageNet keys given as numbers", "imagenetHead.labels.0.imagenetKeys", "[1, 2]",
+     "invalidMetadata", "imagenetHead.labels[0].imagenetKeys"),
 ]
 for name, why, path, value, error, message in description_edits:
     recipes.append((name, why, {"metadata": "set", "path": path, "json": value}, error, message))

@@ -321,8 +321,10 @@ public struct ModelDescription: Codable, Sendable, Equatable {
         if let t = decision.otherBreedBelow {
             try check(t.isFinite && (-1...1).contains(t), "decision.otherBreedBelow", "\(t)", "between -1 and 1")
         }
+        let vote = decision.breedVote.map { [("breedVote.agreesFrom", $0.agreesFrom), ("breedVote.disagreesBelow", $0.disagreesBelow),
+                                             ("breedVote.elsewhereFrom", $0.elsewhereFrom)] } ?? []
         for (field, value) in [("noDogBelow", decision.noDogBelow), ("unsureBelow", decision.unsureBelow),
-                               ("unsureMargin", decision.unsureMargin)] {
+                               ("unsureMargin", decision.unsureMargin)] + vote {
             try check(value.isFinite && (0...1).contains(value), "decision." + field, "\(value)", "between 0 and 1")
         }
     }
