@@ -111,7 +111,9 @@ enum Report {
             Terminal.out("  \"no dog\" below a dog probability of \(percent(r.noDogBelow)): \(percent(share)) of the validation photos")
         }
         if let t = r.otherBreedBelow {
-            Terminal.out("  \"not one of my breeds\" below a similarity of \(String(format: "%.3f", t)) to the breed's own photos")
+            Terminal.out("  \"not one of my breeds\" below a similarity of \(String(format: "%.3f", t)) to the breed's own photos"
+                         + (r.breedsTheImageNetHeadKnows.map { known in known == 0 ? "" : ", unless the ImageNet head, which knows "
+                            + "\(known) of the \(r.classes.count) breeds, says otherwise" } ?? ""))
         }
         for w in r.warnings { Terminal.warning(w.description) }
         for (title, list) in [("skipped \(r.unreadable.count) unreadable image(s)", r.unreadable),

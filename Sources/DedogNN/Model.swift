@@ -176,19 +176,25 @@ public final class Model: Sendable {
     }
 }
 
-/// Indices into the ImageNet head's labels: for each breed label, those of the same breed (its own key or its
-/// `imagenetKeys`, dog classes only); every dog class; and the dog classes that are none of the model's breeds.
+extension Collection where Element == Label {
+    /// For each of these breed labels, the indices of the ImageNet head's `labels` of the same breed: dog classes
+    /// whose key is the label's own or one of its `imagenetKeys`. Empty for a breed the ImageNet head does not know.
+    public func imagenetCounterparts(in labels: [Label]) -> [[Int]] {
+        var index: [String: Int] = [:]
+        for (i, label) in labels.enumerated() where label.isDog { index[label.key] = index[label.key] ?? i }
+        return map { breed in Array(Set(([breed.key] + (breed.imagenetKeys ?? [])).compactMap { index[$0] })).sorted() }
+    }
+}
+
+/// Indices into the ImageNet head's labels: for each breed label, those of the same breed
+/// (`imagenetCounterparts`); every dog class; and the dog classes that are none of the model's breeds.
 struct BreedCounterparts: Sendable {
     let imagenet: [[Int]]
     let dogs: [Int]
     let elsewhere: [Int]
 
     init(breeds: [Label], imagenet labels: [Label]) {
-        var index: [String: Int] = [:]
-        for (i, label) in labels.enumerated() where label.isDog { index[label.key] = index[label.key] ?? i }
-        imagenet = breeds.map { breed in
-            Array(Set(([breed.key] + (breed.imagenetKeys ?? [])).compactMap { index[$0] })).sorted()
-        }
+        imagenet = breeds.imagenetCounterparts(in: labels)
         dogs = labels.indices.filter { labels[$0].isDog }
         let claimed = Set(imagenet.joined())
         elsewhere = dogs.filter { !claimed.contains($0) }

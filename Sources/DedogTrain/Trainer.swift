@@ -119,6 +119,9 @@ public struct TrainingReport: Sendable {
     public var validationNoDogShare: Float?
     /// The "not one of my breeds" threshold (see `DecisionThresholds.otherBreedBelow`).
     public var otherBreedBelow: Float?
+    /// With the ImageNet head's vote (`DecisionThresholds.breedVote`): how many of the model's breeds that head
+    /// knows, whose "not one of my breeds" it can overrule; nil without the vote.
+    public var breedsTheImageNetHeadKnows: Int? = nil
     public var featuresFromCache: Int
     public var featuresComputed: Int
     /// Why the feature cache stopped storing, if it did (training went on without it).
@@ -189,7 +192,7 @@ public enum Trainer {
                                     thresholds: thresholds.decision, resumedClasses: fits.map(\.resumedClasses).max() ?? 0)
         try write(bases: bases, fits: fits, features: features, names: names, ensemble: ensemble, thresholds: thresholds,
                   record: record, confirmedPhotos: keptPhotos, to: config.output)
-        return TrainingReport(classes: dataset.classes, labels: names.labels, matches: names.matches,
+        var result = TrainingReport(classes: dataset.classes, labels: names.labels, matches: names.matches,
                               warnings: warnings(split: split, classes: dataset.classes, calibrationPhotos: ensemble.labels.count),
                               crossValidationFolds: split.folds, resumedClasses: record.resumedClasses,
                               confirmedPhotosKept: keptPhotos?.count ?? 0, trainImages: record.trainImages,
@@ -199,6 +202,11 @@ public enum Trainer {
                               otherBreedBelow: thresholds.decision.otherBreedBelow, featuresFromCache: tally.fromCache,
                               featuresComputed: tally.computed, cacheProblem: tally.cacheProblem,
                               extractionSeconds: tally.extractionSeconds, trainingSeconds: tally.trainingSeconds)
+        if thresholds.decision.breedVote != nil {
+            let imagenet = bases[0].description.imagenetHead?.labels ?? []
+            result.breedsTheImageNetHeadKnows = names.labels.imagenetCounterparts(in: imagenet).filter { !$0.isEmpty }.count
+        }
+        return result
     }
 
     /// Fails before the long part if the model could not be written anyway.

@@ -47,6 +47,7 @@ import DedogCatalogue
         #expect(model.specification.training?["validation"] == "5-fold cross-validation")
         #expect(model.specification.decision.otherBreedBelow != nil)
         #expect(model.specification.decision.breedVote == BreedVote(), "the ImageNet head's word on the breed is weighed")
+        #expect(report.breedsTheImageNetHeadKnows == 0, "stripes, checks and discs are no breeds it knows")
         #expect(model.heads[0].prototypes?.count == 3 * EfficientNetLite.featureCount)
         // The chosen epoch count is the one with the lowest mean held-out loss.
         let b = try #require(report.backbones.first)
@@ -90,6 +91,7 @@ import DedogCatalogue
         #expect(labels[chihuahua].imagenetKeys == ["n02085620-Chihuahua"])
         #expect(labels.first { $0.key == "Golden_Retriever" }?.imagenetKeys == ["n02099601-golden_retriever"])
         #expect(labels.first { $0.key == "poodle" }?.imagenetKeys == nil)
+        #expect(report.breedsTheImageNetHeadKnows == 2, "the Chihuahua and the golden retriever, not the poodle")
         let poodle = try #require(report.classes.firstIndex(of: "poodle"))
         if case let .ambiguous(breeds)? = report.matches[poodle] { #expect(breeds.count == 3) } else { Issue.record("poodle") }
 
