@@ -22,7 +22,7 @@ struct Evaluate: ParsableCommand {
               dedog evaluate bundled stanford-dogs-224 --split stanford-dogs-224/splits/test.txt
               dedog evaluate mydogs.safetensors ~/dogs-holdout --json > report.json
               dedog evaluate fast ~/my-photos --fit all    # the whole photo, its middle, or stretched?
-              dedog evaluate default ~/checks/two-dogs --looks   # as classify answers: closer looks, one answer a dog
+              dedog evaluate default ~/checks/two-dogs --looks  # as classify answers
 
             With --looks every photo is classified as `dedog classify` does it, with the second look at a dog \
             small in the frame and an answer per dog when a photo shows two dogs of different breeds, and the \
