@@ -1,4 +1,5 @@
 import DedogNN
+import DedogTrain
 import Foundation
 
 /// How `dedog classify`'s answers fare on labelled photos (`dedog evaluate --looks`): each photo classified as
@@ -50,47 +51,25 @@ extension Classifier {
     public func checkLooks(_ photos: [(url: URL, folder: String)],
                            progress: (Int, Int) -> Void = { _, _ in }) -> LookReport {
         let keys = Set(breedLabels.map(\.key))
-        let workers = max(1, configuration.workers), batch = 8 * max(1, configuration.workers)
+        let workers = max(1, configuration.workers)
         var report = LookReport()
-        for start in stride(from: 0, to: photos.count, by: batch) {
-            let part = Array(photos[start..<min(photos.count, start + batch)])
-            let answers = Answers(count: part.count)
-            DispatchQueue.concurrentPerform(iterations: min(workers, part.count)) { worker in
-                for i in stride(from: worker, to: part.count, by: workers) {
-                    do throws(ClassifierError) {
-                        answers.set(i, .success(try classify(contentsOf: part[i].url, top: 5)))
-                    } catch {
-                        answers.set(i, .failure(error))
-                    }
+        for start in stride(from: 0, to: photos.count, by: 8 * workers) {
+            let part = Array(photos[start..<min(photos.count, start + 8 * workers)])
+            let answers = parallelMap(part.count, threads: workers) { i -> Result<Classification, ClassifierError> in
+                do throws(ClassifierError) {
+                    return .success(try classify(contentsOf: part[i].url, top: 5))
+                } catch {
+                    return .failure(error)
                 }
             }
-            for (photo, result) in zip(part, answers.all) {
+            for (photo, result) in zip(part, answers) {
                 switch result {
-                case let .success(answer)?: report.count(answer, folder: keys.contains(photo.folder) ? photo.folder : nil)
-                case let .failure(error)?: report.unreadable[photo.url.path] = error.description
-                case nil: break
+                case let .success(answer): report.count(answer, folder: keys.contains(photo.folder) ? photo.folder : nil)
+                case let .failure(error): report.unreadable[photo.url.path] = error.description
                 }
             }
             progress(start + part.count, photos.count)
         }
         return report
-    }
-}
-
-/// The answers of one batch of `checkLooks`, each written by one worker.
-private final class Answers: @unchecked Sendable {
-    private let lock = NSLock()
-    private var results: [Result<Classification, ClassifierError>?]
-
-    init(count: Int) { results = Array(repeating: nil, count: count) }
-
-    func set(_ i: Int, _ result: Result<Classification, ClassifierError>) {
-        lock.lock(); defer { lock.unlock() }
-        results[i] = result
-    }
-
-    var all: [Result<Classification, ClassifierError>?] {
-        lock.lock(); defer { lock.unlock() }
-        return results
     }
 }

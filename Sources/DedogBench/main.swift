@@ -247,10 +247,10 @@ case "set-fit":
     }
     let url = URL(fileURLWithPath: args[2])
     let file = try! SafeTensors(contentsOf: url)
-    var description = try! Model(tensors: file).specification
+    var description = try! ModelDescription(from: file)
     for b in description.backbones.indices { description.backbones[b].preprocessing.fit = fit }
     try! ModelFile.replacingDescription(of: file, with: description, to: url)
 
 default:
-    print("usage: dedog-bench latency|layers|decode|activations|check-sets|looks|set-fit [--threads T] [--batch B] [--runs R] [--model FILE] [FILES]")
+    print("usage: dedog-bench latency|layers|decode|activations|check-sets|looks|pointwise8|set-fit [--threads T] [--batch B] [--runs R] [--model FILE] [FILES]")
 }

@@ -101,7 +101,9 @@ extension Model {
         }
         let topIndex = breeds.first.flatMap { first in breedLabels?.firstIndex { $0.key == first.key } }
         let similarity = topIndex.flatMap { i in similarities.map { $0[i] } }
-        let shares = topIndex.flatMap { i in imagenet.flatMap { imagenetShares($0, breed: i) } }
+        // Only weighed where the model can say "another breed" and has the vote.
+        let shares = thresholds.breedVote == nil || thresholds.otherBreedBelow == nil ? nil
+            : topIndex.flatMap { i in imagenet.flatMap { imagenetShares($0, dogProbability: dogProbability ?? 0, breed: i) } }
         let verdict = thresholds.verdict(dogProbability: dogProbability, top: breeds.first?.probability ?? 0,
                                          second: breeds.count > 1 ? breeds[1].probability : 0, similarity: similarity,
                                          imagenet: shares)
@@ -109,16 +111,15 @@ extension Model {
                               similarity: similarity, lookalikes: verdict == .noDog ? lookalikes : [])
     }
 
-    /// What the ImageNet head's `probabilities` say of breed label `breed` (see `ImageNetShares`); nil when it
-    /// has no label for that breed or puts no mass on dogs.
-    @_spi(Testing) public func imagenetShares(_ probabilities: [Float], breed: Int) -> ImageNetShares? {
+    /// What the ImageNet head's `probabilities` say of breed label `breed` (see `ImageNetShares`), as shares of
+    /// `dogProbability`, their mass on dog classes (`Label.dogProbability`); nil when the head has no label for that
+    /// breed or puts no mass on dogs.
+    @_spi(Testing) public func imagenetShares(_ probabilities: [Float], dogProbability: Float, breed: Int) -> ImageNetShares? {
         let counterparts = breedCounterparts.imagenet[breed]
-        guard !counterparts.isEmpty, probabilities.count == imagenetLabels?.count else { return nil }
-        let dogMass = breedCounterparts.dogs.reduce(Float(0)) { $0 + probabilities[$1] }
-        guard dogMass > 0 else { return nil }
+        guard !counterparts.isEmpty, probabilities.count == imagenetLabels?.count, dogProbability > 0 else { return nil }
         let top = counterparts.reduce(Float(0)) { $0 + probabilities[$1] }
-        let elsewhere = breedCounterparts.elsewhere.map { probabilities[$0] }.max() ?? 0
-        return ImageNetShares(topBreed: top / dogMass, elsewhere: elsewhere / dogMass)
+        let elsewhere = breedCounterparts.elsewhere.reduce(Float(0)) { max($0, probabilities[$1]) }
+        return ImageNetShares(topBreed: top / dogProbability, elsewhere: elsewhere / dogProbability)
     }
 
     /// The `top` most probable labels that pass `include`, ties broken by label order (stable).

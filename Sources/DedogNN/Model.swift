@@ -187,16 +187,14 @@ extension Collection where Element == Label {
 }
 
 /// Indices into the ImageNet head's labels: for each breed label, those of the same breed
-/// (`imagenetCounterparts`); every dog class; and the dog classes that are none of the model's breeds.
+/// (`imagenetCounterparts`); and the dog classes that are none of the model's breeds.
 struct BreedCounterparts: Sendable {
     let imagenet: [[Int]]
-    let dogs: [Int]
     let elsewhere: [Int]
 
     init(breeds: [Label], imagenet labels: [Label]) {
         imagenet = breeds.imagenetCounterparts(in: labels)
-        dogs = labels.indices.filter { labels[$0].isDog }
         let claimed = Set(imagenet.joined())
-        elsewhere = dogs.filter { !claimed.contains($0) }
+        elsewhere = labels.indices.filter { labels[$0].isDog && !claimed.contains($0) }
     }
 }

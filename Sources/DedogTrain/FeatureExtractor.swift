@@ -109,24 +109,19 @@ public final class FeatureExtractor {
         var start = 0
         while start < urls.count {
             let range = start..<min(urls.count, start + batchSize)
-            // Read, hash and decode the batch in parallel; each slot is written by one worker only.
-            let slots = Slots(count: range.count)
+            // Read, hash and decode the batch in parallel.
             let cache = self.cache
-            parallelWork(range.count, threads: threads) { i in
+            let slots = parallelMap(range.count, threads: threads) { i -> Slot in
                 let url = urls[range.lowerBound + i]
                 let bytes: [UInt8]
                 do throws(ImageError) {
                     bytes = try decoder.read(url)
                 } catch {
-                    slots.set(i, .failed(error.description))
-                    return
+                    return .failed(error.description)
                 }
                 let key = ContentHash.of(bytes)
                 let cached = views.map { cache?.load(key, view: $0) }
-                if cached.allSatisfy({ $0 != nil }) {
-                    slots.set(i, .cached(cached.map { $0! }))
-                    return
-                }
+                if cached.allSatisfy({ $0 != nil }) { return .cached(cached.map { $0! }) }
                 // Decode once and compute only the views the cache does not have.
                 do throws(ImageError) {
                     let image = try decoder.decode(bytes, name: url.path)
@@ -134,9 +129,9 @@ public final class FeatureExtractor {
                     for (v, view) in views.enumerated() where cached[v] == nil {
                         inputs[v] = try viewPreprocessing[v].tensor(image, mirrored: view.isMirrored)
                     }
-                    slots.set(i, .decoded(key: key, cached: cached, inputs: inputs))
+                    return .decoded(key: key, cached: cached, inputs: inputs)
                 } catch {
-                    slots.set(i, .failed(error.description))
+                    return .failed(error.description)
                 }
             }
             // One network batch for everything that was decoded.
@@ -145,7 +140,7 @@ public final class FeatureExtractor {
             var batchInput: [Float] = []
             batchInput.reserveCapacity(range.count * views.count * plane)
             for i in 0..<range.count {
-                switch slots.values[i] {
+                switch slots[i] {
                 case let .cached(f):
                     for (v, values) in f.enumerated() { result.set(range.lowerBound + i, view: v, values[...]) }
                     result.present[range.lowerBound + i] = true
@@ -161,8 +156,6 @@ public final class FeatureExtractor {
                         pending.append((i, v, key))
                         batchInput += input
                     }
-                case nil:
-                    result.failures.append((range.lowerBound + i, "\(urls[range.lowerBound + i].path): not processed"))
                 }
             }
             if !pending.isEmpty {
@@ -199,32 +192,35 @@ public final class FeatureExtractor {
         case decoded(key: String, cached: [[Float]?], inputs: [Int: [Float]])
         case failed(String)
     }
-
-    /// One result per parallel worker index; each index is written by exactly one worker.
-    private final class Slots: @unchecked Sendable {
-        var values: [Slot?]
-        private let lock = NSLock()
-        init(count: Int) { values = Array(repeating: nil, count: count) }
-        func set(_ i: Int, _ slot: Slot) {
-            lock.lock()
-            values[i] = slot
-            lock.unlock()
-        }
-    }
 }
 
-/// Runs `body(i)` for i in 0..<count on up to `threads` threads.
-func parallelWork(_ count: Int, threads: Int, _ body: @Sendable (Int) -> Void) {
-    if threads <= 1 || count <= 1 {
-        for i in 0..<count { body(i) }
-        return
-    }
+/// `body(i)` for i in 0..<count on up to `threads` threads (striding, so neighbours go to different threads), the
+/// results in order. Each result is stored by the one worker that computed it.
+public func parallelMap<T: Sendable>(_ count: Int, threads: Int, _ body: @Sendable (Int) -> T) -> [T] {
+    if threads <= 1 || count <= 1 { return (0..<count).map(body) }
+    let results = ParallelResults<T>(count: count)
     let workers = min(threads, count)
     DispatchQueue.concurrentPerform(iterations: workers) { w in
-        var i = w
-        while i < count {
-            body(i)
-            i += workers
-        }
+        for i in stride(from: w, to: count, by: workers) { results.set(i, body(i)) }
+    }
+    return results.all
+}
+
+/// `parallelMap`'s results, written under a lock.
+private final class ParallelResults<T: Sendable>: @unchecked Sendable {
+    private var values: [T?]
+    private let lock = NSLock()
+
+    init(count: Int) { values = Array(repeating: nil, count: count) }
+
+    func set(_ i: Int, _ value: T) {
+        lock.lock(); defer { lock.unlock() }
+        values[i] = value
+    }
+
+    /// Every result; each index was set exactly once by the time `concurrentPerform` returned.
+    var all: [T] {
+        lock.lock(); defer { lock.unlock() }
+        return values.map { $0! }
     }
 }

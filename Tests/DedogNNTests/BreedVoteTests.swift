@@ -43,13 +43,16 @@ import DedogTestSupport
         p[try index(Self.chihuahua)] = 0.1
         p[try index(Self.golden)] = 0.25
         p[try index(Self.pug)] = 0.15
-        let beagle = try #require(model.imagenetShares(p, breed: 0))
+        let dogs = imagenet.dogProbability(p)
+        #expect(abs(dogs - 0.8) < 1e-6)
+        let beagle = try #require(model.imagenetShares(p, dogProbability: dogs, breed: 0))
         #expect(abs(beagle.topBreed - 0.3 / 0.8) < 1e-6 && abs(beagle.elsewhere - 0.25 / 0.8) < 1e-6, "\(beagle)")
-        let chihuahua = try #require(model.imagenetShares(p, breed: 1))
+        let chihuahua = try #require(model.imagenetShares(p, dogProbability: dogs, breed: 1))
         #expect(abs(chihuahua.topBreed - 0.1 / 0.8) < 1e-6 && abs(chihuahua.elsewhere - 0.25 / 0.8) < 1e-6)
-        #expect(model.imagenetShares(p, breed: 2) == nil, "the ImageNet head knows no mutt")
-        #expect(model.imagenetShares([Float](repeating: 0, count: imagenet.count), breed: 0) == nil, "no dog mass")
-        #expect(model.imagenetShares([0.5, 0.5], breed: 0) == nil, "not the head's probabilities")
+        #expect(model.imagenetShares(p, dogProbability: dogs, breed: 2) == nil, "the ImageNet head knows no mutt")
+        #expect(model.imagenetShares([Float](repeating: 0, count: imagenet.count), dogProbability: 0, breed: 0) == nil,
+                "no dog mass")
+        #expect(model.imagenetShares([0.5, 0.5], dogProbability: 1, breed: 0) == nil, "not the head's probabilities")
     }
 
     @Test func theVoteOverrulesTheSimilarityBothWaysAndOnlyWhereItKnowsTheBreed() {
