@@ -220,8 +220,8 @@ case "pointwise8":
         let bytes = (0..<(pixels * cin)).map { _ in UInt8(truncatingIfNeeded: next()) }
         let int8 = try! QuantizedPointwise(inChannels: cin, outChannels: cout,
                                            weight: (0..<(cin * cout)).map { _ in Int8(next() % 255 - 127) }, bias: nil,
-                                           scale: [Float](repeating: 1e-4, count: cout), inputZero: 0,
-                                           store: .bytes(zero: 0, low: 0, high: 255))
+                                           scale: [Float](repeating: 1e-4, count: cout), inputZero: [0],
+                                           store: .bytes(zero: [0], low: 0, high: 255))
         func timed(_ body: () -> Void) -> Double {
             var times: [Double] = []
             for _ in 0..<runs { let t0 = now(); body(); times.append(now() - t0) }

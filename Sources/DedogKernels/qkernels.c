@@ -5,23 +5,46 @@
 // read the same packed panels and store the same bytes.
 #include "dedog_kernels.h"
 
+#include <math.h>
 #include <string.h>
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
 
-// A panel: [16 int32 bias′][16 float scale][⌈inputs/4⌉ × 64 weight bytes].
+// A panel: 16 outputs' [int32 bias′][float scale][int32 output zero][int32 residual zero][float residual scale],
+// 64 bytes each, then ⌈inputs/4⌉ × 64 weight bytes.
 #define QPANEL DEDOG_PANEL
-#define QHEAD 128  // bytes before the weights
+#define QSCALE 64
+#define QZERO 128
+#define QRZERO 192
+#define QRSCALE 256
+#define QHEAD 320  // bytes before the weights
 
 static size_t groups_of(int inputs) { return ((size_t)inputs + 3) / 4; }
-static size_t panel_bytes(int inputs) { return 64 * (groups_of(inputs) + 2); }
+static size_t panel_bytes(int inputs) { return 64 * (groups_of(inputs) + 5); }
+
+/// The header of panel `panel` past its bias′ and scale: each output's zero point and its residual's encoding
+/// (zeros past `outputs`; the residual's left 0 when not given).
+static void pack_encodings(uint8_t *panel, size_t first, int width, const int32_t *out_zero, const int32_t *residual_zero,
+                           const float *residual_scale) {
+    int32_t z[QPANEL] = {0}, rz[QPANEL] = {0};
+    float rs[QPANEL] = {0};
+    for (int j = 0; j < width; j++) {
+        z[j] = out_zero ? out_zero[first + (size_t)j] : 0;
+        rz[j] = residual_zero ? residual_zero[first + (size_t)j] : 0;
+        rs[j] = residual_scale ? residual_scale[first + (size_t)j] : 0;
+    }
+    memcpy(panel + QZERO, z, sizeof z);
+    memcpy(panel + QRZERO, rz, sizeof rz);
+    memcpy(panel + QRSCALE, rs, sizeof rs);
+}
 
 size_t dedog_qpointwise_packed_size(int inputs, int outputs) {
     return ((size_t)outputs + QPANEL - 1) / QPANEL * panel_bytes(inputs);
 }
 
-void dedog_qpointwise_pack(const int8_t *weight, const int32_t *bias, const float *scale, int input_zero, int inputs,
+void dedog_qpointwise_pack(const int8_t *weight, const int32_t *bias, const float *scale, const int32_t *input_zero,
+                           const int32_t *out_zero, const int32_t *residual_zero, const float *residual_scale, int inputs,
                            int outputs, void *packed) {
     const size_t size = panel_bytes(inputs), panels = ((size_t)outputs + QPANEL - 1) / QPANEL;
     for (size_t p = 0; p < panels; p++) {
@@ -33,18 +56,75 @@ void dedog_qpointwise_pack(const int8_t *weight, const int32_t *bias, const floa
         const int width = outputs - (int)first < QPANEL ? outputs - (int)first : QPANEL;
         for (int j = 0; j < width; j++) {
             const int8_t *w = weight + (first + (size_t)j) * (size_t)inputs;
-            int64_t sum = 0;
+            int64_t zeros = 0;
             for (int k = 0; k < inputs; k++) {
-                sum += w[k];
+                zeros += (int64_t)input_zero[k] * w[k];
                 panel[QHEAD + (size_t)(k / 4) * 64 + (size_t)j * 4 + (size_t)(k % 4)] = (uint8_t)w[k];
             }
-            int64_t folded = (int64_t)(bias ? bias[first + (size_t)j] : 0) - (int64_t)input_zero * sum;
+            int64_t folded = (int64_t)(bias ? bias[first + (size_t)j] : 0) - zeros;
             b[j] = folded > INT32_MAX ? INT32_MAX : (folded < INT32_MIN ? INT32_MIN : (int32_t)folded);
             s[j] = scale[first + (size_t)j];
         }
         memcpy(panel, b, sizeof b);
-        memcpy(panel + 64, s, sizeof s);
+        memcpy(panel + QSCALE, s, sizeof s);
+        pack_encodings(panel, first, width, out_zero, residual_zero, residual_scale);
     }
+}
+
+int dedog_qpointwise_quantize(const float *fpacked, int inputs, int outputs, const float *input_scale,
+                              const int32_t *input_zero, const float *output_scale, const int32_t *out_zero,
+                              const int32_t *residual_zero, const float *residual_scale, int bias_limit, void *packed) {
+    const size_t panels = ((size_t)outputs + QPANEL - 1) / QPANEL, size = panel_bytes(inputs);
+    const size_t fpanel = (size_t)QPANEL * ((size_t)inputs + 1);
+    int fits = 1;
+    for (size_t p = 0; p < panels; p++) {
+        const float *fp = fpacked + p * fpanel;  // 16 biases, then a row of 16 weights per input
+        uint8_t *panel = (uint8_t *)packed + p * size;
+        memset(panel, 0, size);
+        // Row by row, the 16 outputs side by side (the float panel's layout), so that the loops over j vectorize.
+        // Each input's scale multiplies its weights first: w′ = w · s_x[k] is what a byte step of input k is worth.
+        float top[QPANEL] = {0}, inverse[QPANEL];
+        for (int k = 0; k < inputs; k++)
+            for (int j = 0; j < QPANEL; j++) {
+                const float w = fabsf(fp[QPANEL * ((size_t)k + 1) + (size_t)j] * input_scale[k]);
+                top[j] = w > top[j] ? w : top[j];
+            }
+        float ws[QPANEL];
+        for (int j = 0; j < QPANEL; j++) {
+            ws[j] = top[j] > 0 ? top[j] / 127 : 1;
+            inverse[j] = 1 / ws[j];
+        }
+        int32_t zeros[QPANEL] = {0}, magnitude[QPANEL] = {0};
+        for (int k = 0; k < inputs; k++) {
+            uint8_t *group = panel + QHEAD + (size_t)(k / 4) * 64 + (size_t)(k % 4);
+            for (int j = 0; j < QPANEL; j++) {
+                const float x = fp[QPANEL * ((size_t)k + 1) + (size_t)j] * input_scale[k] * inverse[j];
+                const float q = x < 0 ? -(float)(int32_t)(0.5f - x) : (float)(int32_t)(x + 0.5f);  // half away from 0
+                const int32_t w = (int32_t)(q > 127 ? 127 : (q < -127 ? -127 : q));
+                zeros[j] += w * input_zero[k];
+                magnitude[j] += w < 0 ? -w : w;
+                group[4 * j] = (uint8_t)(int8_t)w;
+            }
+        }
+        int32_t b[QPANEL] = {0};
+        float s[QPANEL] = {0};
+        const int width = outputs - (int)(p * QPANEL) < QPANEL ? outputs - (int)(p * QPANEL) : QPANEL;
+        const size_t first = p * QPANEL;
+        for (int j = 0; j < width; j++) {
+            float bq = roundf(fp[j] / ws[j]);
+            if (!(bq == bq)) bq = 0;  // NaN: a bias the scale cannot say
+            bq = bq > (float)bias_limit ? (float)bias_limit : (bq < -(float)bias_limit ? -(float)bias_limit : bq);
+            b[j] = (int32_t)((int64_t)bq - (int64_t)zeros[j]);
+            s[j] = ws[j] / output_scale[first + (size_t)j];
+            // The bound QuantizedPointwise checks, leaving 2^20 for a residual: sums and stored values well inside 32 bits.
+            const double largest = fabs((double)bq) + 510.0 * (double)magnitude[j];
+            if (!(largest < 2147483648.0 && largest * fabs((double)s[j]) < 1073741824.0 - 1048576.0)) fits = 0;
+        }
+        memcpy(panel, b, sizeof b);
+        memcpy(panel + QSCALE, s, sizeof s);
+        pack_encodings(panel, first, width, out_zero, residual_zero, residual_scale);
+    }
+    return fits;
 }
 
 /// The 4 input bytes of group `g` of a row, zeros past `inputs` (so no byte past the row is read).
@@ -69,8 +149,19 @@ static inline float clampf(float x, float lo, float hi) {
     return x < hi ? x : hi;
 }
 
-/// The store of one sum, as every build does it (see `dedog_qstore`).
-static inline void store_one(const dedog_qpointwise_args *g, int32_t acc, float scale, int row, int col) {
+/// A real value t (in steps of the output's scale) as its byte: clamped to lo…hi, rounded, plus the zero point.
+static inline uint8_t store_u8(float t, float lo, float hi, int zero) {
+    return (uint8_t)(round_even(clampf(t, lo, hi)) + zero);
+}
+
+/// The store of one sum, lane `j` of panel `panel`'s header, as every build does it (see `dedog_qstore`).
+static inline void store_one(const dedog_qpointwise_args *g, int32_t acc, const uint8_t *panel, int j, int row, int col) {
+    float scale, rs;
+    int32_t zero, rz;
+    memcpy(&scale, panel + QSCALE + 4 * j, 4);
+    memcpy(&zero, panel + QZERO + 4 * j, 4);
+    memcpy(&rz, panel + QRZERO + 4 * j, 4);
+    memcpy(&rs, panel + QRSCALE + 4 * j, 4);
     float t = (float)acc * scale;
     const size_t at = (size_t)row * g->out_stride + (size_t)col;
     if (g->store == DEDOG_Q_F32) {
@@ -78,11 +169,82 @@ static inline void store_one(const dedog_qpointwise_args *g, int32_t acc, float 
         return;
     }
     if (g->store == DEDOG_Q_U8_ADD) {
-        float r = (float)((int)g->residual[at] - g->residual_zero) * g->residual_scale;
+        float r = (float)((int)g->residual[at] - rz) * rs;
         t = t + r;
     }
-    t = clampf(t, (float)(g->out_min - g->out_zero), (float)(g->out_max - g->out_zero));
-    ((uint8_t *)g->out)[at] = (uint8_t)(round_even(t) + g->out_zero);
+    ((uint8_t *)g->out)[at] = store_u8(t, (float)(g->out_min - zero), (float)(g->out_max - zero), zero);
+}
+
+/// Output row `oy` of the 8-bit depthwise convolution, channels c0..<c1, one channel and pixel at a time over the
+/// in-bounds taps, in integers: the path for channels that do not fill a vector and kernels of other sizes.
+static void qdw_scalar(const dedog_qdepthwise_args *g, int oy, int c0, int c1) {
+    const int C = g->channels, k = g->kernel;
+    const int iy0 = oy * g->stride - g->pad_top;
+    uint8_t *out_row = g->out + (size_t)(oy - g->out_first_row) * g->out_width * C;
+    for (int ox = 0; ox < g->out_width; ox++) {
+        const int ix0 = ox * g->stride - g->pad_left;
+        for (int c = c0; c < c1; c++) {
+            int32_t sum = 0;
+            for (int ky = 0; ky < k; ky++) {
+                const int iy = iy0 + ky;
+                if (iy < 0 || iy >= g->height) continue;
+                for (int kx = 0; kx < k; kx++) {
+                    const int ix = ix0 + kx;
+                    if (ix < 0 || ix >= g->width) continue;
+                    const uint8_t x = g->in[((size_t)(iy - g->in_first_row) * g->width + (size_t)ix) * C + c];
+                    sum += (int32_t)x * (int32_t)g->weight[(size_t)(ky * k + kx) * C + c];
+                }
+            }
+            const float t = (float)(sum + g->bias[c]) * g->scale[c];
+            out_row[(size_t)ox * C + c] = store_u8(t, (float)(g->out_min - g->out_zero),
+                                                   (float)(g->out_max - g->out_zero), g->out_zero);
+        }
+    }
+}
+
+// The depthwise convolution and the quantizer, once per instruction set (see qkernels_impl.h).
+#define KTARGET
+#define KFN(name) portable_##name
+#define VW 4
+#define PX1 4
+#define PX2 2
+// 1.5 · 2^23: adding and taking it away leaves an integer, rounded to nearest, ties to even (|t| < 2^22).
+#define QROUND(t, QI) __builtin_convertvector(((t) + 12582912.0f) - 12582912.0f, QI)
+#include "qkernels_impl.h"
+#if defined(__x86_64__)
+#define KTARGET __attribute__((target("avx2,fma")))
+#define KFN(name) avx2_##name
+#define VW 8
+#define PX1 4
+#define PX2 4
+#define QROUND(t, QI) ((QI)_mm256_cvtps_epi32((__m256)(t)))
+#include "qkernels_impl.h"
+#define KTARGET __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")))
+#define KFN(name) avx512_##name
+#define VW 16
+#define PX1 8
+#define PX2 4
+#define QROUND(t, QI) ((QI)_mm512_cvtps_epi32((__m512)(t)))
+#include "qkernels_impl.h"
+#endif
+
+void dedog_qdepthwise(dedog_isa isa, const dedog_qdepthwise_args *args) {
+#if defined(__x86_64__)
+    if (isa == DEDOG_ISA_AVX512 && dedog_isa_supported(isa)) { avx512_qdepthwise(args); return; }
+    if (isa == DEDOG_ISA_AVX2 && dedog_isa_supported(isa)) { avx2_qdepthwise(args); return; }
+#endif
+    (void)isa;
+    portable_qdepthwise(args);
+}
+
+void dedog_quantize(dedog_isa isa, const float *in, size_t count, float inv_scale, int zero, int out_min, int out_max,
+                    uint8_t *out) {
+#if defined(__x86_64__)
+    if (isa == DEDOG_ISA_AVX512 && dedog_isa_supported(isa)) { avx512_quantize(in, count, inv_scale, zero, out_min, out_max, out); return; }
+    if (isa == DEDOG_ISA_AVX2 && dedog_isa_supported(isa)) { avx2_quantize(in, count, inv_scale, zero, out_min, out_max, out); return; }
+#endif
+    (void)isa;
+    portable_quantize(in, count, inv_scale, zero, out_min, out_max, out);
 }
 
 static void portable_qpointwise(const dedog_qpointwise_args *g) {
@@ -90,9 +252,7 @@ static void portable_qpointwise(const dedog_qpointwise_args *g) {
     for (int p = g->first_panel; p < g->end_panel; p++) {
         const uint8_t *panel = (const uint8_t *)g->packed + (size_t)p * size;
         int32_t bias[QPANEL];
-        float scale[QPANEL];
         memcpy(bias, panel, sizeof bias);
-        memcpy(scale, panel + 64, sizeof scale);
         const int first = p * QPANEL;
         const int cols = g->outputs - first < QPANEL ? g->outputs - first : QPANEL;
         for (int r = 0; r < g->rows; r++) {
@@ -106,7 +266,7 @@ static void portable_qpointwise(const dedog_qpointwise_args *g) {
                 for (int j = 0; j < QPANEL; j++)
                     acc[j] += a0 * w[4 * j] + a1 * w[4 * j + 1] + a2 * w[4 * j + 2] + a3 * w[4 * j + 3];
             }
-            for (int j = 0; j < cols; j++) store_one(g, acc[j], scale[j], r, first + j);
+            for (int j = 0; j < cols; j++) store_one(g, acc[j], panel, j, r, first + j);
         }
     }
 }
@@ -118,9 +278,10 @@ static void portable_qpointwise(const dedog_qpointwise_args *g) {
 #define A2 static inline __attribute__((always_inline, target("avx2,fma")))
 #define A2MR 2  // rows per tile: 2 rows × 4 accumulators + 4 widened weight vectors + a broadcast fit in 16 ymm
 
-/// Stores 8 sums (`acc`, in column order) of row `row` from column `col`, `n` of them real.
-A2 void avx2_store8(const dedog_qpointwise_args *g, __m256i acc, const float *scale, int row, int col, int n) {
-    __m256 t = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), _mm256_loadu_ps(scale));
+/// Stores 8 sums (`acc`, in column order) of row `row` from column `col`, `n` of them real; `head` is their part of
+/// the panel's header (lane 0 of each 64-byte field).
+A2 void avx2_store8(const dedog_qpointwise_args *g, __m256i acc, const uint8_t *head, int row, int col, int n) {
+    __m256 t = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), _mm256_loadu_ps((const float *)(head + QSCALE)));
     const size_t at = (size_t)row * g->out_stride + (size_t)col;
     if (g->store == DEDOG_Q_F32) {
         if (g->relu6) t = _mm256_min_ps(_mm256_max_ps(t, _mm256_setzero_ps()), _mm256_set1_ps(6));
@@ -132,12 +293,14 @@ A2 void avx2_store8(const dedog_qpointwise_args *g, __m256i acc, const float *sc
     if (g->store == DEDOG_Q_U8_ADD) {
         uint64_t bytes = 0;
         memcpy(&bytes, g->residual + at, (size_t)n);
-        __m256i r = _mm256_sub_epi32(_mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)bytes)), _mm256_set1_epi32(g->residual_zero));
-        t = _mm256_add_ps(t, _mm256_mul_ps(_mm256_cvtepi32_ps(r), _mm256_set1_ps(g->residual_scale)));
+        __m256i r = _mm256_sub_epi32(_mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)bytes)),
+                                     _mm256_loadu_si256((const __m256i *)(head + QRZERO)));
+        t = _mm256_add_ps(t, _mm256_mul_ps(_mm256_cvtepi32_ps(r), _mm256_loadu_ps((const float *)(head + QRSCALE))));
     }
-    t = _mm256_min_ps(_mm256_max_ps(t, _mm256_set1_ps((float)(g->out_min - g->out_zero))),
-                      _mm256_set1_ps((float)(g->out_max - g->out_zero)));
-    __m256i q = _mm256_add_epi32(_mm256_cvtps_epi32(t), _mm256_set1_epi32(g->out_zero));
+    const __m256i zero = _mm256_loadu_si256((const __m256i *)(head + QZERO));
+    t = _mm256_min_ps(_mm256_max_ps(t, _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_set1_epi32(g->out_min), zero))),
+                      _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_set1_epi32(g->out_max), zero)));
+    __m256i q = _mm256_add_epi32(_mm256_cvtps_epi32(t), zero);
     int32_t lanes[8];
     _mm256_storeu_si256((__m256i *)lanes, q);
     uint8_t *out = (uint8_t *)g->out + at;
@@ -163,7 +326,6 @@ A2 void avx2_tile(const dedog_qpointwise_args *g, const uint8_t *in, const int m
         }
     }
     const int32_t *bias = (const int32_t *)panel;
-    const float *scale = (const float *)(panel + 64);
     for (int r = 0; r < mr; r++)
         for (int half = 0; half < 2; half++) {
             const int n = cols - 8 * half;
@@ -172,7 +334,7 @@ A2 void avx2_tile(const dedog_qpointwise_args *g, const uint8_t *in, const int m
             __m256i sums = _mm256_hadd_epi32(acc[r][2 * half], acc[r][2 * half + 1]);
             sums = _mm256_permute4x64_epi64(sums, 0xD8);
             sums = _mm256_add_epi32(sums, _mm256_loadu_si256((const __m256i *)(bias + 8 * half)));
-            avx2_store8(g, sums, scale + 8 * half, row + r, col + 8 * half, n < 8 ? n : 8);
+            avx2_store8(g, sums, panel + 32 * half, row + r, col + 8 * half, n < 8 ? n : 8);
         }
 }
 
@@ -190,13 +352,14 @@ __attribute__((target("avx2,fma"))) static void avx2_qpointwise(const dedog_qpoi
 // MARK: AVX-512 VNNI: vpdpbusd
 
 #define VN static inline __attribute__((always_inline, target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,avx2,fma")))
+#define UNROLL _Pragma("clang loop unroll(full)")  // tile loops: constants where inlined, accumulators in registers
 #define VMR 6  // a tile of 6 rows × 4 panels: 24 accumulators, 4 weight vectors and a broadcast in 32 zmm
 #define VNP 4
 
-/// The 16 sums of row `row`, panel-relative column `col`; `n` ≤ 16 of them real.
-VN void vnni_store16(const dedog_qpointwise_args *g, __m512i acc, const float *scale, int row, int col, int n) {
+/// The 16 sums of row `row` from column `col`, with the header of their panel; `n` ≤ 16 of them real.
+VN void vnni_store16(const dedog_qpointwise_args *g, __m512i acc, const uint8_t *panel, int row, int col, int n) {
     const __mmask16 mask = n >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1);
-    __m512 t = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), _mm512_loadu_ps(scale));
+    __m512 t = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), _mm512_loadu_ps((const float *)(panel + QSCALE)));
     const size_t at = (size_t)row * g->out_stride + (size_t)col;
     if (g->store == DEDOG_Q_F32) {
         if (g->relu6) t = _mm512_min_ps(_mm512_max_ps(t, _mm512_setzero_ps()), _mm512_set1_ps(6));
@@ -205,49 +368,94 @@ VN void vnni_store16(const dedog_qpointwise_args *g, __m512i acc, const float *s
     }
     if (g->store == DEDOG_Q_U8_ADD) {
         __m512i r = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(mask, g->residual + at));
-        r = _mm512_sub_epi32(r, _mm512_set1_epi32(g->residual_zero));
-        t = _mm512_add_ps(t, _mm512_mul_ps(_mm512_cvtepi32_ps(r), _mm512_set1_ps(g->residual_scale)));
+        r = _mm512_sub_epi32(r, _mm512_loadu_si512(panel + QRZERO));
+        t = _mm512_add_ps(t, _mm512_mul_ps(_mm512_cvtepi32_ps(r), _mm512_loadu_ps((const float *)(panel + QRSCALE))));
     }
-    t = _mm512_min_ps(_mm512_max_ps(t, _mm512_set1_ps((float)(g->out_min - g->out_zero))),
-                      _mm512_set1_ps((float)(g->out_max - g->out_zero)));
-    __m512i q = _mm512_add_epi32(_mm512_cvtps_epi32(t), _mm512_set1_epi32(g->out_zero));
+    const __m512i zero = _mm512_loadu_si512(panel + QZERO);
+    t = _mm512_min_ps(_mm512_max_ps(t, _mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_set1_epi32(g->out_min), zero))),
+                      _mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_set1_epi32(g->out_max), zero)));
+    __m512i q = _mm512_add_epi32(_mm512_cvtps_epi32(t), zero);
     _mm_mask_storeu_epi8((uint8_t *)g->out + at, mask, _mm512_cvtepi32_epi8(q));
+}
+
+/// The 64 byte sums of row `row` from column `col`, 4 panels' worth (`acc` in column order, each panel `size`
+/// bytes after the previous one): scaled (the residual added), rounded to int32 plus the zero point, narrowed with
+/// saturation (to 16 bits, to unsigned bytes) and clamped as bytes, then put back in column order. The same bytes
+/// as `vnni_store16` whenever |t| < 2^30, which `QuantizedPointwise` checks for every layer.
+VN void vnni_store64_u8(const dedog_qpointwise_args *g, __m512i a0, __m512i a1, __m512i a2, __m512i a3,
+                        const uint8_t *panel, size_t size, int row, int col) {
+    const size_t at = (size_t)row * g->out_stride + (size_t)col;
+    const __m512i acc[4] = {a0, a1, a2, a3};
+    __m512i q[4];
+    for (int v = 0; v < 4; v++) {
+        const uint8_t *head = panel + (size_t)v * size;
+        __m512 t = _mm512_mul_ps(_mm512_cvtepi32_ps(acc[v]), _mm512_loadu_ps((const float *)(head + QSCALE)));
+        if (g->store == DEDOG_Q_U8_ADD) {
+            __m512i r = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(g->residual + at + 16 * v)));
+            r = _mm512_sub_epi32(r, _mm512_loadu_si512(head + QRZERO));
+            t = _mm512_add_ps(t, _mm512_mul_ps(_mm512_cvtepi32_ps(r), _mm512_loadu_ps((const float *)(head + QRSCALE))));
+        }
+        q[v] = _mm512_add_epi32(_mm512_cvtps_epi32(t), _mm512_loadu_si512(head + QZERO));
+    }
+    const __m512i lo = _mm512_packs_epi32(q[0], q[1]);
+    const __m512i hi = _mm512_packs_epi32(q[2], q[3]);
+    // Dword 4·lane + v of the packed bytes holds q[v]'s outputs 4·lane…4·lane+3; column order wants it at 4·v + lane.
+    const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    __m512i b = _mm512_permutexvar_epi32(order, _mm512_packus_epi16(lo, hi));
+    b = _mm512_min_epu8(_mm512_max_epu8(b, _mm512_set1_epi8((char)g->out_min)), _mm512_set1_epi8((char)g->out_max));
+    _mm512_storeu_si512((uint8_t *)g->out + at, b);
 }
 
 /// mr (≤ VMR) rows × np (≤ VNP) panels; both are constants where inlined, so the accumulators stay in registers.
 VN void vnni_tile(const dedog_qpointwise_args *g, const uint8_t *in, const int mr, const uint8_t *panel,
                   size_t size, const int np, int row, int col) {
     __m512i acc[VMR][VNP];
+    UNROLL
     for (int p = 0; p < np; p++) {
         const __m512i b = _mm512_loadu_si512(panel + (size_t)p * size);
+        UNROLL
         for (int r = 0; r < mr; r++) acc[r][p] = b;
     }
     const uint8_t *x[VMR];
+    UNROLL
     for (int r = 0; r < mr; r++) x[r] = in + (size_t)r * g->in_stride;
     const size_t full = (size_t)g->inputs / 4, groups = groups_of(g->inputs);
     for (size_t gi = 0; gi < full; gi++) {
         __m512i w[VNP];
+        UNROLL
         for (int p = 0; p < np; p++) w[p] = _mm512_loadu_si512(panel + (size_t)p * size + QHEAD + gi * 64);
+        UNROLL
         for (int r = 0; r < mr; r++) {
             int32_t a;
             memcpy(&a, x[r] + 4 * gi, 4);
             const __m512i v = _mm512_set1_epi32(a);
+            UNROLL
             for (int p = 0; p < np; p++) acc[r][p] = _mm512_dpbusd_epi32(acc[r][p], v, w[p]);
         }
     }
     if (full < groups) {  // the last inputs, fewer than 4
         __m512i w[VNP];
+        UNROLL
         for (int p = 0; p < np; p++) w[p] = _mm512_loadu_si512(panel + (size_t)p * size + QHEAD + full * 64);
+        UNROLL
         for (int r = 0; r < mr; r++) {
             const __m512i v = _mm512_set1_epi32((int)group_bytes(x[r], full, g->inputs));
+            UNROLL
             for (int p = 0; p < np; p++) acc[r][p] = _mm512_dpbusd_epi32(acc[r][p], v, w[p]);
         }
     }
+    if (np == 4 && g->store != DEDOG_Q_F32 && g->outputs - col >= 4 * QPANEL) {
+        UNROLL
+        for (int r = 0; r < mr; r++)
+            vnni_store64_u8(g, acc[r][0], acc[r][1], acc[r][2], acc[r][3], panel, size, row + r, col);
+        return;
+    }
+    UNROLL
     for (int r = 0; r < mr; r++)
+        UNROLL
         for (int p = 0; p < np; p++) {
             const int n = g->outputs - (col + p * QPANEL);
-            if (n <= 0) break;
-            vnni_store16(g, acc[r][p], (const float *)(panel + (size_t)p * size + 64), row + r, col + p * QPANEL, n);
+            if (n > 0) vnni_store16(g, acc[r][p], panel + (size_t)p * size, row + r, col + p * QPANEL, n);
         }
 }
 

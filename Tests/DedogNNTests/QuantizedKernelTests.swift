@@ -34,7 +34,8 @@ struct IntegerRandom {
         let input = random.bytes(pixels * cin)
         let weight = (0..<(cout * cin)).map { _ in Int8(random.int(in: -127...127)) }
         let bias = (0..<cout).map { _ in Int32(random.int(in: -20_000...20_000)) }
-        let inputZero = random.int(in: 0...255)
+        // One zero point per input channel (block outputs are encoded per channel), or one for all.
+        let inputZero = cin % 2 == 0 ? (0..<cin).map { _ in random.int(in: 0...255) } : [random.int(in: 0...255)]
         // Sums of cin products of about ±80 · ±73 spread over about ±√cin · 5,840; these scales map that to a
         // few dozen bytes, so that stores clamp at both ends as well as round.
         let spread = Float(cin).squareRoot() * 5840
@@ -42,11 +43,14 @@ struct IntegerRandom {
         let residual = random.bytes(pixels * cout)
         let sums = ReferenceKernels.quantizedSums(input, pixels: pixels, inputs: cin, inputZero: inputZero, weight: weight,
                                                   bias: bias, outputs: cout)
-        let zero = random.int(in: 0...255), residualZero = random.int(in: 0...255)
+        let zero = (0..<cout).map { _ in random.int(in: 0...255) }, residualZero = (0..<cout).map { _ in random.int(in: 0...255) }
+        let residualScale = (0..<cout).map { _ in Float(random.int(in: 20...160)) / 100 }
         let stores: [(QuantizedPointwise.Store, [UInt8]?)] = [
-            (.bytes(zero: 0, low: 0, high: random.int(in: 128...255)), nil),
+            (.bytes(zero: [0], low: 0, high: random.int(in: 128...255)), nil),
             (.bytes(zero: zero, low: 0, high: 255), nil),
-            (.bytesAddingResidual(zero: zero, low: 0, high: 255, residualZero: residualZero, residualScale: 0.75), residual),
+            (.bytes(zero: [zero[0]], low: 3, high: 250), nil),
+            (.bytesAddingResidual(zero: zero, low: 0, high: 255, residualZero: residualZero, residualScale: residualScale), residual),
+            (.bytesAddingResidual(zero: [zero[0]], low: 0, high: 255, residualZero: [residualZero[0]], residualScale: [0.75]), residual),
         ]
         for kernels in KernelSet.supported {
             for threads in [1, 2] {
@@ -82,26 +86,94 @@ struct IntegerRandom {
         }
     }
 
+    /// Every depthwise shape of every backbone (and the awkward ones of `KernelTests`), plus a kernel size no network
+    /// has (the one-channel-at-a-time path).
+    static let depthwiseShapes: [LayerShape] = KernelTests.shapes.filter { $0.kind == .depthwise } + [
+        LayerShape(name: "odd", kind: .depthwise, inChannels: 20, outChannels: 20, kernel: 7, stride: 3, height: 9, width: 10, hasResidual: false),
+    ]
+
+    /// The 8-bit depthwise kernel in every build, on one and two threads, against the plain integer sums and the
+    /// same store: every byte equal (the sums are exact in floats below 2^24, the store is the pointwise one's).
+    @Test(arguments: depthwiseShapes)
+    func depthwiseMatchesTheIntegerReference(_ layer: LayerShape) throws {
+        var random = IntegerRandom(state: layer.description.utf8.reduce(UInt64(11)) { $0 &* 31 &+ UInt64($1) })
+        let c = layer.inChannels, k = layer.kernel, h = layer.height, w = layer.width
+        let input = random.bytes(h * w * c)
+        let weight = (0..<(c * k * k)).map { _ in Int8(random.int(in: -127...127)) }
+        let bias = (0..<c).map { _ in Int32(random.int(in: -200_000...200_000)) }
+        // Sums of k² products of about 128 · ±73 spread over about ±k · 9,300 (and the bias); these scales map that
+        // to a few dozen bytes, so that stores clamp at both ends as well as round.
+        let spread = Float(k) * 9300
+        let scale = (0..<c).map { _ in Float(random.int(in: 20...90)) / spread }
+        let (sums, _, _) = ReferenceKernels.quantizedDepthwiseSums(input, height: h, width: w, channels: c, weight: weight,
+                                                                  bias: bias, kernel: k, stride: layer.stride)
+        for (zero, low, high) in [(0, 0, random.int(in: 128...255)), (random.int(in: 0...255), 0, 255)] {
+            let expected = ReferenceKernels.requantize(sums, outputs: c, scale: scale, zero: [zero], low: low, high: high)
+            let conv = try QuantizedDepthwise(channels: c, kernel: k, stride: layer.stride, weight: weight, bias: bias,
+                                              scale: scale, zero: zero, low: low, high: high)
+            for kernels in KernelSet.supported {
+                for threads in [1, 2] {
+                    let ours = try conv(input, batch: 1, height: h, width: w, threads: threads, kernels: kernels)
+                    let wrong = ours.indices.filter { $0 >= expected.count || ours[$0] != expected[$0] }
+                    #expect(ours.count == expected.count && wrong.isEmpty,
+                            "\(layer) \(kernels) \(threads) thread(s) zero \(zero): \(wrong.count) bytes differ, the first at \(wrong.first ?? -1)")
+                }
+            }
+        }
+    }
+
+    /// The stem's quantizer in every build against the plain rule, on lengths around the vector widths, with
+    /// exact ties (x · 4 = n + ½ rounds to the even n) and values past both clamps.
+    @Test func quantizeMatchesTheReference() throws {
+        var random = SeededRandom(state: 5)
+        for count in [1, 3, 4, 15, 16, 17, 64, 1000, 4099] {
+            var x = random.floats(count, scale: 40)
+            for i in stride(from: 0, to: count, by: 3) { x[i] = (Float(Int(x[i])) + 0.5) / 4 }
+            for (inverse, zero, low, high) in [(Float(4), 0, 0, 255), (Float(4), 128, 3, 250), (Float(2.7), 17, 0, 200)] {
+                let expected = ReferenceKernels.quantize(x, inverseScale: inverse, zero: zero, low: low, high: high)
+                for kernels in KernelSet.supported {
+                    let ours = try Quantize.bytes(x, inverseScale: inverse, zero: zero, low: low, high: high, kernels: kernels)
+                    #expect(ours == expected, "\(count) values ×\(inverse) zero \(zero) \(low)…\(high) \(kernels)")
+                }
+            }
+        }
+        #expect(throws: ModelError.self) { try Quantize.bytes([1], inverseScale: 1, zero: 256, low: 0, high: 255) }
+        #expect(throws: ModelError.self) { try Quantize.bytes([1e30], inverseScale: 1, zero: 0, low: 0, high: 255) }
+    }
+
     /// The stores span what bytes can say: a clamp bound, a zero point or a scale out of range is refused, and
     /// a residual must come exactly with the store that adds it.
     @Test func badStoresAndInputsAreRefused() throws {
         let weight = [Int8](repeating: 1, count: 8)
-        func make(_ store: QuantizedPointwise.Store, inputZero: Int = 0, scale: Float = 1) throws -> QuantizedPointwise {
+        func make(_ store: QuantizedPointwise.Store, inputZero: [Int] = [0], scale: Float = 1) throws -> QuantizedPointwise {
             try QuantizedPointwise(inChannels: 4, outChannels: 2, weight: weight, bias: nil, scale: [scale, scale],
                                    inputZero: inputZero, store: store)
         }
-        #expect(throws: ModelError.self) { try make(.bytes(zero: 0, low: 0, high: 256)) }
-        #expect(throws: ModelError.self) { try make(.bytes(zero: 0, low: 9, high: 8)) }
-        #expect(throws: ModelError.self) { try make(.bytes(zero: 0, low: 0, high: 255), inputZero: -1) }
-        #expect(throws: ModelError.self) { try make(.bytes(zero: 0, low: 0, high: 255), scale: .nan) }
-        #expect(throws: ModelError.self) { try make(.bytesAddingResidual(zero: 0, low: 0, high: 255, residualZero: 0, residualScale: .infinity)) }
-        let plain = try make(.bytes(zero: 0, low: 0, high: 255))
+        #expect(throws: ModelError.self) { try make(.bytes(zero: [0], low: 0, high: 256)) }
+        #expect(throws: ModelError.self) { try make(.bytes(zero: [0], low: 9, high: 8)) }
+        #expect(throws: ModelError.self) { try make(.bytes(zero: [0, 0, 0], low: 0, high: 255)) }
+        #expect(throws: ModelError.self) { try make(.bytes(zero: [0], low: 0, high: 255), inputZero: [-1]) }
+        #expect(throws: ModelError.self) { try make(.bytes(zero: [0], low: 0, high: 255), inputZero: [0, 0]) }
+        #expect(throws: ModelError.self) { try make(.bytes(zero: [0], low: 0, high: 255), scale: .nan) }
+        #expect(throws: ModelError.self) { try make(.bytesAddingResidual(zero: [0], low: 0, high: 255, residualZero: [0], residualScale: [.infinity])) }
+        let plain = try make(.bytes(zero: [0], low: 0, high: 255))
         #expect(throws: ModelError.self) { try plain([1, 2, 3, 4], pixels: 1, residual: [0, 0]) }
         #expect(throws: ModelError.self) { try plain([1, 2, 3], pixels: 1) }
         #expect(throws: ModelError.self) { try plain.floats([1, 2, 3, 4], pixels: 1) }
-        let adding = try make(.bytesAddingResidual(zero: 0, low: 0, high: 255, residualZero: 0, residualScale: 1))
+        let adding = try make(.bytesAddingResidual(zero: [0], low: 0, high: 255, residualZero: [0], residualScale: [1]))
         #expect(throws: ModelError.self) { try adding([1, 2, 3, 4], pixels: 1) }
         // 1·(1+2+3+4) = 10 per output, times scale 1, plus the residual 5 − 0.
         #expect(try adding([1, 2, 3, 4], pixels: 1, residual: [5, 250]) == [15, 255])
+        // Sums that times their scale could pass 2^30 would not round the same in every build.
+        #expect(throws: ModelError.self) { try make(.bytes(zero: [0], low: 0, high: 255), scale: 1e6) }
+        // A depthwise bias past 2^23 would leave sums that floats cannot hold exactly; kernels past 16×16 too.
+        func depthwise(kernel: Int = 3, bias: Int32 = 0) throws -> QuantizedDepthwise {
+            try QuantizedDepthwise(channels: 1, kernel: kernel, stride: 1, weight: [Int8](repeating: 1, count: kernel * kernel),
+                                   bias: [bias], scale: [1], zero: 0, low: 0, high: 255)
+        }
+        #expect(throws: ModelError.self) { try depthwise(bias: QuantizedDepthwise.biasLimit + 1) }
+        #expect(throws: ModelError.self) { try depthwise(kernel: 17) }
+        // 9 taps of 1 · 10, plus the bias 5, on a 3×3 image's centre pixel.
+        #expect(try depthwise(bias: 5)([UInt8](repeating: 10, count: 9), batch: 1, height: 3, width: 3)[4] == 95)
     }
 }

@@ -91,23 +91,39 @@ void dedog_stem_patches(const float *in, int channels, int height, int width, in
 // MARK: 8-bit pointwise convolution
 
 /// Bytes of a pointwise layer of `outputs` × `inputs` 8-bit weights packed by `dedog_qpointwise_pack`: per panel of
-/// 16 outputs, 16 int32 biases, 16 float scales, then ⌈inputs / 4⌉ groups of 16 × 4 weights (each output's 4
-/// consecutive inputs side by side, as `vpdpbusd` reads them; zero past `inputs` and past `outputs`).
+/// 16 outputs, their int32 biases, float scales, int32 output zero points, int32 residual zero points and float
+/// residual scales, then ⌈inputs / 4⌉ groups of 16 × 4 weights (each output's 4 consecutive inputs side by side, as
+/// `vpdpbusd` reads them; zero past `inputs` and past `outputs`).
 size_t dedog_qpointwise_packed_size(int inputs, int outputs);
 
 /// Packs `weight` ([outputs × inputs], row-major, symmetric: weight · scale_w[c] is the real weight) for inputs
-/// whose real value is (x − `input_zero`) · scale_x. Each output's int32 bias becomes bias[c] − input_zero · Σ_k w,
-/// so that the kernels multiply the unsigned bytes as they are. `bias` may be null (zeros); `scale[c]` is what the
-/// int32 sum is multiplied by in the store (scale_x · scale_w[c] / scale_y for 8-bit outputs).
-void dedog_qpointwise_pack(const int8_t *weight, const int32_t *bias, const float *scale, int input_zero, int inputs,
+/// whose real value is (x − `input_zero[k]`) · scale_x[k]. Each output's int32 bias becomes
+/// bias[c] − Σ_k input_zero[k] · w[c][k], so that the kernels multiply the unsigned bytes as they are. `bias` may be
+/// null (zeros); `scale[c]` is what the int32 sum is multiplied by in the store (scale_x · scale_w[c] / scale_y[c]
+/// for 8-bit outputs). `out_zero[c]` is output c's zero point, `residual_zero[c]` and `residual_scale[c]` its
+/// residual's encoding (see `dedog_qstore`); each may be null (zeros).
+void dedog_qpointwise_pack(const int8_t *weight, const int32_t *bias, const float *scale, const int32_t *input_zero,
+                           const int32_t *out_zero, const int32_t *residual_zero, const float *residual_scale, int inputs,
                            int outputs, void *packed);
 
-/// What the 8-bit pointwise kernel stores. With t = (float)sum · scale[c]:
-///   DEDOG_Q_U8      clamp(round(t), out_min − out_zero, out_max − out_zero) + out_zero as a byte;
-///   DEDOG_Q_U8_ADD  the same of t + (float)(r − residual_zero) · residual_scale, r the residual's byte;
+/// Quantizes and packs in one pass a float layer packed by `dedog_pointwise_pack` (biases and weights, BatchNorm
+/// folded) for inputs encoded per channel (`input_scale[k]`, `input_zero[k]`): each output's weights times their
+/// input's scale, w′ = w · s_x[k], made symmetric bytes, w′ = q · s_w with s_w = max |w′| / 127 (1 for a zero row)
+/// and q the nearest integer to w′ · (1 / s_w), halves away from zero; its bias round(b / s_w) within ±bias_limit,
+/// the input zero points folded in as in `dedog_qpointwise_pack`; its store scale s_w / output_scale[c], its
+/// zero point and residual encoding as given (each may be null). Returns 0 if some output's sums times its scale
+/// could pass 2^30 − 2^20 (the layer must not run in 8 bits), 1 otherwise.
+int dedog_qpointwise_quantize(const float *fpacked, int inputs, int outputs, const float *input_scale,
+                              const int32_t *input_zero, const float *output_scale, const int32_t *out_zero,
+                              const int32_t *residual_zero, const float *residual_scale, int bias_limit, void *packed);
+
+/// What the 8-bit pointwise kernel stores. With t = (float)sum · scale[c] and z = out_zero[c] (all from the panel):
+///   DEDOG_Q_U8      clamp(round(t), out_min − z, out_max − z) + z as a byte;
+///   DEDOG_Q_U8_ADD  the same of t + (float)(r − residual_zero[c]) · residual_scale[c], r the residual's byte;
 ///   DEDOG_Q_F32     t as a float, clamped to [0, 6] when `relu6`.
 /// Products and sums are rounded one at a time in this order (no fused multiply-add), and rounding is to nearest,
-/// ties to even, so that every build stores the same bytes.
+/// ties to even, so that every build stores the same bytes. Callers keep |t| below 2^30 (bias, weights and scales
+/// bound it), where clamping before or after rounding to an integer gives the same byte.
 typedef enum { DEDOG_Q_U8 = 0, DEDOG_Q_U8_ADD = 1, DEDOG_Q_F32 = 2 } dedog_qstore;
 
 /// out[r][c] = store(Σ_k in[r][k] · W[c][k] + bias′[c]) for rows 0..<rows and the output columns of panels
@@ -123,16 +139,45 @@ typedef struct {
     dedog_qstore store;
     void *out;
     size_t out_stride;
-    int out_zero, out_min, out_max;
+    int out_min, out_max;
     const uint8_t *residual;
-    int residual_zero;
-    float residual_scale;
     int relu6;
 } dedog_qpointwise_args;
 
 /// The AVX-512 set multiplies bytes with VNNI (`vpdpbusd`) where the CPU has it and runs the AVX2 kernel where it
 /// does not; the AVX2 kernel widens to 16 bits (`vpmaddwd`), so no set saturates and all of them agree exactly.
 void dedog_qpointwise(dedog_isa isa, const dedog_qpointwise_args *args);
+
+/// One k×k depthwise convolution on 8-bit activations, channels-last, TF-SAME padding: the counterpart of
+/// `dedog_depthwise` (same geometry fields, same bands). Inputs are bytes whose zero point is 0 (the ReLU6 outputs
+/// that feed every depthwise layer), so padding adds nothing and only in-bounds taps are read. `weight` is
+/// tap-major [k·k × channels] holding the signed 8-bit weights as floats (−127…127), `bias` within ±2^23: every
+/// product and sum is an integer below 2^24 for kernels up to 16×16, so float multiply-adds compute the integer
+/// sum exactly. Then, as in
+/// DEDOG_Q_U8: t = (float)(sum + bias[c]) · scale[c], clamped to out_min − out_zero … out_max − out_zero, rounded
+/// to nearest (ties to even), plus out_zero, stored as a byte.
+typedef struct {
+    const uint8_t *in;
+    int in_first_row;
+    int out_first_row;
+    int height, width, channels;
+    int kernel, stride, pad_top, pad_left;
+    int out_height, out_width;
+    const float *weight;
+    const int32_t *bias;
+    const float *scale;
+    uint8_t *out;
+    int out_zero, out_min, out_max;
+    int first_row, end_row;
+    int first_channel, end_channel;
+} dedog_qdepthwise_args;
+
+void dedog_qdepthwise(dedog_isa isa, const dedog_qdepthwise_args *args);
+
+/// Floats to bytes: clamp(round(in[i] · inv_scale), out_min − zero, out_max − zero) + zero, rounded to nearest
+/// (ties to even), for i in 0..<count; every build stores the same bytes.
+void dedog_quantize(dedog_isa isa, const float *in, size_t count, float inv_scale, int zero, int out_min, int out_max,
+                    uint8_t *out);
 
 /// Whether this CPU has AVX-512 VNNI (the AVX-512 set's 8-bit kernels use it).
 int dedog_has_vnni(void);

@@ -43,21 +43,10 @@ public struct DepthwiseConvolution: Sendable {
         let (oh, ow) = outputSize(height: height, width: width)
         let src = SharedPointer(UnsafeMutablePointer(mutating: input)), dst = SharedPointer(output)
         let c = channels, kernels = parallel.kernels
-        let byRows = batch * oh >= 4 * parallel.parts
-        parallel { part in
-            let rows = byRows ? slice(batch * oh, part: part, of: parallel.parts) : 0..<(batch * oh)
-            let lanes = byRows ? 0..<c : slice(c, part: part, of: parallel.parts, align: Int(DEDOG_PANEL))
-            if lanes.isEmpty { return }
-            // The rows of each image in this part's share.
-            var row = rows.lowerBound
-            while row < rows.upperBound {
-                let image = row / oh, end = min(rows.upperBound, (image + 1) * oh)
-                runBand(src.base + image * height * width * c, firstInputRow: 0,
-                        dst.base + (row - image * oh) * ow * c + image * oh * ow * c,
-                        rows: (row - image * oh)..<(end - image * oh), height: height, width: width, channels: lanes,
-                        kernels: kernels)
-                row = end
-            }
+        parallel.depthwise(batch: batch, outputRows: oh, channels: c) { image, rows, lanes in
+            runBand(src.base + image * height * width * c, firstInputRow: 0,
+                    dst.base + rows.lowerBound * ow * c + image * oh * ow * c, rows: rows, height: height, width: width,
+                    channels: lanes, kernels: kernels)
         }
     }
 
@@ -79,6 +68,27 @@ public struct DepthwiseConvolution: Sendable {
                     first_row: Int32(rows.lowerBound), end_row: Int32(rows.upperBound),
                     first_channel: Int32(lanes.lowerBound), end_channel: Int32(lanes.upperBound))
                 dedog_depthwise(kernels.isa, &args)
+            }
+        }
+    }
+}
+
+extension Parallel {
+    /// How a depthwise layer shares one pass out: each part takes output rows (image after image), or all rows and
+    /// some channels when there are few rows (7×7 at batch 1). `body(image, rows, channels)` runs once for each
+    /// image's rows in a part's share, rows counted within the image.
+    func depthwise(batch: Int, outputRows oh: Int, channels: Int,
+                   _ body: @escaping @Sendable (Int, Range<Int>, Range<Int>) -> Void) {
+        let byRows = batch * oh >= 4 * parts, parts = self.parts
+        self { part in
+            let rows = byRows ? slice(batch * oh, part: part, of: parts) : 0..<(batch * oh)
+            let lanes = byRows ? 0..<channels : slice(channels, part: part, of: parts, align: Int(DEDOG_PANEL))
+            if lanes.isEmpty { return }
+            var row = rows.lowerBound
+            while row < rows.upperBound {
+                let image = row / oh, end = min(rows.upperBound, (image + 1) * oh)
+                body(image, (row - image * oh)..<(end - image * oh), lanes)
+                row = end
             }
         }
     }

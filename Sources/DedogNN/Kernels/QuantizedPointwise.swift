@@ -1,59 +1,129 @@
 import DedogKernels
 
-/// A 1×1 convolution on 8-bit activations: unsigned bytes x whose real value is (x − inputZero) · s_x (one scale
-/// per tensor) times signed weights w whose real value is w · s_w[c] (one scale per output channel, symmetric),
-/// summed exactly in 32-bit integers and stored as bytes again, with the residual added, or as floats. The
-/// weights are packed once, here, into `dedog_qpointwise_pack`'s panels, which every kernel set reads.
+/// A 1×1 convolution on 8-bit activations: unsigned bytes x whose real value is (x − inputZero[k]) · s_x[k] (a
+/// scale and zero point per input channel, or one for the tensor) times signed weights w whose real value is
+/// w · s_w[c] (one scale per output channel, symmetric), summed exactly in 32-bit integers and stored as bytes again
+/// (a zero point per output channel), with the residual added, or as floats. The weights are packed once, here,
+/// into `dedog_qpointwise_pack`'s panels, which every kernel set reads.
 public struct QuantizedPointwise: Sendable {
-    /// What the layer stores from each integer sum (see `dedog_qstore` for the exact arithmetic).
+    /// What the layer stores from each integer sum (see `dedog_qstore` for the exact arithmetic). Zero points and
+    /// residual encodings are one per output channel, or one for all.
     public enum Store: Sendable, Equatable {
-        /// round(sum · scale[c]) + zero, clamped to low…high: with zero 0 and high the byte of 6, that clamp is ReLU6.
-        case bytes(zero: Int, low: Int, high: Int)
-        /// The same after adding (r − residualZero) · residualScale, r the residual's byte at the same place.
-        case bytesAddingResidual(zero: Int, low: Int, high: Int, residualZero: Int, residualScale: Float)
+        /// round(sum · scale[c]) + zero[c], clamped to low…high: with zero 0 and high the byte of 6, that clamp is ReLU6.
+        case bytes(zero: [Int], low: Int, high: Int)
+        /// The same after adding (r − residualZero[c]) · residualScale[c], r the residual's byte at the same place.
+        case bytesAddingResidual(zero: [Int], low: Int, high: Int, residualZero: [Int], residualScale: [Float])
         /// sum · scale[c] as a float, clamped to 0…6 when `clampsToSix`.
         case floats(clampsToSix: Bool)
 
         var isBytes: Bool { if case .floats = self { false } else { true } }
+
+        /// Whether every zero point and clamp is a byte, every residual scale finite, and there is one of each per
+        /// output or one for all.
+        func fits(outputs: Int) -> Bool {
+            let byte = 0...255
+            func perOutput<T>(_ values: [T]) -> Bool { values.count == 1 || values.count == outputs }
+            switch self {
+            case let .bytes(zero, low, high):
+                return perOutput(zero) && zero.allSatisfy(byte.contains) && byte.contains(low) && byte.contains(high) && low <= high
+            case let .bytesAddingResidual(zero, low, high, residualZero, residualScale):
+                return perOutput(zero) && zero.allSatisfy(byte.contains) && byte.contains(low) && byte.contains(high) && low <= high
+                    && perOutput(residualZero) && residualZero.allSatisfy(byte.contains)
+                    && perOutput(residualScale) && residualScale.allSatisfy { $0.isFinite && abs($0) * 255 < Float(1 << 20) }
+            case .floats:
+                return true
+            }
+        }
+
+        /// Per output: the zero points, the residual's zero points and scales (nil where the store has none).
+        func encodings(outputs: Int) -> (zero: [Int32]?, residualZero: [Int32]?, residualScale: [Float]?) {
+            func spread<T>(_ values: [T]) -> [T] { values.count == outputs ? values : Array(repeating: values[0], count: outputs) }
+            switch self {
+            case let .bytes(zero, _, _):
+                return (spread(zero).map(Int32.init), nil, nil)
+            case let .bytesAddingResidual(zero, _, _, residualZero, residualScale):
+                return (spread(zero).map(Int32.init), spread(residualZero).map(Int32.init), spread(residualScale))
+            case .floats:
+                return (nil, nil, nil)
+            }
+        }
     }
 
     public let inChannels: Int
     public let outChannels: Int
     public let store: Store
-    /// `dedog_qpointwise_pack`'s layout: per panel of 16 outputs, int32 biases, float scales, then weight bytes.
+    /// `dedog_qpointwise_pack`'s layout: per panel of 16 outputs, the header (biases, scales, zero points, the
+    /// residual's encoding), then weight bytes.
     let packed: [UInt8]
 
-    /// `weight` is [outChannels × inChannels] in −127…127, `bias` (nil: zeros) the int32 biases at the scale
-    /// s_x · s_w[c], `scale[c]` what each sum is multiplied by in the store.
-    public init(inChannels: Int, outChannels: Int, weight: [Int8], bias: [Int32]?, scale: [Float], inputZero: Int,
+    /// `weight` is [outChannels × inChannels] in −127…127, `bias` (nil: zeros; |bias| ≤ 2^30) the int32 biases at
+    /// the scale s_w[c] (input scales folded into the weights), `scale[c]` what each sum is multiplied by in the
+    /// store, `inputZero` one zero point per input channel or one for all.
+    public init(inChannels: Int, outChannels: Int, weight: [Int8], bias: [Int32]?, scale: [Float], inputZero: [Int],
                 store: Store) throws(ModelError) {
         try KernelSupport.check(inChannels > 0 && outChannels > 0 && weight.count == inChannels * outChannels
                                 && (bias?.count ?? outChannels) == outChannels && scale.count == outChannels,
                                 "8-bit pointwise \(inChannels)→\(outChannels)", weights: weight.count,
                                 biases: bias?.count ?? outChannels)
-        let byte = 0...255
-        let storeFits: Bool
-        switch store {
-        case let .bytes(zero, low, high):
-            storeFits = byte.contains(zero) && byte.contains(low) && byte.contains(high) && low <= high
-        case let .bytesAddingResidual(zero, low, high, residualZero, residualScale):
-            storeFits = byte.contains(zero) && byte.contains(low) && byte.contains(high) && low <= high
-                && byte.contains(residualZero) && residualScale.isFinite
-        case .floats:
-            storeFits = true
+        let limit = Int32(1 << 30)
+        guard store.fits(outputs: outChannels), inputZero.count == 1 || inputZero.count == inChannels,
+              inputZero.allSatisfy((0...255).contains), scale.allSatisfy(\.isFinite),
+              (bias ?? []).allSatisfy({ (-limit...limit).contains($0) }) else {
+            throw .badInput(detail: "8-bit pointwise \(inChannels)→\(outChannels): zero points must be bytes (one per "
+                            + "channel or one for all), scales finite and biases within ±2^30 (store \(store))")
         }
-        guard byte.contains(inputZero), storeFits, scale.allSatisfy(\.isFinite) else {
-            throw .badInput(detail: "8-bit pointwise \(inChannels)→\(outChannels): zero points must be bytes and "
-                            + "scales finite (input zero \(inputZero), store \(store))")
+        // Every sum and stored value must stay well inside 32 bits (see `dedog_qstore`): the largest sum is the bias
+        // plus 255 times the weights' magnitudes twice over (once for the bytes, once for the zero points folded in).
+        for c in 0..<outChannels {
+            let magnitude = weight[(c * inChannels)..<((c + 1) * inChannels)].reduce(0) { $0 + abs(Int($1)) }
+            let largest = Double(abs(Int(bias?[c] ?? 0)) + 510 * magnitude)
+            guard largest < Double(1 << 31), largest * Double(abs(scale[c])) < Double(1 << 30) - Double(1 << 20) else {
+                throw .badInput(detail: "8-bit pointwise \(inChannels)→\(outChannels): output \(c)'s sums times its scale "
+                                + "\(scale[c]) could pass 2^30")
+            }
         }
         self.inChannels = inChannels
         self.outChannels = outChannels
         self.store = store
+        let zeros = (inputZero.count == inChannels ? inputZero : Array(repeating: inputZero[0], count: inChannels)).map(Int32.init)
+        let (outZero, residualZero, residualScale) = store.encodings(outputs: outChannels)
         let count = dedog_qpointwise_packed_size(Int32(inChannels), Int32(outChannels))
         packed = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-            dedog_qpointwise_pack(weight, bias, scale, Int32(inputZero), Int32(inChannels), Int32(outChannels),
-                                  buffer.baseAddress!)
+            dedog_qpointwise_pack(weight, bias, scale, zeros, outZero, residualZero, residualScale, Int32(inChannels),
+                                  Int32(outChannels), buffer.baseAddress!)
             initialized = count
+        }
+    }
+
+    /// `layer`'s weights and biases quantized and packed in one pass at load (`dedog_qpointwise_quantize`), for
+    /// inputs encoded per channel (`inputScale`, `inputZero`: one per input channel), stored as `store` says at
+    /// `outputScale` (one per output channel; 1 for floats).
+    init(quantizing layer: PointwiseConvolution, inputScale: [Float], inputZero: [Int], outputScale: [Float],
+         store: Store) throws(ModelError) {
+        guard store.fits(outputs: layer.outChannels), inputScale.count == layer.inChannels, inputZero.count == layer.inChannels,
+              inputZero.allSatisfy((0...255).contains), outputScale.count == layer.outChannels,
+              (inputScale + outputScale).allSatisfy({ $0.isFinite && $0 > 0 }) else {
+            throw .badInput(detail: "8-bit pointwise \(layer.inChannels)→\(layer.outChannels): scales must be positive "
+                            + "and finite and zero points bytes, one per channel (store \(store))")
+        }
+        inChannels = layer.inChannels
+        outChannels = layer.outChannels
+        self.store = store
+        let (outZero, residualZero, residualScale) = store.encodings(outputs: outChannels)
+        let count = dedog_qpointwise_packed_size(Int32(inChannels), Int32(outChannels))
+        let zeros = inputZero.map(Int32.init)
+        var fits: Int32 = 0
+        packed = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            layer.packed.withUnsafeBufferPointer { f in
+                fits = dedog_qpointwise_quantize(f.baseAddress!, Int32(layer.inChannels), Int32(layer.outChannels),
+                                                 inputScale, zeros, outputScale, outZero, residualZero, residualScale,
+                                                 1 << 30, buffer.baseAddress!)
+            }
+            initialized = count
+        }
+        guard fits == 1 else {
+            throw .badInput(detail: "8-bit pointwise \(inChannels)→\(outChannels): some output's sums times its scale "
+                            + "could pass 2^30")
         }
     }
 
@@ -122,11 +192,10 @@ public struct QuantizedPointwise: Sendable {
         args.out_stride = outChannels
         args.residual = residual
         switch store {
-        case let .bytes(zero, low, high):
-            (args.store, args.out_zero, args.out_min, args.out_max) = (DEDOG_Q_U8, Int32(zero), Int32(low), Int32(high))
-        case let .bytesAddingResidual(zero, low, high, residualZero, residualScale):
-            (args.store, args.out_zero, args.out_min, args.out_max) = (DEDOG_Q_U8_ADD, Int32(zero), Int32(low), Int32(high))
-            (args.residual_zero, args.residual_scale) = (Int32(residualZero), residualScale)
+        case let .bytes(_, low, high):
+            (args.store, args.out_min, args.out_max) = (DEDOG_Q_U8, Int32(low), Int32(high))
+        case let .bytesAddingResidual(_, low, high, _, _):
+            (args.store, args.out_min, args.out_max) = (DEDOG_Q_U8_ADD, Int32(low), Int32(high))
         case let .floats(clampsToSix):
             (args.store, args.relu6) = (DEDOG_Q_F32, clampsToSix ? 1 : 0)
         }

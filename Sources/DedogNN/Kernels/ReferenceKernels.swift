@@ -55,18 +55,54 @@ public enum ReferenceKernels {
     }
 
     /// The 8-bit pointwise convolution's integer sums the plain way: for each of `pixels` rows of `inputs` bytes
-    /// and each output c, bias[c] + Σ_k (x − inputZero) · weight[c][k], in 64-bit integers.
-    public static func quantizedSums(_ input: [UInt8], pixels: Int, inputs: Int, inputZero: Int, weight: [Int8],
+    /// and each output c, bias[c] + Σ_k (x − inputZero[k]) · weight[c][k], in 64-bit integers (`inputZero`: one per
+    /// input, or one for all).
+    public static func quantizedSums(_ input: [UInt8], pixels: Int, inputs: Int, inputZero: [Int], weight: [Int8],
                                      bias: [Int32]?, outputs: Int) -> [Int] {
+        let inputZero = inputZero.count == inputs ? inputZero : Array(repeating: inputZero[0], count: inputs)
         var sums = [Int](repeating: 0, count: pixels * outputs)
         for p in 0..<pixels {
             for c in 0..<outputs {
                 var acc = Int(bias?[c] ?? 0)
-                for k in 0..<inputs { acc += (Int(input[p * inputs + k]) - inputZero) * Int(weight[c * inputs + k]) }
+                for k in 0..<inputs { acc += (Int(input[p * inputs + k]) - inputZero[k]) * Int(weight[c * inputs + k]) }
                 sums[p * outputs + c] = acc
             }
         }
         return sums
+    }
+
+    /// The 8-bit depthwise convolution's integer sums the plain way: `input` NHWC bytes whose zero point is 0 (so
+    /// padding adds nothing), `weight` [channels × k × k]; for each output pixel and channel, bias[c] + Σ x · w over
+    /// the taps inside the image, in 64-bit integers. Returns [oh × ow × channels].
+    public static func quantizedDepthwiseSums(_ input: [UInt8], height: Int, width: Int, channels: Int, weight: [Int8],
+                                              bias: [Int32], kernel k: Int, stride: Int) -> (sums: [Int], oh: Int, ow: Int) {
+        let (oh, padTop) = samePadding(input: height, kernel: k, stride: stride)
+        let (ow, padLeft) = samePadding(input: width, kernel: k, stride: stride)
+        var sums = [Int](repeating: 0, count: oh * ow * channels)
+        for oy in 0..<oh {
+            for ox in 0..<ow {
+                for c in 0..<channels {
+                    var acc = Int(bias[c])
+                    for ky in 0..<k {
+                        let iy = oy * stride - padTop + ky
+                        if iy < 0 || iy >= height { continue }
+                        for kx in 0..<k {
+                            let ix = ox * stride - padLeft + kx
+                            if ix < 0 || ix >= width { continue }
+                            acc += Int(input[(iy * width + ix) * channels + c]) * Int(weight[(c * k + ky) * k + kx])
+                        }
+                    }
+                    sums[(oy * ow + ox) * channels + c] = acc
+                }
+            }
+        }
+        return (sums, oh, ow)
+    }
+
+    /// Floats to bytes as the quantizer stores them: x · inverseScale (one rounding), clamped to low − zero …
+    /// high − zero, rounded to nearest (ties to even), plus zero.
+    public static func quantize(_ x: [Float], inverseScale: Float, zero: Int, low: Int, high: Int) -> [UInt8] {
+        x.map { UInt8(Int(clamp($0 * inverseScale, Float(low - zero), Float(high - zero)).rounded(.toNearestOrEven)) + zero) }
     }
 
     /// max then min, as the vector instructions do them (the second operand when they compare equal).
@@ -75,18 +111,21 @@ public enum ReferenceKernels {
         return y < high ? y : high
     }
 
-    /// Sums to bytes: t = Float(sum) · scale[c] (plus (r − residualZero) · residualScale), clamped to
-    /// low − zero … high − zero, rounded to nearest (ties to even), plus zero. One rounding per operation.
-    public static func requantize(_ sums: [Int], outputs: Int, scale: [Float], zero: Int, low: Int, high: Int,
-                                  residual: [UInt8]? = nil, residualZero: Int = 0, residualScale: Float = 0) -> [UInt8] {
-        sums.indices.map { i in
-            var t = Float(Int32(truncatingIfNeeded: sums[i])) * scale[i % outputs]
+    /// Sums to bytes: t = Float(sum) · scale[c] (plus (r − residualZero[c]) · residualScale[c]), clamped to
+    /// low − zero[c] … high − zero[c], rounded to nearest (ties to even), plus zero[c]. One rounding per operation.
+    /// Zero points and residual encodings: one per output, or one for all.
+    public static func requantize(_ sums: [Int], outputs: Int, scale: [Float], zero: [Int], low: Int, high: Int,
+                                  residual: [UInt8]? = nil, residualZero: [Int] = [0], residualScale: [Float] = [0]) -> [UInt8] {
+        func at<T>(_ values: [T], _ c: Int) -> T { values.count == 1 ? values[0] : values[c] }
+        return sums.indices.map { i in
+            let c = i % outputs, z = at(zero, c)
+            var t = Float(Int32(truncatingIfNeeded: sums[i])) * scale[c]
             if let residual {
-                let r = Float(Int(residual[i]) - residualZero) * residualScale
+                let r = Float(Int(residual[i]) - at(residualZero, c)) * at(residualScale, c)
                 t = t + r
             }
-            t = clamp(t, Float(low - zero), Float(high - zero))
-            return UInt8(Int(t.rounded(.toNearestOrEven)) + zero)
+            t = clamp(t, Float(low - z), Float(high - z))
+            return UInt8(Int(t.rounded(.toNearestOrEven)) + z)
         }
     }
 

@@ -1,0 +1,98 @@
+import DedogKernels
+
+/// A k×k depthwise convolution on 8-bit activations: the counterpart of `DepthwiseConvolution` (same geometry,
+/// same TF-SAME padding, same split between threads). Inputs are bytes with zero point 0 (real value x · s_x; every
+/// depthwise layer of the network reads a ReLU6 output), weights signed bytes with one scale per channel; each
+/// output byte is round((Σ x·w + bias[c]) · scale[c]) + zero, clamped to low…high (see `dedog_qdepthwise_args`).
+public struct QuantizedDepthwise: Sendable {
+    public let channels: Int
+    public let kernel: Int
+    public let stride: Int
+    public let zero: Int
+    public let low: Int
+    public let high: Int
+    /// Tap-major, [kernel × kernel × channels], the signed weights as floats (the kernels multiply in floats, exactly).
+    let tapWeights: [Float]
+    let bias: [Int32]
+    let scale: [Float]
+
+    /// The largest kernel whose integer sums stay below 2^24, where floats hold every integer exactly.
+    public static let kernels = 1...16
+    /// The largest bias magnitude: with 16×16 taps of 255 · 127 it keeps every sum below 2^24.
+    public static let biasLimit = Int32(1 << 23)
+
+    /// `weight` is [channels × kernel × kernel] in −127…127; `bias` (nil: zeros) the int32 biases at the scale
+    /// s_x · s_w[c] (|bias| ≤ 2^23, so that floats hold every sum exactly); `scale[c]` what each sum is multiplied by
+    /// in the store.
+    public init(channels: Int, kernel: Int, stride: Int, weight: [Int8], bias: [Int32]?, scale: [Float], zero: Int,
+                low: Int, high: Int) throws(ModelError) {
+        try KernelSupport.check(channels > 0 && Self.kernels.contains(kernel) && stride >= 1
+                                && weight.count == channels * kernel * kernel && (bias?.count ?? channels) == channels
+                                && scale.count == channels,
+                                "8-bit depthwise \(channels)ch \(kernel)×\(kernel)/\(stride)", weights: weight.count,
+                                biases: bias?.count ?? channels)
+        let byte = 0...255, limit = Self.biasLimit
+        guard byte.contains(zero), byte.contains(low), byte.contains(high), low <= high, scale.allSatisfy(\.isFinite),
+              (bias ?? []).allSatisfy({ (-limit...limit).contains($0) }) else {
+            throw .badInput(detail: "8-bit depthwise \(channels)ch: zero \(zero) and clamp \(low)…\(high) must be bytes, "
+                            + "scales finite and biases within ±2^23")
+        }
+        self.channels = channels
+        self.kernel = kernel
+        self.stride = stride
+        self.zero = zero
+        self.low = low
+        self.high = high
+        self.bias = bias ?? [Int32](repeating: 0, count: channels)
+        self.scale = scale
+        tapWeights = KernelSupport.tapMajor(weight.map(Float.init), rows: channels, taps: kernel * kernel)
+    }
+
+    public func outputSize(height: Int, width: Int) -> (height: Int, width: Int) {
+        KernelSupport.outputSize(height: height, width: width, kernel: kernel, stride: stride)
+    }
+
+    /// Safe entry point: `input` is NHWC bytes, [batch × height × width × channels]; so is the result.
+    public func callAsFunction(_ input: [UInt8], batch: Int, height: Int, width: Int, threads: Int = 1,
+                               kernels: KernelSet = .best) throws(ModelError) -> [UInt8] {
+        let (oh, ow) = outputSize(height: height, width: width)
+        return try KernelSupport.callBytes(input, expecting: channels * batch * height * width, kernel: "8-bit depthwise",
+                                           outputCount: channels * batch * oh * ow) {
+            run($0, $1, batch: batch, height: height, width: width, parallel: Parallel(threads: threads, kernels: kernels))
+        }
+    }
+
+    /// Threads split the output rows, or the channels when there are few rows.
+    func run(_ input: UnsafePointer<UInt8>, _ output: UnsafeMutablePointer<UInt8>, batch: Int, height: Int, width: Int,
+             parallel: Parallel) {
+        let (oh, ow) = outputSize(height: height, width: width)
+        let src = SharedPointer(UnsafeMutablePointer(mutating: input)), dst = SharedPointer(output)
+        let c = channels, kernels = parallel.kernels
+        parallel.depthwise(batch: batch, outputRows: oh, channels: c) { image, rows, lanes in
+            runRows(src.base + image * height * width * c, dst.base + image * oh * ow * c, rows: rows, height: height,
+                    width: width, channels: lanes, kernels: kernels)
+        }
+    }
+
+    /// Output rows `rows` of one image, channels `lanes`, on the calling thread; the one place that calls the C kernel.
+    func runRows(_ input: UnsafePointer<UInt8>, _ output: UnsafeMutablePointer<UInt8>, rows: Range<Int>, height: Int,
+                 width: Int, channels lanes: Range<Int>, kernels: KernelSet) {
+        let (oh, padTop) = ReferenceKernels.samePadding(input: height, kernel: kernel, stride: stride)
+        let (ow, padLeft) = ReferenceKernels.samePadding(input: width, kernel: kernel, stride: stride)
+        tapWeights.withUnsafeBufferPointer { w in
+            bias.withUnsafeBufferPointer { b in
+                scale.withUnsafeBufferPointer { s in
+                    var args = dedog_qdepthwise_args(
+                        in: input, in_first_row: 0, out_first_row: 0, height: Int32(height), width: Int32(width),
+                        channels: Int32(channels), kernel: Int32(kernel), stride: Int32(stride), pad_top: Int32(padTop),
+                        pad_left: Int32(padLeft), out_height: Int32(oh), out_width: Int32(ow), weight: w.baseAddress!,
+                        bias: b.baseAddress!, scale: s.baseAddress!, out: output, out_zero: Int32(zero),
+                        out_min: Int32(low), out_max: Int32(high), first_row: Int32(rows.lowerBound),
+                        end_row: Int32(rows.upperBound), first_channel: Int32(lanes.lowerBound),
+                        end_channel: Int32(lanes.upperBound))
+                    dedog_qdepthwise(kernels.isa, &args)
+                }
+            }
+        }
+    }
+}
