@@ -62,8 +62,9 @@ public final class Classifier: Sendable {
         }
         averagesMirror = mirror
         let threads = max(1, configuration.threadsPerWorker), kernels = configuration.kernels
+        let precision = configuration.precision
         workspaces = WorkspacePool(capacity: max(1, configuration.workers)) {
-            Workspace(sessions: model.backbones.map { $0.makeSession(threads: threads, kernels: kernels) })
+            Workspace(sessions: model.backbones.map { $0.makeSession(threads: threads, kernels: kernels, precision: precision) })
         }
     }
 
@@ -271,6 +272,8 @@ public struct ClassifierConfiguration: Sendable, Equatable {
     public var threadsPerWorker: Int
     /// Which build of the C kernels runs (the front end reads `DEDOG_KERNELS`, not the library).
     public var kernels: KernelSet
+    /// The backbones' arithmetic: int8 (the default) where the model file has activation ranges, else fp32.
+    public var precision: Precision
     /// Photos declaring more pixels than this are refused from their header, before decoding.
     public var maxPixels: Int
     /// Files (or received bodies) larger than this are refused before they are read or decoded.
@@ -287,9 +290,10 @@ public struct ClassifierConfiguration: Sendable, Equatable {
     /// `locates`).
     public var separatesDogs: Bool = true
 
-    public init(workers: Int = 1, threadsPerWorker: Int = 1, kernels: KernelSet = .best,
+    public init(workers: Int = 1, threadsPerWorker: Int = 1, kernels: KernelSet = .best, precision: Precision = .int8,
                 maxPixels: Int = 100_000_000, maxFileBytes: Int = 512 << 20,
                 decision: DecisionThresholds? = nil, averagesMirror: [Bool]? = nil) {
+        self.precision = precision
         self.workers = workers
         self.threadsPerWorker = threadsPerWorker
         self.kernels = kernels

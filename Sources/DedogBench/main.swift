@@ -32,6 +32,12 @@ func loadModel() -> Model {
     return try! Model(contentsOf: url)
 }
 
+/// `--precision int8|fp32` (default int8, as classify runs).
+func precision() -> Precision {
+    let args = CommandLine.arguments
+    return args.firstIndex(of: "--precision").flatMap { args.indices.contains($0 + 1) ? Precision(rawValue: args[$0 + 1]) : nil } ?? .int8
+}
+
 /// The model's first backbone.
 func model() -> EfficientNetLite { loadModel().backbones[0] }
 
@@ -52,7 +58,10 @@ case "latency":
     let threads = option("--threads", 1), batch = option("--batch", 1)
     let runs = option("--runs", 200), warmup = option("--warmup", 20)
     let whole = loadModel(), network = whole.backbones[0]
-    let session = network.makeSession(threads: threads, bandsBlocks: !CommandLine.arguments.contains("--unbanded"))
+    // DEDOG_KERNELS forces a kernel build, as it does for dedog.
+    let kernels = try! KernelSet.named(ProcessInfo.processInfo.environment["DEDOG_KERNELS"])
+    let session = network.makeSession(threads: threads, kernels: kernels, precision: precision(),
+                                      bandsBlocks: !CommandLine.arguments.contains("--unbanded"))
     let size = option("--size", network.input.cropSize)
     let x = input(batch: batch, size: size)
     var times: [Double] = []
@@ -63,6 +72,7 @@ case "latency":
         if i >= warmup { times.append(now() - t0) }
     }
     print("kernels \(session.kernels)")
+    print("precision \(session.precision)")
     print("median_ms \(median(times) * 1000)")
     print("images_per_s \(Double(batch) / median(times))")
 
@@ -77,26 +87,32 @@ case "layers":
     let sets = args.firstIndex(of: "--kernels").map { args[$0 + 1].split(separator: ",").compactMap { KernelSet(rawValue: String($0)) } }
         ?? KernelSet.supported.reversed()
     let bands = !args.contains("--unbanded")
+    // In 8 bits the ceiling is the byte dot product's (VNNI where the CPU has it), in operations per second.
+    let int8 = precision() == .int8 && network.activationRanges != nil
     var columns: [(KernelSet, [StepTiming], Double)] = []
     for set in sets {
-        let timings = try! network.makeSession(threads: threads, kernels: set, bandsBlocks: bands)
+        let timings = try! network.makeSession(threads: threads, kernels: set, precision: precision(), bandsBlocks: bands)
             .profile(input(batch: 1, size: size), height: size, width: size, runs: runs)
-        columns.append((set, timings, set.measuredPeakMultiplyAdds() * 2e-9))
+        columns.append((set, timings, (int8 ? set.measuredPeakByteMultiplyAdds() : set.measuredPeakMultiplyAdds()) * 2e-9))
     }
     func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : s + String(repeating: " ", count: n - s.count) }
     func left(_ s: String, _ n: Int) -> String { s.count >= n ? s : String(repeating: " ", count: n - s.count) + s }
-    print("\(network.backbone) \(size)x\(size), one image, \(threads) thread(s), \(bands ? "banded blocks" : "unbanded"), median of \(runs) passes")
-    print("FMA peak per core (GFLOP/s): " + columns.map { "\($0.0) \(String(format: "%.1f", $0.2))" }.joined(separator: ", "))
+    print("\(network.backbone) \(size)x\(size), \(precision() == .int8 && network.activationRanges != nil ? "int8" : "fp32"), one image, "
+          + "\(threads) thread(s), \(bands && !int8 ? "banded blocks" : "unbanded"), median of \(runs) passes")
+    print((int8 ? "8-bit multiply-add peak per core (GOP/s): " : "FMA peak per core (GFLOP/s): ")
+          + columns.map { "\($0.0)\(int8 ? " (" + $0.0.byteMultiply + ")" : "") \(String(format: "%.1f", $0.2))" }.joined(separator: ", "))
     var header = pad("step", 9) + pad("kind", 10) + pad("shape", 26)
-    for (set, _, _) in columns { header += "| " + pad(set.rawValue, 8) + left("ms", 7) + left("GF/s", 7) + left("share", 7) + " " }
+    for (set, _, _) in columns {
+        header += "| " + pad(set.rawValue, 8) + left("ms", 7) + left(int8 ? "GOP/s" : "GF/s", 7) + left("peak", 6) + left("share", 7) + " "
+    }
     print(header)
     for (i, step) in columns[0].1.enumerated() {
         var line = pad(step.name, 9) + pad(step.kind, 10) + pad(step.shape, 26)
-        for (_, timings, _) in columns {
+        for (_, timings, ceiling) in columns {
             let total = timings.reduce(0) { $0 + $1.seconds }, t = timings[i].seconds
-            let flops = Double(2 * timings[i].multiplyAccumulates)
+            let flops = Double(2 * timings[i].multiplyAccumulates), rate = t > 0 ? flops / t * 1e-9 : 0
             line += "| " + pad("", 8) + left(String(format: "%.3f", t * 1000), 7)
-                + left(String(format: "%.1f", t > 0 ? flops / t * 1e-9 : 0), 7)
+                + left(String(format: "%.1f", rate), 7) + left(String(format: "%.0f%%", rate / ceiling * 100), 6)
                 + left(String(format: "%.1f%%", t / total * 100), 7) + " "
         }
         print(line)
@@ -106,7 +122,7 @@ case "layers":
         let total = timings.reduce(0) { $0 + $1.seconds }
         let flops = Double(2 * timings.reduce(0) { $0 + $1.multiplyAccumulates })
         totals += "| " + pad("", 8) + left(String(format: "%.3f", total * 1000), 7)
-            + left(String(format: "%.1f", flops / total * 1e-9), 7) + pad("", 8)
+            + left(String(format: "%.1f", flops / total * 1e-9), 7) + pad("", 14)
     }
     print(totals)
     // Share of time by kind of step, for the first (fastest) set.
@@ -251,6 +267,60 @@ case "set-fit":
     for b in description.backbones.indices { description.backbones[b].preprocessing.fit = fit }
     try! ModelFile.replacingDescription(of: file, with: description, to: url)
 
+case "int8-error":
+    // int8-error PHOTO... [--model FILE]: per stage (stem, each block's output, head) the relative error of the 8-bit
+    // pass against the float pass, ‖int8 − fp32‖ / ‖fp32‖, averaged over the photos: where 8 bits lose precision.
+    let whole = loadModel()
+    var network = whole.backbones[0]
+    // --widen NAME FACTOR (repeatable): that tensor's ranges times FACTOR, to see how much its rounding costs.
+    if var ranges = network.activationRanges {
+        let args = CommandLine.arguments
+        for i in args.indices where args[i] == "--widen" && i + 2 < args.count {
+            ranges.ranges[args[i + 1]] = ranges.ranges[args[i + 1]]?.map { $0 * Float(args[i + 2])! }
+        }
+        network = try! network.withActivationRanges(ranges)
+    }
+    let photos = CommandLine.arguments.dropFirst(2).prefix { !$0.hasPrefix("--") }
+    var sums: [String: Double] = [:], order: [String] = []
+    for photo in photos {
+        let image = try! ImageDecoder(options: .init()).decode(contentsOf: URL(fileURLWithPath: String(photo)))
+        let x = try! network.inputTensor(for: image, mirrored: false).tensor
+        var floats: [String: [Float]] = [:]
+        _ = try! network.makeSession(precision: .fp32).features(x, batch: 1, tap: { floats[$0] = $1 })
+        _ = try! network.makeSession(precision: .int8).features(x, batch: 1, tap: { name, ours in
+            let reference = floats[name]!
+            let noise = zip(ours, reference).reduce(0.0) { $0 + Double(($1.0 - $1.1) * ($1.0 - $1.1)) }
+            let signal = reference.reduce(0.0) { $0 + Double($1 * $1) }
+            if sums[name] == nil { order.append(name) }
+            sums[name, default: 0] += (noise / max(signal, 1e-30)).squareRoot()
+        })
+    }
+    for name in order { print(String(format: "%-9@ %.4f", name as NSString, sums[name]! / Double(photos.count))) }
+
+case "calibrate":
+    // calibrate MODEL PHOTO_LIST [--photos N] [--threads T] [--method M] [--per-channel]: every backbone's activation
+    // ranges measured on the photos
+    // the list names (one path a line; at most N, spread evenly), written into the model file, weights as stored.
+    let args = CommandLine.arguments
+    guard args.count >= 4 else { print("usage: dedog-bench calibrate MODEL PHOTO_LIST [--photos N] [--threads T]"); exit(64) }
+    let url = URL(fileURLWithPath: args[2])
+    let listed = try! String(contentsOfFile: args[3], encoding: .utf8).split(separator: "\n").map { URL(fileURLWithPath: String($0)) }
+    let photos = ActivationCalibration.spread(listed, count: option("--photos", ActivationCalibration.defaultPhotos))
+    let file = try! SafeTensors(contentsOf: url)
+    var description = try! ModelDescription(from: file)
+    let networks = try! Model(tensors: file).backbones
+    for (b, network) in networks.enumerated() {
+        let t0 = now()
+        let (ranges, skipped) = try! ActivationCalibration.ranges(of: network.withActivationRanges(nil), photos: photos,
+                                                                   threads: option("--threads", 2),
+                                                                   method: args.firstIndex(of: "--method").map { args[$0 + 1] } ?? ActivationCalibration.defaultMethod,
+                                                                   perChannel: args.contains("--per-channel"))
+        description.backbones[b].activationRanges = ranges
+        print("backbone \(b) \(network.backbone.architecture): \(ranges.photos) photos, \(skipped) skipped, "
+              + String(format: "%.1f s", now() - t0))
+    }
+    try! ModelFile.replacingDescription(of: file, with: description, to: url)
+
 default:
-    print("usage: dedog-bench latency|layers|decode|activations|check-sets|looks|pointwise8|set-fit [--threads T] [--batch B] [--runs R] [--model FILE] [FILES]")
+    print("usage: dedog-bench latency|layers|decode|activations|check-sets|looks|pointwise8|set-fit|calibrate [--threads T] [--batch B] [--runs R] [--model FILE] [FILES]")
 }

@@ -23,10 +23,13 @@ struct Evaluate: ParsableCommand {
               dedog evaluate mydogs.safetensors ~/dogs-holdout --json > report.json
               dedog evaluate fast ~/my-photos --fit all    # the whole photo, its middle, or stretched?
               dedog evaluate default ~/checks/two-dogs --looks  # as classify answers
+              dedog evaluate default stanford-dogs-224 --split stanford-dogs-224/splits/test.txt --precision all
 
             With --looks every photo is classified as `dedog classify` does it, with the second look at a dog \
             small in the frame and an answer per dog when a photo shows two dogs of different breeds, and the \
             report counts those too: on photos of one dog each, photos answered per dog are false splits.
+
+            With --precision all each model is measured in int8 and in fp32 on the same photos, and the int8             report says how many of its top-1 answers are the fp32 ones.
             """
     )
 
@@ -56,7 +59,16 @@ struct Evaluate: ParsableCommand {
             throw ValidationError("--fit must be crop, pad, squeeze or all.")
         }
         if looks && fit != nil { throw ValidationError("--looks measures a model as it classifies; leave out --fit.") }
+        if precisions.isEmpty { throw ValidationError("--precision must be int8, fp32 or all.") }
+        if looks && precision == "all" { throw ValidationError("--looks takes one --precision: int8 or fp32.") }
     }
+
+    @Option(help: ArgumentHelp("The network's arithmetic: int8 (the default, where the model file has activation "
+                               + "ranges), fp32, or all (both, compared).", valueName: "int8|fp32|all"))
+    var precision = "int8"
+
+    /// The precisions --precision names.
+    var precisions: [Precision] { precision == "all" ? [.int8, .fp32] : Precision(rawValue: precision).map { [$0] } ?? [] }
 
     @OptionGroup var features: FeatureOptions
 
@@ -66,17 +78,22 @@ struct Evaluate: ParsableCommand {
         let fits: [InputDescription.Fit?] = fit == "all" ? InputDescription.Fit.allCases : [fit.flatMap(InputDescription.Fit.init(rawValue:))]
         var reports: [(name: String, report: EvaluationReport)] = []
         let kernels = try features.kernels()
-        for (name, fit) in names.flatMap({ name in fits.map { (name, $0) } }) {
+        for (name, fit, precision) in names.flatMap({ name in fits.flatMap { fit in precisions.map { (name, fit, $0) } } }) {
             let bar = ProgressBar("features")
             do {
                 let url = try ModelLocator.model(name)
                 let report = try Evaluator.run(model: url, dataset: URL(fileURLWithPath: dataset),
                                                split: split.map { URL(fileURLWithPath: $0) },
                                                cacheRoot: features.cacheRoot, threads: features.threads, kernels: kernels,
+                                               precision: precision,
                                                memoryLimit: features.memoryLimit, fit: fit) { event in
                     if case let .extracting(_, done, total) = event { bar.update(done, of: total) }
                 }
-                reports.append((fits.count > 1 ? "\(name) \(fit.map(\.rawValue) ?? "")" : name, report))
+                if precision == .fp32, let int8 = reports.last, int8.report.agreement == nil, precisions.count > 1 {
+                    reports[reports.count - 1].report.agreement = int8.report.agreement(with: report)
+                }
+                reports.append(([name, fits.count > 1 ? fit.map(\.rawValue) : nil, precisions.count > 1 ? precision.rawValue : nil]
+                                    .compactMap { $0 }.joined(separator: " "), report))
             } catch let error as ClassifierError {
                 Terminal.error(error)
                 throw Status.modelUnavailable
@@ -107,7 +124,8 @@ struct Evaluate: ParsableCommand {
             let classifier: Classifier
             do {
                 classifier = try Classifier(modelURL: ModelLocator.model(name),
-                                            configuration: .init(workers: features.threads, kernels: kernels))
+                                            configuration: .init(workers: features.threads, kernels: kernels,
+                                                                 precision: precisions[0]))
             } catch {
                 Terminal.error(error)
                 throw Status.modelUnavailable

@@ -26,6 +26,7 @@ enum Report {
         if let ms = r.millisecondsPerPhoto {
             Terminal.out("  time per photo: " + String(format: "%.1f ms", ms) + " (network and heads, one thread)")
         }
+        if let same = r.agreement { Terminal.out("  top-1 answers the same as in fp32: \(percent(same))") }
         let worst = r.perClass.filter { $0.samples > 0 }.sorted { $0.top1 != $1.top1 ? $0.top1 < $1.top1 : $0.label < $1.label }
         if !worst.isEmpty {
             Terminal.out("  weakest classes:")
@@ -54,15 +55,19 @@ enum Report {
     /// One line per model: the numbers the README's table shows.
     static func comparison(_ reports: [(name: String, report: EvaluationReport)]) {
         Terminal.out("")
-        Terminal.out("model      top-1    top-5    calibration  unsure   top-1 named  ms/photo")
+        let agreement = reports.contains { $0.report.agreement != nil }
+        let width = max(9, reports.map(\.name.count).max() ?? 0)
+        Terminal.out("model".padding(toLength: width + 1, withPad: " ", startingAt: 0)
+                     + " top-1    top-5    calibration  unsure   top-1 named  ms/photo" + (agreement ? "  same top-1" : ""))
         for (name, r) in reports {
             let v = r.verdicts
-            let columns = [name.padding(toLength: 9, withPad: " ", startingAt: 0),
+            let columns = [name.padding(toLength: width, withPad: " ", startingAt: 0),
                            percent(r.top1).leftPadded(to: 7), percent(r.top5).leftPadded(to: 8),
                            percent(r.expectedCalibrationError).leftPadded(to: 12),
                            (v.map { percent($0.unsureShare) } ?? "–").leftPadded(to: 8),
                            (v.map { percent($0.confidentTop1) } ?? "–").leftPadded(to: 12),
                            (r.millisecondsPerPhoto.map { String(format: "%.1f", $0) } ?? "–").leftPadded(to: 9)]
+                + (agreement ? [(r.agreement.map { percent($0) } ?? "").leftPadded(to: 12)] : [])
             Terminal.out(columns.joined(separator: " "))
         }
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Dedog
+import DedogNN
 import DedogCatalogue
 import DedogFiles
 import DedogServer
@@ -45,6 +46,9 @@ struct Serve: AsyncParsableCommand {
                                + ModelLocator.bundled.map(\.name).joined(separator: ", ")
                                + "). Default: $DEDOG_MODEL, else \"default\".", valueName: "name|file"))
     var model: String?
+
+    @Option(help: Precision.help)
+    var precision: Precision = .int8
 
     @Option(help: "Photos classified at once, each on a thread of its own (default: one per core).")
     var workers = ProcessInfo.processInfo.activeProcessorCount
@@ -163,7 +167,7 @@ struct Serve: AsyncParsableCommand {
         do {
             let kernels = try Kernels.fromEnvironment()
             let classifier = try Classifier(modelURL: server.learnModel ?? ModelLocator.model(model), configuration: .init(
-                workers: workers, threadsPerWorker: 1, kernels: kernels, maxPixels: maxMegapixels * 1_000_000,
+                workers: workers, threadsPerWorker: 1, kernels: kernels, precision: precision, maxPixels: maxMegapixels * 1_000_000,
                 maxFileBytes: maxBody.bytes))
             let breeds = try Catalogue.load(catalogue)
             if server.learnModel != nil && classifier.breedLabels.isEmpty {

@@ -32,14 +32,41 @@ public final class EfficientNetLite: Sendable {
     let stem: StemConvolution
     let blocks: [MBConvBlock]
     let head: PointwiseConvolution
+    /// The same layers in 8 bits, when the model file has the activation ranges they need.
+    let quantized: QuantizedNetwork?
+    /// The activation ranges the 8-bit layers were made with (nil: the backbone runs in floats only).
+    public let activationRanges: ActivationRanges?
 
-    init(backbone: Backbone, input: InputDescription, stem: StemConvolution, blocks: [MBConvBlock], head: PointwiseConvolution) {
+    init(backbone: Backbone, input: InputDescription, stem: StemConvolution, blocks: [MBConvBlock], head: PointwiseConvolution,
+         activationRanges: ActivationRanges?) throws(ModelError) {
         self.backbone = backbone
         self.input = input
         self.stem = stem
         self.blocks = blocks
         self.head = head
+        self.activationRanges = activationRanges
+        quantized = try activationRanges.map { r throws(ModelError) in
+            try QuantizedNetwork(stem: stem, blocks: blocks, head: head, ranges: r)
+        }
     }
+
+    private init(_ other: EfficientNetLite) {
+        backbone = other.backbone
+        input = other.input
+        stem = other.stem
+        blocks = other.blocks
+        head = other.head
+        quantized = other.quantized
+        activationRanges = other.activationRanges
+    }
+
+    /// The same network with its 8-bit layers made from `ranges` (nil: floats only), e.g. to compare calibrations.
+    public func withActivationRanges(_ ranges: ActivationRanges?) throws(ModelError) -> EfficientNetLite {
+        try EfficientNetLite(backbone: backbone, input: input, stem: stem, blocks: blocks, head: head, activationRanges: ranges)
+    }
+
+    /// The precisions this network runs in: fp32 always, int8 when it has activation ranges.
+    public var precisions: [Precision] { quantized == nil ? [.fp32] : [.fp32, .int8] }
 
     /// The backbone of a model file that holds one (load the file as a `Model` for its heads and answers).
     public convenience init(contentsOf url: URL) throws(ModelError) {
@@ -53,19 +80,20 @@ public final class EfficientNetLite: Sendable {
             throw .invalidMetadata(file: tensors.file, detail: "it combines \(contents.networks.count) backbones; "
                                    + "load it as a whole model, not as one network")
         }
-        self.init(backbone: network.backbone, input: network.input, stem: network.stem, blocks: network.blocks,
-                  head: network.head)
+        self.init(network)
     }
 
     /// A session owns the execution plans and scratch memory of forward passes; use one per thread.
-    /// `kernels` defaults to the best this CPU runs.
-    public func makeSession(threads: Int = 1, kernels: KernelSet = .best) -> InferenceSession {
-        InferenceSession(network: self, threads: threads, kernels: kernels, bandsBlocks: true)
+    /// `kernels` defaults to the best this CPU runs; `precision` to 8 bits where the network has activation ranges
+    /// (the session's `precision` says what it runs).
+    public func makeSession(threads: Int = 1, kernels: KernelSet = .best, precision: Precision = .int8) -> InferenceSession {
+        InferenceSession(network: self, threads: threads, kernels: kernels, precision: precision, bandsBlocks: true)
     }
 
     /// `makeSession`, choosing whether each block runs in horizontal bands (the default) or layer by layer, for
     /// benchmarks and the tests that compare the two.
-    @_spi(Benchmarks) public func makeSession(threads: Int = 1, kernels: KernelSet = .best, bandsBlocks: Bool) -> InferenceSession {
-        InferenceSession(network: self, threads: threads, kernels: kernels, bandsBlocks: bandsBlocks)
+    @_spi(Benchmarks) public func makeSession(threads: Int = 1, kernels: KernelSet = .best, precision: Precision = .int8,
+                                              bandsBlocks: Bool) -> InferenceSession {
+        InferenceSession(network: self, threads: threads, kernels: kernels, precision: precision, bandsBlocks: bandsBlocks)
     }
 }

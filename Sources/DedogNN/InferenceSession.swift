@@ -13,6 +13,8 @@ public final class InferenceSession {
     public let network: EfficientNetLite
     public let threads: Int
     public let kernels: KernelSet
+    /// What the session computes in: int8 only where asked for and the network has activation ranges.
+    public let precision: Precision
     /// Whether blocks with a large expanded activation run band by band (`BandedBlock`); off only to measure.
     @_spi(Benchmarks) public let bandsBlocks: Bool
     private let pool: WorkerPool?
@@ -21,15 +23,18 @@ public final class InferenceSession {
     /// One set of activation buffers per thread.
     private var scratch: [Scratch] = []
 
-    private struct Size: Hashable { let height, width: Int }
+    private struct Size: Hashable { let height, width: Int; let bands: Bool }
+    /// The 8-bit layers the session runs, or nil for floats.
+    private var quantized: QuantizedNetwork? { precision == .int8 ? network.quantized : nil }
 
     /// A thread's activation buffers: their memory is only ever touched by the thread that owns the set.
     private struct Scratch: @unchecked Sendable {
         var buffers: [UnsafeMutableBufferPointer<Float>]
     }
 
-    init(network: EfficientNetLite, threads: Int, kernels: KernelSet, bandsBlocks: Bool) {
+    init(network: EfficientNetLite, threads: Int, kernels: KernelSet, precision: Precision, bandsBlocks: Bool) {
         self.network = network
+        self.precision = network.quantized == nil ? .fp32 : precision
         self.bandsBlocks = bandsBlocks
         self.threads = max(1, threads)
         self.kernels = kernels.isSupported ? kernels : .portable
@@ -77,6 +82,7 @@ public final class InferenceSession {
             throw .badInput(detail: "\(input.count) floats are not \(batch) images of 3×\(height)×\(width)")
         }
         let plan = self.plan(height: height, width: width)
+        let quantized = self.quantized
         let imageSize = 3 * height * width, featureCount = EfficientNetLite.featureCount
         let grid = plan.headGrid, mapSize = grid.rows * grid.columns * featureCount
         var maps = [Float](repeating: 0, count: keepsMaps ? batch * mapSize : 0)
@@ -95,7 +101,7 @@ public final class InferenceSession {
                             pool.run { part in
                                 Self.run(plan, input: x.base + (first + part) * imageSize,
                                          features: y.base + (first + part) * featureCount, scratch: scratch[part],
-                                         parallel: Parallel(threads: 1, kernels: kernels),
+                                         parallel: Parallel(threads: 1, kernels: kernels), quantized: quantized,
                                          map: mapBase.map { $0.base + (first + part) * mapSize })
                             }
                             image += threads
@@ -103,7 +109,8 @@ public final class InferenceSession {
                     }
                     while image < batch {
                         Self.run(plan, input: x.base + image * imageSize, features: y.base + image * featureCount,
-                                 scratch: scratch[0], parallel: oneImage, tap: tap, map: mapBase.map { $0.base + image * mapSize })
+                                 scratch: scratch[0], parallel: oneImage, quantized: quantized, tap: tap,
+                                 map: mapBase.map { $0.base + image * mapSize })
                         image += 1
                     }
                 }
@@ -112,10 +119,12 @@ public final class InferenceSession {
         return (features, maps, grid)
     }
 
-    private func plan(height: Int, width: Int) -> ExecutionPlan {
-        let key = Size(height: height, width: width)
+    /// The plan for one input size; 8-bit passes and `observeActivations` run every layer on its own (no bands).
+    private func plan(height: Int, width: Int, layerByLayer: Bool = false) -> ExecutionPlan {
+        let bands = bandsBlocks && quantized == nil && !layerByLayer
+        let key = Size(height: height, width: width, bands: bands)
         if let plan = plans[key] { return plan }
-        let plan = ExecutionPlan(network: network, height: height, width: width, parts: threads, bandsBlocks: bandsBlocks)
+        let plan = ExecutionPlan(network: network, height: height, width: width, parts: threads, bandsBlocks: bands)
         if plans.count >= 8 { plans.removeAll() }
         plans[key] = plan
         let needed = plan.bufferSizes
@@ -134,6 +143,35 @@ public final class InferenceSession {
         pool.map { Parallel(pool: $0, kernels: kernels) } ?? Parallel(threads: 1, kernels: kernels)
     }
 
+    /// Runs `batch` images (as `features` takes them) through the float layers one by one and adds the range of
+    /// every activation the 8-bit engine keeps in bytes to `statistics`: the calibration that
+    /// `ActivationRanges` records. Uses the session's first thread set only.
+    public func observeActivations(_ input: [Float], batch: Int, height: Int? = nil, width: Int? = nil,
+                                   into statistics: inout ActivationStatistics) throws(ModelError) {
+        let height = height ?? network.input.cropSize, width = width ?? network.input.cropSize
+        guard EfficientNetLite.inputSizes.contains(height), EfficientNetLite.inputSizes.contains(width), batch > 0,
+              input.count == batch * 3 * height * width else {
+            throw .badInput(detail: "\(input.count) floats are not \(batch) images of 3×\(height)×\(width) the network takes")
+        }
+        let plan = self.plan(height: height, width: width, layerByLayer: true)
+        var features = [Float](repeating: 0, count: EfficientNetLite.featureCount)
+        var seen = statistics
+        input.withUnsafeBufferPointer { inp in
+            features.withUnsafeMutableBufferPointer { f in
+                for image in 0..<batch {
+                    Self.run(plan, input: inp.baseAddress! + image * 3 * height * width, features: f.baseAddress!,
+                             scratch: scratch[0], parallel: oneImage, quantized: nil, observe: { step, values in
+                        if let name = ActivationRanges.name(of: step.kind, layer: step.name) {
+                            seen.observe(name, values, channels: step.outChannels)
+                        }
+                    })
+                    seen.finishPhoto()
+                }
+            }
+        }
+        statistics = seen
+    }
+
     /// Times every step of the forward pass of `input` (one image, 3 × height × width), with the session's
     /// threads: the median over `runs` passes (after `warmup`), with each step's shape, for `DedogBench layers`.
     @_spi(Benchmarks) public func profile(_ input: [Float], height: Int, width: Int, runs: Int, warmup: Int = 3) throws(ModelError) -> [StepTiming] {
@@ -142,6 +180,7 @@ public final class InferenceSession {
             throw .badInput(detail: "\(input.count) floats are not one image of 3×\(height)×\(width) the network takes")
         }
         let plan = self.plan(height: height, width: width)
+        let quantized = self.quantized
         var features = [Float](repeating: 0, count: EfficientNetLite.featureCount)
         var samples = [[Double]](repeating: [], count: plan.steps.count)
         let parallel = oneImage
@@ -150,7 +189,7 @@ public final class InferenceSession {
                 for r in 0..<(warmup + runs) {
                     var last = DispatchTime.now().uptimeNanoseconds
                     Self.run(plan, input: inp.baseAddress!, features: f.baseAddress!, scratch: scratch[0],
-                             parallel: parallel, stepDone: { i in
+                             parallel: parallel, quantized: quantized, stepDone: { i in
                         let t = DispatchTime.now().uptimeNanoseconds
                         if r >= warmup { samples[i].append(Double(t - last) * 1e-9) }
                         last = t
@@ -166,14 +205,22 @@ public final class InferenceSession {
     }
 
     private static func run(_ plan: ExecutionPlan, input: UnsafePointer<Float>, features: UnsafeMutablePointer<Float>,
-                            scratch: Scratch, parallel: Parallel, tap: ((String, [Float]) -> Void)? = nil,
-                            map: UnsafeMutablePointer<Float>? = nil, stepDone: ((Int) -> Void)? = nil) {
+                            scratch: Scratch, parallel: Parallel, quantized: QuantizedNetwork?,
+                            tap: ((String, [Float]) -> Void)? = nil, map: UnsafeMutablePointer<Float>? = nil,
+                            stepDone: ((Int) -> Void)? = nil,
+                            observe: ((ExecutionPlan.Step, UnsafeBufferPointer<Float>) -> Void)? = nil) {
         func place(_ p: ExecutionPlan.Place) -> UnsafeMutablePointer<Float> {
             switch p {
             case .input: UnsafeMutablePointer(mutating: input)
             case let .buffer(i): scratch.buffers[i].baseAddress!
             case .features: features
             }
+        }
+        if let quantized {
+            // The buffers, sized in floats for the float plan, hold at least as many bytes.
+            quantized.run(plan, place: { UnsafeMutableRawPointer(place($0)) }, parallel: parallel, tap: tap, map: map,
+                          stepDone: stepDone)
+            return
         }
         let batch = 1  // a plan is one image's pass
         for (index, step) in plan.steps.enumerated() {
@@ -196,6 +243,7 @@ public final class InferenceSession {
                 tap(step.name, Layout.nchw(fromNHWC: y, batch: batch, channels: step.outChannels,
                                            plane: step.outHeight * step.outWidth))
             }
+            observe?(step, UnsafeBufferPointer(start: y, count: step.outChannels * step.outHeight * step.outWidth))
             stepDone?(index)
         }
     }

@@ -187,16 +187,20 @@ public struct BackboneDescription: Codable, Sendable, Equatable {
     /// Tensor [confirmed photos × 1280]: the features of the photos users confirmed
     /// (`ModelDescription.confirmedPhotos`), unit vectors, in the same order. `memory` in the file's JSON.
     public var confirmedPhotos: String?
+    /// The ranges of the backbone's activations on calibration photos, from which the 8-bit engine takes its
+    /// scales (`ActivationRanges`); without them the backbone runs in 32-bit floats only. `int8` in the JSON.
+    public var activationRanges: ActivationRanges?
 
     private enum CodingKeys: String, CodingKey {
         case architecture, tensorPrefix, preprocessing, batchNormEpsilon, imagenetHead, breedHead, averagesMirror,
-             prototypes, confirmedPhotos = "memory"
+             prototypes, confirmedPhotos = "memory", activationRanges = "int8"
     }
 
     public init(architecture: String = "efficientnet-lite0", tensorPrefix: String = "",
                 preprocessing: InputDescription = InputDescription(), batchNormEpsilon: Float = 1e-3,
                 imagenetHead: HeadDescription?, breedHead: HeadDescription?, averagesMirror: Bool? = nil,
-                prototypes: String? = nil, confirmedPhotos: String? = nil) {
+                prototypes: String? = nil, confirmedPhotos: String? = nil, activationRanges: ActivationRanges? = nil) {
+        self.activationRanges = activationRanges
         self.prototypes = prototypes
         self.confirmedPhotos = confirmedPhotos
         self.architecture = architecture
@@ -216,9 +220,10 @@ public struct BackboneDescription: Codable, Sendable, Equatable {
 /// averaged. Format 1 (dedog's first files) held one backbone with its fields at the top level; it is read as a
 /// one-backbone model and written back in its own layout.
 public struct ModelDescription: Codable, Sendable, Equatable {
-    /// Format 3 is format 2 with input fits other than `crop` (`InputDescription.fit`); files that crop are
-    /// written as format 2, which every dedog since combined models reads (`ModelFile` sets the version).
-    public static let currentVersion = 3
+    /// Format 3 is format 2 with input fits other than `crop` (`InputDescription.fit`); format 4 adds the activation
+    /// ranges of 8-bit inference (`BackboneDescription.activationRanges`). Files are written in the oldest format
+    /// that holds them (`ModelFile` sets the version), so a dedog that cannot honour a field refuses the file.
+    public static let currentVersion = 4
     /// How many backbones a model file may combine.
     public static let backboneCounts = 1...3
 
@@ -262,7 +267,7 @@ public struct ModelDescription: Codable, Sendable, Equatable {
         for (b, backbone) in backbones.enumerated() {
             // Format 1 has its one backbone's fields at the top level.
             let at = formatVersion == 1 ? "" : "backbones[\(b)]."
-            guard Backbone.named(backbone.architecture) != nil else {
+            guard let network = Backbone.named(backbone.architecture) else {
                 throw .unsupportedArchitecture(file: file, name: backbone.architecture)
             }
             try check(prefixes.insert(backbone.tensorPrefix).inserted, at + "tensorPrefix", "\"\(backbone.tensorPrefix)\"",
@@ -282,6 +287,10 @@ public struct ModelDescription: Codable, Sendable, Equatable {
             try check((backbone.confirmedPhotos != nil) == (confirmedPhotos != nil), at + "memory",
                       backbone.confirmedPhotos == nil ? "absent" : "present",
                       confirmedPhotos == nil ? "absent, as the model has no memory" : "present, as the model has memory")
+            if let ranges = backbone.activationRanges, let problem = ranges.problem(for: network) {
+                throw .invalidValue(file: file, field: at + "int8." + problem.field, value: problem.value,
+                                    requirement: problem.requirement)
+            }
             for (name, head) in [("imagenetHead", backbone.imagenetHead), ("breedHead", backbone.breedHead)] {
                 guard let head else { continue }
                 try check(!head.labels.isEmpty, at + name + ".labels", "empty", "at least one label")
@@ -377,7 +386,7 @@ public struct ModelDescription: Codable, Sendable, Equatable {
         if formatVersion == 1 {
             guard backbones.count == 1, let b = backbones.first, b.tensorPrefix.isEmpty, combinedTemperature == nil,
                   b.prototypes == nil, b.confirmedPhotos == nil, confirmedPhotos == nil, decision.otherBreedBelow == nil,
-                  b.preprocessing.fit == .crop else {
+                  b.preprocessing.fit == .crop, b.activationRanges == nil else {
                 throw EncodingError.invalidValue(self, .init(codingPath: [], debugDescription:
                     "format 1 holds exactly one backbone that crops, without a tensor prefix, combined temperature, prototypes or memory"))
             }

@@ -139,7 +139,8 @@ public enum ModelFile {
         let head = try loader.pointwise(conv: CheckpointNames.head.conv, bn: CheckpointNames.head.bn,
                                         inputs: backbone.stages.last?.outChannels ?? 0,
                                         outputs: EfficientNetLite.featureCount, clampsToSix: true)
-        return EfficientNetLite(backbone: backbone, input: description.preprocessing, stem: stem, blocks: blocks, head: head)
+        return try EfficientNetLite(backbone: backbone, input: description.preprocessing, stem: stem, blocks: blocks, head: head,
+                                    activationRanges: description.activationRanges)
     }
 
     // MARK: Writing
@@ -252,7 +253,8 @@ public enum ModelFile {
         // model pads, so such files are format 3, which it refuses as newer.
         var model = model
         let cropsOnly = model.backbones.allSatisfy { $0.preprocessing.fit == .crop }
-        if !cropsOnly || model.formatVersion > 1 { model.formatVersion = cropsOnly ? 2 : 3 }
+        let floatsOnly = model.backbones.allSatisfy { $0.activationRanges == nil }
+        if !cropsOnly || !floatsOnly || model.formatVersion > 1 { model.formatVersion = !floatsOnly ? 4 : cropsOnly ? 2 : 3 }
         try model.validate(file: url.path)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

@@ -31,6 +31,23 @@ public struct EvaluationReport: Sendable, Codable, Equatable {
     public var otherBreeds: VerdictCounts?
     /// Network time for one photo, every backbone and view, on one thread (set by `Evaluator`).
     public var millisecondsPerPhoto: Double?
+    /// Each photo's top-1 class (an index into the report's classes), in the order evaluated: to compare two runs
+    /// on the same photos. Not in the JSON.
+    public var answers: [Int] = []
+    /// The share of photos whose top-1 answer is the one another run on the same photos gave (`dedog evaluate
+    /// --precision all`: int8 against fp32).
+    public var agreement: Float?
+
+    private enum CodingKeys: String, CodingKey {
+        case samples, top1, top5, loss, expectedCalibrationError, temperature, perClass, mostConfused, verdicts, otherBreeds,
+             millisecondsPerPhoto, agreement
+    }
+
+    /// The share of photos both reports answer alike (nil unless both hold the same number of answers).
+    public func agreement(with other: EvaluationReport) -> Float? {
+        guard !answers.isEmpty, answers.count == other.answers.count else { return nil }
+        return Float(zip(answers, other.answers).filter { $0 == $1 }.count) / Float(answers.count)
+    }
 
     /// Evaluates logits [n × classes] against `labels`.
     public init(logits: [Float], labels: [Int], classNames: [String], temperature: Float, confusedPairs: Int = 10) {
@@ -48,6 +65,7 @@ public struct EvaluationReport: Sendable, Codable, Equatable {
         for (r, label) in labels.enumerated() {
             let row = logits[(r * classes)..<((r + 1) * classes)]
             let predicted = row.indices.max { row[$0] < row[$1] }! - row.startIndex
+            answers.append(predicted)
             counts[label] += 1
             if predicted == label { hits[label] += 1 } else { pairs[label * classes + predicted, default: 0] += 1 }
         }

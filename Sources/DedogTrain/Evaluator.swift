@@ -4,8 +4,10 @@ import DedogNN
 
 /// What `dedog evaluate` does: a model on a labelled ImageFolder dataset (optionally one split file of it).
 public enum Evaluator {
-    /// `fit`: make photos square this way instead of as the model does (to compare fits on the same photos).
+    /// `fit`: make photos square this way instead of as the model does (to compare fits on the same photos);
+    /// `precision`: the backbones' arithmetic (int8 runs only where the model file has activation ranges).
     public static func run(model url: URL, dataset root: URL, split: URL?, cacheRoot: URL?, threads: Int, kernels: KernelSet = .best,
+                           precision: Precision = .int8,
                            memoryLimit: Int? = nil, timing: Bool = true, fit: InputDescription.Fit? = nil,
                            progress: (TrainProgress) -> Void = { _ in }) throws(TrainError) -> EvaluationReport {
         let dataset = try Dataset(root: root)
@@ -47,11 +49,13 @@ public enum Evaluator {
             input.fit = fit ?? input.fit
             let cache = try cacheRoot.map { root throws(TrainError) in
                 try FeatureCache(root: root, backboneFingerprint: FeatureExtractor.fingerprint(
-                                    of: tensors, model: model.specification, backbone: b, input: input),
+                                    of: tensors, model: model.specification, backbone: b, input: input,
+                                    precision: precision),
                                  width: EfficientNetLite.featureCount)
             }
             let phase = model.backbones.count > 1 ? "evaluate (\(network.backbone))" : "evaluate"
-            results.append(try FeatureExtractor(network: network, input: input, cache: cache, threads: threads, kernels: kernels)
+            results.append(try FeatureExtractor(network: network, input: input, cache: cache, threads: threads, kernels: kernels,
+                                                precision: precision)
                 .features(of: samples.map(dataset.url), views: views[b]) {
                     progress(.extracting(phase: phase, done: $0, total: $1))
                 })
@@ -94,17 +98,17 @@ public enum Evaluator {
         report.verdicts = verdicts
         report.otherBreeds = others.total > 0 ? others : nil
         if timing, let first = samples.indices.first(where: { i in results.allSatisfy { $0.present[i] } }) {
-            report.millisecondsPerPhoto = try timePerPhoto(model, photo: dataset.url(samples[first]))
+            report.millisecondsPerPhoto = try timePerPhoto(model, photo: dataset.url(samples[first]), precision: precision)
         }
         return report
     }
 
     /// The time one photo takes through every backbone and its views, on one thread (decoded once beforehand;
     /// the fastest of 5 runs after a warm-up, so that it measures the model rather than the machine's noise).
-    static func timePerPhoto(_ model: Model, photo: URL) throws(TrainError) -> Double? {
+    static func timePerPhoto(_ model: Model, photo: URL, precision: Precision) throws(TrainError) -> Double? {
         let largest = model.backbones.map(\.input.resizeShorterSide).max()
         guard let image = try? ImageDecoder(options: .init(minimumShorterSide: largest)).decode(contentsOf: photo) else { return nil }
-        let sessions = model.backbones.map { $0.makeSession(threads: 1) }
+        let sessions = model.backbones.map { $0.makeSession(threads: 1, precision: precision) }
         var best = Double.infinity
         for run in 0..<6 {
             let started = DispatchTime.now().uptimeNanoseconds

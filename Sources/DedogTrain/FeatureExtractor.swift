@@ -14,8 +14,9 @@ public final class FeatureExtractor {
 
     /// Backbone `b`'s identity for cache keys: its tensors' names (after its prefix) and bytes, and its
     /// input; not its heads. The same backbone has the same fingerprint in every file that holds it.
+    /// With `precision` int8 and activation ranges, features come from the 8-bit layers: the ranges join the key.
     public static func fingerprint(of tensors: SafeTensors, model: ModelDescription, backbone b: Int,
-                                   input: InputDescription? = nil) -> String {
+                                   input: InputDescription? = nil, precision: Precision = .fp32) -> String {
         var hash = ContentHash()
         let backbone = model.backbones[b]
         for name in ModelFile.backboneTensorNames(of: model, b, among: tensors.entries.keys) {
@@ -26,20 +27,24 @@ public final class FeatureExtractor {
         // The fit only when it is not `crop`, so that caches made before fits existed stay valid.
         hash.update("\(p.resizeShorterSide) \(p.cropSize) \(p.mean) \(p.std) \(backbone.batchNormEpsilon)"
                     + (p.fit == .crop ? "" : " \(p.fit.rawValue)"))
+        if precision == .int8, let ranges = backbone.activationRanges {
+            hash.update("int8 \(ranges.method) " + ranges.ranges.keys.sorted().map { "\($0) \(ranges.ranges[$0] ?? [])" }.joined(separator: " "))
+        }
         return String(hash.hex.prefix(16))
     }
 
     /// The input the features are computed from: the network's own unless another is given.
     public let input: InputDescription
 
+    /// `precision`: training extracts in fp32 (the heads learn the float features); evaluation as classify runs.
     public init(network: EfficientNetLite, input: InputDescription? = nil, cache: FeatureCache?, threads: Int,
-                kernels: KernelSet = .best, batchSize: Int = 8) {
+                kernels: KernelSet = .best, precision: Precision = .fp32, batchSize: Int = 8) {
         self.network = network
         self.input = input ?? network.input
         self.cache = cache
         self.threads = max(1, threads)
         self.batchSize = max(1, batchSize)
-        session = network.makeSession(threads: threads, kernels: kernels)
+        session = network.makeSession(threads: threads, kernels: kernels, precision: precision)
     }
 
     public struct Result {

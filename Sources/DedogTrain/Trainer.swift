@@ -190,8 +190,15 @@ public enum Trainer {
         let record = TrainingRecord(split: split, dataset: dataset, configuration: config, backbones: backbones,
                                     trainImages: features[features.count - 1].keptTrain.count, report: report,
                                     thresholds: thresholds.decision, resumedClasses: fits.map(\.resumedClasses).max() ?? 0)
-        try write(bases: bases, fits: fits, features: features, names: names, ensemble: ensemble, thresholds: thresholds,
-                  record: record, confirmedPhotos: keptPhotos, to: config.output)
+        // The 8-bit engine's activation ranges, on training photos prepared as classify will prepare them.
+        let calibrationPhotos = ActivationCalibration.spread(split.train.map(dataset.url), count: ActivationCalibration.defaultPhotos)
+        var ranges: [ActivationRanges] = []
+        for (base, f) in zip(bases, features) {
+            ranges.append(try ActivationCalibration.ranges(of: base.network, photos: calibrationPhotos, threads: config.threads,
+                                                           kernels: config.kernels, input: f.testInput).ranges)
+        }
+        try write(bases: bases, fits: fits, features: features, ranges: ranges, names: names, ensemble: ensemble,
+                  thresholds: thresholds, record: record, confirmedPhotos: keptPhotos, to: config.output)
         var result = TrainingReport(classes: dataset.classes, labels: names.labels, matches: names.matches,
                               warnings: warnings(split: split, classes: dataset.classes, calibrationPhotos: ensemble.labels.count),
                               crossValidationFolds: split.folds, resumedClasses: record.resumedClasses,
@@ -240,12 +247,13 @@ public enum Trainer {
 
     /// The model file: each base backbone with its fitted breed head, prototypes and input, the thresholds, the
     /// combined temperature, the training record and the confirmed photos kept.
-    static func write(bases: [BaseBackbone], fits: [BackboneFit], features: [BackboneFeatures], names: ClassNames,
-                      ensemble: EnsembleFit, thresholds: ThresholdFit, record: TrainingRecord,
+    static func write(bases: [BaseBackbone], fits: [BackboneFit], features: [BackboneFeatures], ranges: [ActivationRanges],
+                      names: ClassNames, ensemble: EnsembleFit, thresholds: ThresholdFit, record: TrainingRecord,
                       confirmedPhotos: ConfirmedPhotos?, to output: URL) throws(TrainError) {
         var written: [BackboneDescription] = [], parts: [ModelFile.Part] = []
-        for (base, (fit, f)) in zip(bases, zip(fits, features)) {
+        for (b, (base, (fit, f))) in zip(bases, zip(fits, features)).enumerated() {
             var description = base.description
+            description.activationRanges = ranges[b]
             description.tensorPrefix = bases.count > 1 ? base.name + "." : ""
             description.averagesMirror = fit.averagesMirror
             description.preprocessing = f.testInput

@@ -200,11 +200,16 @@ enum HostileModel {
             var model = try JSONSerialization.jsonObject(with: Data(metadata["dedog.model"]!.utf8)) as! [String: Any]
             switch edit {
             case "drop-last-imagenet-label":
-                var head = model["imagenetHead"] as! [String: Any]
-                head["labels"] = Array((head["labels"] as! [Any]).dropLast())
-                model["imagenetHead"] = head
+                // Format 1 has the backbone's fields at the top level, later formats under backbones.0.
+                let at = model["backbones"] == nil ? [String]() : ["backbones", "0"]
+                let labels = at.reduce(model as Any) { ($1 == "0" ? ($0 as? [Any])?.first : ($0 as? [String: Any])?[$1]) as Any }
+                let head = (labels as? [String: Any])?["imagenetHead"] as? [String: Any]
+                model = JSONEdit.set(Array((head?["labels"] as? [Any] ?? []).dropLast()), at: at + ["imagenetHead", "labels"],
+                                     in: model) as! [String: Any]
             case "format-version-99": model["formatVersion"] = 99
-            case "architecture-resnet50": model["architecture"] = "resnet50"
+            case "architecture-resnet50":
+                model = JSONEdit.set("resnet50", at: (model["backbones"] == nil ? [] : ["backbones", "0"]) + ["architecture"],
+                                     in: model) as! [String: Any]
             case "set":
                 let value = try JSONSerialization.jsonObject(with: Data(recipe["json"]!.string!.utf8), options: .fragmentsAllowed)
                 model = JSONEdit.set(value, at: recipe["path"]!.string!.split(separator: ".").map(String.init), in: model) as! [String: Any]

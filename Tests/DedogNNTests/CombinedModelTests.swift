@@ -22,10 +22,11 @@ import DedogTestSupport
 
     /// Writes a model of the Lite0 base with one backbone per (prefix, seed, temperature).
     static func write(_ backbones: [(prefix: String, seed: UInt64, temperature: Float)], combined: Float? = nil,
-                      fit: InputDescription.Fit = .crop, to url: URL) throws {
+                      fit: InputDescription.Fit = .crop, keepsRanges: Bool = true, to url: URL) throws {
         var descriptions: [BackboneDescription] = [], parts: [ModelFile.Part] = []
         for b in backbones {
             var d = baseBackbone
+            if !keepsRanges { d.activationRanges = nil }
             d.tensorPrefix = b.prefix
             d.preprocessing.fit = fit
             d.breedHead = HeadDescription(weight: "", bias: "", labels: labels, temperature: b.temperature)
@@ -48,23 +49,28 @@ import DedogTestSupport
     }()
 
     /// A model that pads is written as format 3, which a dedog that knows only format 2 (and would crop) refuses
-    /// as newer; one that crops stays format 2, its JSON without a `fit`.
+    /// as newer; one that crops stays format 2, its JSON without a `fit`; one with activation ranges is format 4,
+    /// which a dedog without 8-bit inference refuses, and keeps them.
     @Test func theFitIsKeptAndPaddingModelsAreFormatThree() throws {
         for fit in InputDescription.Fit.allCases {
-            let url = Self.folder.appendingPathComponent("fit-\(fit).safetensors")
-            try Self.write([("", 1, 1)], fit: fit, to: url)
-            let json = try #require(SafeTensors(contentsOf: url).metadata[ModelDescription.metadataKey])
-            let model = try Model(contentsOf: url)
-            #expect(model.backbones[0].input.fit == fit)
-            #expect(model.specification.formatVersion == (fit == .crop ? 2 : 3))
-            #expect(json.contains(#""fit":"\#(fit.rawValue)""#) == (fit != .crop), "\(json)")
+            for keepsRanges in [false, true] {
+                let url = Self.folder.appendingPathComponent("fit-\(fit)-\(keepsRanges).safetensors")
+                try Self.write([("", 1, 1)], fit: fit, keepsRanges: keepsRanges, to: url)
+                let json = try #require(SafeTensors(contentsOf: url).metadata[ModelDescription.metadataKey])
+                let model = try Model(contentsOf: url)
+                #expect(model.backbones[0].input.fit == fit)
+                #expect(model.specification.formatVersion == (keepsRanges ? 4 : fit == .crop ? 2 : 3))
+                #expect(json.contains(#""fit":"\#(fit.rawValue)""#) == (fit != .crop), "\(json)")
+                #expect(model.backbones[0].activationRanges == (keepsRanges ? Self.baseBackbone.activationRanges : nil))
+                #expect(json.contains(#""int8":"#) == keepsRanges)
+            }
         }
         // Files from before fits existed have none: they crop.
         let old = #"{"resizeShorterSide":256,"cropSize":224,"mean":[127,127,127],"std":[128,128,128]}"#
         #expect(try JSONDecoder().decode(InputDescription.self, from: Data(old.utf8)) == InputDescription())
         let bad = #"{"resizeShorterSide":256,"cropSize":224,"mean":[127,127,127],"std":[128,128,128],"fit":"zoom"}"#
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(InputDescription.self, from: Data(bad.utf8)) }
-        let url = Self.folder.appendingPathComponent("fit-pad.safetensors")
+        let url = Self.folder.appendingPathComponent("fit-pad-false.safetensors")
         let tensors = try SafeTensors(contentsOf: url)
         let zoom = tensors.metadata[ModelDescription.metadataKey]!.replacingOccurrences(of: #""fit":"pad""#, with: #""fit":"zoom""#)
         #expect(throws: ModelError.invalidMetadata(file: url.path, detail: "unknown value at backbones[0].preprocessing.fit")) {
@@ -74,7 +80,7 @@ import DedogTestSupport
 
     @Test func oneBackboneGivesItsHeadsCalibratedSoftmax() throws {
         let url = Self.folder.appendingPathComponent("one.safetensors")
-        try Self.write([("", 1, 1.7)], to: url)
+        try Self.write([("", 1, 1.7)], keepsRanges: false, to: url)
         let model = try Model(contentsOf: url)
         #expect(model.specification.formatVersion == 2)
         #expect(model.specification.backbones[0].breedHead?.weight == "breed_head.weight")
@@ -111,10 +117,18 @@ import DedogTestSupport
         }
     }
 
-    /// A format 1 file is a one-backbone model, and is written back in its own layout.
+    /// A format 1 file is a one-backbone model, and is written back in its own layout (made here from the bundled
+    /// Lite0 file, which was format 1 until it gained activation ranges); format 1 cannot hold those.
     @Test func formatOneFilesStillLoad() throws {
-        let model = try Model(contentsOf: BundledModel.url)
+        let file = try SafeTensors(contentsOf: BundledModel.url)
+        var description = try ModelDescription(from: file)
+        description.formatVersion = 1
+        #expect(throws: EncodingError.self) { try JSONEncoder().encode(description) }
+        description.backbones[0].activationRanges = nil
+        let v1 = String(decoding: try JSONEncoder().encode(description), as: UTF8.self)
+        let model = try Model(tensors: file.replacingMetadata([ModelDescription.metadataKey: v1]))
         #expect(model.specification.formatVersion == 1)
+        #expect(model.backbones[0].activationRanges == nil && model.backbones[0].precisions == [.fp32])
         #expect(model.specification.backbones.map(\.tensorPrefix) == [""])
         #expect(model.imagenetLabels?.count == 1000)
         let json = try JSONEncoder().encode(model.specification)

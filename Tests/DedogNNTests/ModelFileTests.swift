@@ -79,9 +79,40 @@ import DedogNN
         #expect(throws: ModelError.invalidMetadata(file: "test.safetensors", detail: "missing preprocessing")) {
             try Self.load(Self.original.tensors, metadata: ["dedog.model": #"{"formatVersion":1,"architecture":"efficientnet-lite0","batchNormEpsilon":0.001,"decision":{"noDogBelow":0.5,"unsureBelow":0.4,"unsureMargin":0.1}}"#])
         }
-        let future = Self.original.metadata["dedog.model"]!.replacingOccurrences(of: #""formatVersion":1"#, with: #""formatVersion":7"#)
-        #expect(throws: ModelError.unsupportedVersion(file: "test.safetensors", version: 7, supported: 3)) {
+        let future = Self.original.metadata["dedog.model"]!.replacingOccurrences(of: #""formatVersion":[0-9]+"#, with: #""formatVersion":7"#,
+                                                                                  options: .regularExpression)
+        #expect(throws: ModelError.unsupportedVersion(file: "test.safetensors", version: 7, supported: ModelDescription.currentVersion)) {
             try Self.load(Self.original.tensors, metadata: ["dedog.model": future])
+        }
+    }
+
+    /// The activation ranges of 8-bit inference are checked at load like every other field: one for every tensor
+    /// the engine keeps in bytes, pairs in order, ReLU6 outputs within [0, 6], a known method; the field named.
+    @Test func badActivationRangesAreRefused() throws {
+        let json = try JSONSerialization.jsonObject(with: Data(Self.original.metadata["dedog.model"]!.utf8))
+        let ranges = try #require(((json as? [String: Any])?["backbones"] as? [[String: Any]])?.first?["int8"] as? [String: Any],
+                                  "the bundled Lite0 file has activation ranges")
+        let path = ["backbones", "0", "int8"]
+        let cases: [(Any, String)] = [
+            (JSONEdit.set([0, 6, 1], at: path + ["ranges", "block_03.expand"], in: json), "backbones[0].int8.ranges.block_03.expand"),
+            (JSONEdit.set([0, 7], at: path + ["ranges", "block_03.depthwise"], in: json), "backbones[0].int8.ranges.block_03.depthwise"),
+            (JSONEdit.set([3, -3], at: path + ["ranges", "block_05"], in: json), "backbones[0].int8.ranges.block_05"),
+            (JSONEdit.set([Float](repeating: 1, count: 8), at: path + ["ranges", "stem"], in: json), "backbones[0].int8.ranges.stem"),
+            (JSONEdit.set((ranges["ranges"] as? [String: Any] ?? [:]).filter { $0.key != "block_09" }, at: path + ["ranges"], in: json),
+             "backbones[0].int8.ranges"),
+            (JSONEdit.set("percentile", at: path + ["method"], in: json), "backbones[0].int8.method"),
+            (JSONEdit.set(0, at: path + ["photos"], in: json), "backbones[0].int8.photos"),
+        ]
+        for (edited, field) in cases {
+            let text = String(decoding: try JSONSerialization.data(withJSONObject: edited), as: UTF8.self)
+            do {
+                try Self.load(Self.original.tensors, metadata: ["dedog.model": text])
+                Issue.record("\(field): accepted")
+            } catch let ModelError.invalidValue(_, f, _, _) {
+                #expect(f == field)
+            } catch {
+                Issue.record("\(field): \(error)")
+            }
         }
     }
 

@@ -6,15 +6,17 @@ import DedogTestSupport
 @Suite struct NetworkTests {
     /// Three different images in one batch, on one and two threads, against each image alone on one thread.
     /// Only the order of float additions may differ (GEMM blocking depends on the column count), so the features
-    /// must agree to ~1e-6 relative; 1e-4 · (1 + max) allows for that and nothing more.
-    @Test func resultsDoNotDependOnBatchSizeOrThreads() throws {
+    /// must agree to ~1e-6 relative; 1e-4 · (1 + max) allows for that and nothing more. In 8 bits too (integer
+    /// sums are exact; only the float stem's rounding could move a byte).
+    @Test(arguments: Precision.allCases)
+    func resultsDoNotDependOnBatchSizeOrThreads(_ precision: Precision) throws {
         let network = BundledModel.network
         var random = SeededRandom(state: 2026)
         let size = 3 * 224 * 224
         let images = (0..<3).map { _ in random.floats(size) }
-        let alone = try images.map { try network.makeSession(threads: 1).features($0, batch: 1) }
+        let alone = try images.map { try network.makeSession(threads: 1, precision: precision).features($0, batch: 1) }
         for threads in [1, 2] {
-            let together = try network.makeSession(threads: threads).features(images.flatMap { $0 }, batch: 3)
+            let together = try network.makeSession(threads: threads, precision: precision).features(images.flatMap { $0 }, batch: 3)
             for i in 0..<3 {
                 let part = Array(together[(i * 1280)..<((i + 1) * 1280)])
                 let worst = zip(part, alone[i]).map { abs($0 - $1) }.max()!
@@ -32,10 +34,10 @@ import DedogTestSupport
         var random = SeededRandom(state: 77)
         for (h, w) in [(224, 224), (292, 292), (131, 97)] {  // 292: odd maps (73, 37, 19) as the default model has
             let image = random.floats(3 * h * w)
-            let whole = try network.makeSession(threads: 1, kernels: kernels, bandsBlocks: false)
+            let whole = try network.makeSession(threads: 1, kernels: kernels, precision: .fp32, bandsBlocks: false)
                 .features(image, batch: 1, height: h, width: w)
             for threads in [1, 2] {
-                let banded = try network.makeSession(threads: threads, kernels: kernels)
+                let banded = try network.makeSession(threads: threads, kernels: kernels, precision: .fp32)
                     .features(image, batch: 1, height: h, width: w)
                 let worst = zip(banded, whole).map { abs($0 - $1) }.max()!
                 #expect(worst <= 1e-4 * (1 + whole.map(abs).max()!), "\(h)×\(w), \(kernels), \(threads) threads: \(worst)")
@@ -45,7 +47,8 @@ import DedogTestSupport
 
     /// The plan is walked from the same table the kernel tests and benchmarks iterate: run layer by layer, its
     /// steps are the table's rows in order (kind, channels, kernel, stride, sizes, residual), then the pooling;
-    /// banded, each large block is one step in their place. For every backbone, and for a photo that is not square.
+    /// banded (in floats), each large block is one step in their place; in 8 bits, never banded, the table's rows
+    /// again. For every backbone, and for a photo that is not square.
     @Test func thePlanRunsTheLayerTable() throws {
         var random = SeededRandom(state: 9)
         for backbone in Backbone.all {
@@ -55,11 +58,13 @@ import DedogTestSupport
                 let table = backbone.layers(height: h, width: w)
                 #expect(table.count == 2 + backbone.blockCount * 2 + table.filter { $0.kind == .expand }.count)
                 let image = random.floats(3 * h * w)
-                let steps = try network.makeSession(bandsBlocks: false).profile(image, height: h, width: w, runs: 1, warmup: 0)
-                #expect(steps.dropLast().map(\.layer?.description) == table.map(\.description), "\(backbone) \(h)×\(w)")
-                #expect(steps.dropLast().map(\.layer?.hasResidual) == table.map(\.hasResidual))
-                #expect(steps.map(\.kind) == table.map(\.kind.rawValue) + ["pool"])
-                let banded = try network.makeSession().profile(image, height: h, width: w, runs: 1, warmup: 0)
+                for session in [network.makeSession(precision: .fp32, bandsBlocks: false), network.makeSession(precision: .int8)] {
+                    let steps = try session.profile(image, height: h, width: w, runs: 1, warmup: 0)
+                    #expect(steps.dropLast().map(\.layer?.description) == table.map(\.description), "\(backbone) \(h)×\(w)")
+                    #expect(steps.dropLast().map(\.layer?.hasResidual) == table.map(\.hasResidual))
+                    #expect(steps.map(\.kind) == table.map(\.kind.rawValue) + ["pool"])
+                }
+                let banded = try network.makeSession(precision: .fp32).profile(image, height: h, width: w, runs: 1, warmup: 0)
                 #expect(banded.contains { $0.kind == "block" }, "the early blocks are large enough to run banded")
                 // Banded or not, the blocks come in the table's order with the table's names.
                 var order: [String] = []

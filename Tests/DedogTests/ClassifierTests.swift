@@ -21,17 +21,23 @@ import Testing
         #expect((result.dogProbability ?? 0) > 0.9)
     }
 
-    /// The bundled breed models see the whole photo (issue 24): every backbone pads, so the file is format 3, and
-    /// the sample beagle is still a beagle through them.
+    /// The bundled breed models see the whole photo (issue 24): every backbone pads; they carry the activation
+    /// ranges of 8-bit inference, so the file is format 4; and the sample beagle is still a beagle through them,
+    /// in 8 bits (the default) and in floats, with nearly the same confidence.
     @Test(arguments: ["dedog-breeds", "dedog-breeds-fast"])
     func bundledBreedModelsPad(_ name: String) throws {
         let url = SharedData.packageRoot.appendingPathComponent("models/\(name).safetensors")
         let model = try Model(contentsOf: url)
         #expect(model.backbones.allSatisfy { $0.input.fit == .pad })
-        #expect(model.specification.formatVersion == 3)
-        let result = try Classifier(modelURL: url).classify(
-            contentsOf: SharedData.packageRoot.appendingPathComponent("datasets/samples/beagle.jpg"), top: 3)
+        #expect(model.specification.formatVersion == 4)
+        #expect(model.backbones.allSatisfy { $0.precisions == [.fp32, .int8] })
+        let photo = SharedData.packageRoot.appendingPathComponent("datasets/samples/beagle.jpg")
+        let result = try Classifier(modelURL: url).classify(contentsOf: photo, top: 3)
         #expect(result.verdict == .dog && result.breeds.first?.key == "n02088364-beagle")
+        let floats = try Classifier(modelURL: url, configuration: .init(precision: .fp32)).classify(contentsOf: photo, top: 3)
+        #expect(floats.verdict == .dog && floats.breeds.first?.key == "n02088364-beagle")
+        let (a, b) = (try #require(result.breeds.first?.probability), try #require(floats.breeds.first?.probability))
+        #expect(abs(a - b) < 0.05, "int8 \(a), fp32 \(b)")
     }
 
     /// A phone's HEIC, a browser's AVIF and a web page's WebP of the same photo name the same breed, with nearly

@@ -36,8 +36,12 @@ import DedogTrain
         #expect((head.temperature ?? 0) > 0)
         #expect(trained.heads[0].imagenet != nil)  // kept for the no-dog verdict
         let model = try Model(contentsOf: data.root.appendingPathComponent("model.safetensors")).specification
-        #expect(model.formatVersion == 3, "a model that pads is format 3")
+        #expect(model.formatVersion == 4, "a model with activation ranges is format 4")
         #expect(model.backbones[0].preprocessing.fit == .pad, "new models see the whole photo")
+        // Calibrated for 8 bits on its readable training photos, as classify will prepare them.
+        let ranges = try #require(model.backbones[0].activationRanges)
+        #expect(ranges.photos == report.trainImages && ranges.method == "min-max")
+        #expect(trained.backbones[0].precisions == [.fp32, .int8])
         #expect(model.combinedTemperature == nil, "one backbone needs no combined calibration")
         #expect(model.training?["classes"] == "3")
         #expect(model.training?["backbones"] == "lite0")

@@ -41,20 +41,44 @@ public struct StemConvolution: Sendable {
 
     func run(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>,
              batch: Int, height: Int, width: Int, parallel: Parallel) {
+        let dst = SharedPointer(output), cout = outChannels
+        eachRow(input, batch: batch, height: height, width: width, parallel: parallel) { row, ow, patches, kernels in
+            gemm.runRows(patches, dst.base + row * ow * cout, rows: ow, residual: nil, kernels: kernels)
+        }
+    }
+
+    /// The 8-bit engine's stem: one image, each output row computed in floats, then stored as bytes in `encoding`
+    /// (ReLU6 already applied, so the bytes start at its zero point).
+    func run(_ input: UnsafePointer<Float>, bytes output: UnsafeMutablePointer<UInt8>, encoding: ByteEncoding,
+             height: Int, width: Int, parallel: Parallel) {
+        let dst = SharedPointer(output), cout = outChannels
+        let inverse = 1 / encoding.scale, zero = Int32(encoding.zero)
+        eachRow(input, batch: 1, height: height, width: width, parallel: parallel, rowFloats: true) { row, ow, patches, kernels in
+            let floats = patches + ow * inChannels * kernel * kernel
+            gemm.runRows(patches, floats, rows: ow, residual: nil, kernels: kernels)
+            dedog_quantize(kernels.isa, floats, ow * cout, inverse, zero, zero, 255, dst.base + row * ow * cout)
+        }
+    }
+
+    /// Gathers each output row's patches on the threads of `parallel` and hands them to `body` with the row, the
+    /// output width and the kernel set; with `rowFloats`, room for one output row of floats follows the patches.
+    private func eachRow(_ input: UnsafePointer<Float>, batch: Int, height: Int, width: Int, parallel: Parallel,
+                         rowFloats: Bool = false,
+                         _ body: @escaping @Sendable (Int, Int, UnsafeMutablePointer<Float>, KernelSet) -> Void) {
         let (oh, padTop) = ReferenceKernels.samePadding(input: height, kernel: kernel, stride: stride)
         let (ow, padLeft) = ReferenceKernels.samePadding(input: width, kernel: kernel, stride: stride)
-        let taps = inChannels * kernel * kernel, cin = inChannels, cout = outChannels, k = kernel, s = stride
-        let src = SharedPointer(UnsafeMutablePointer(mutating: input)), dst = SharedPointer(output)
-        let kernels = parallel.kernels
+        let taps = inChannels * kernel * kernel, cin = inChannels, k = kernel, s = stride
+        let src = SharedPointer(UnsafeMutablePointer(mutating: input))
+        let kernels = parallel.kernels, extra = rowFloats ? ow * outChannels : 0
         parallel { part in
-            let patches = UnsafeMutablePointer<Float>.allocate(capacity: ow * taps)
+            let patches = UnsafeMutablePointer<Float>.allocate(capacity: ow * taps + extra)
             defer { patches.deallocate() }
             for row in slice(batch * oh, part: part, of: parallel.parts) {
                 let image = row / oh
                 dedog_stem_patches(src.base + image * cin * height * width, Int32(cin), Int32(height), Int32(width),
                                    Int32(k), Int32(s), Int32(padTop), Int32(padLeft), Int32(row % oh), Int32(ow),
                                    patches)
-                gemm.runRows(patches, dst.base + row * ow * cout, rows: ow, residual: nil, kernels: kernels)
+                body(row, ow, patches, kernels)
             }
         }
     }

@@ -1,0 +1,189 @@
+import DedogKernels
+
+/// Which arithmetic a session runs the backbone in.
+public enum Precision: String, CaseIterable, Sendable, CustomStringConvertible {
+    /// 32-bit floats throughout.
+    case fp32
+    /// 8-bit activations and weights with 32-bit integer sums (`QuantizedNetwork`), where the model file has the
+    /// activation ranges it needs; 32-bit floats otherwise.
+    case int8
+
+    public var description: String { rawValue }
+}
+
+/// A backbone's layers in 8 bits, made at load from the float layers and the activation ranges of its calibration:
+/// weights symmetric per output channel, activations unsigned bytes with a scale and zero point per channel (the
+/// consuming layer folds the scales into its weights; ReLU6 outputs start at zero point 0) except the stem's output,
+/// one for the tensor.
+/// The stem runs in floats and stores bytes; expand, depthwise and project layers read and write bytes (ReLU6 and
+/// the residual add in their stores); the head reads bytes and writes the floats the pooling averages.
+struct QuantizedNetwork: Sendable {
+    struct Block: Sendable {
+        let expand: QuantizedPointwise?
+        let depthwise: QuantizedDepthwise
+        let project: QuantizedPointwise
+    }
+
+    let stem: StemConvolution
+    /// The encoding of each tensor kept in bytes, by `ActivationRanges` name.
+    let encodings: [String: ByteEncoding]
+    let blocks: [Block]
+    let head: QuantizedPointwise
+
+    init(stem: StemConvolution, blocks floatBlocks: [MBConvBlock], head floatHead: PointwiseConvolution,
+         ranges: ActivationRanges) throws(ModelError) {
+        var encodings: [String: ByteEncoding] = [:]
+        func encoding(_ name: String) throws(ModelError) -> ByteEncoding {
+            guard let range = ranges.ranges(name) else {
+                throw .badInput(detail: "8-bit network: no activation range for \(name)")
+            }
+            let e = ByteEncoding(range)
+            encodings[name] = e
+            return e
+        }
+        self.stem = stem
+        var current = try encoding("stem")
+        var blocks: [Block] = []
+        for block in floatBlocks {
+            let name = block.spec.name
+            var depthwiseInput = current
+            var expand: QuantizedPointwise? = nil
+            if let e = block.expand {
+                let out = try encoding(name + ".expand")
+                expand = try Self.pointwise(e, input: current, output: .bytes(out, clampsToSix: true))
+                depthwiseInput = out
+            }
+            let mid = try encoding(name + ".depthwise")
+            let depthwise = try Self.depthwise(block.depthwise, input: depthwiseInput, output: mid)
+            let out = try encoding(name)
+            let project = try Self.pointwise(block.project, input: mid,
+                                             output: block.spec.hasResidual ? .bytesAdding(out, residual: current) : .bytes(out, clampsToSix: false))
+            blocks.append(Block(expand: expand, depthwise: depthwise, project: project))
+            current = out
+        }
+        head = try Self.pointwise(floatHead, input: current, output: .floats(clampsToSix: floatHead.clampsToSix))
+        self.blocks = blocks
+        self.encodings = encodings
+    }
+
+    /// What a quantized layer's store produces, in real terms.
+    enum Output {
+        case bytes(ByteEncoding, clampsToSix: Bool)
+        case bytesAdding(ByteEncoding, residual: ByteEncoding)
+        case floats(clampsToSix: Bool)
+    }
+
+    /// Signed bytes with one scale per row: w ≈ q · scale, q in −127…127, scale = max |w| / 127 (1 for a zero row),
+    /// rounded half away from zero (as `dedog_qpointwise_quantize` does the pointwise layers).
+    /// `minimumScale` coarsens the scale where a finer one would leave a bias too large for the sums.
+    static func symmetric(_ row: ArraySlice<Float>, minimumScale: Float = 0) -> (bytes: [Int8], scale: Float) {
+        let top = row.reduce(Float(0)) { max($0, abs($1)) }
+        let scale = max(top > 0 ? top / 127 : 1, minimumScale)
+        return (row.map { Int8(max(-127, min(127, ($0 / scale).rounded()))) }, scale)
+    }
+
+    /// A bias at the sums' scale, within ±`limit` (what the kernels take).
+    static func integerBias(_ bias: Float, scale: Float, limit: Int32 = 1 << 30) -> Int32 {
+        let b = (bias / scale).rounded()
+        return b.isFinite ? Int32(max(-Float(limit), min(Float(limit), b))) : 0
+    }
+
+    /// The store of a layer's output of `channels` channels, and the scale each channel is stored at (1 for floats).
+    /// A ReLU6 output is one tensor-wide range from 0, so its clamp is the bytes of 0 and 6.
+    static func store(_ output: Output, channels: Int) -> (QuantizedPointwise.Store, scales: [Float]) {
+        switch output {
+        case let .bytes(y, clampsToSix):
+            let top = clampsToSix && y.isPerTensor ? min(255, y.zero + Int((6 / y.scale).rounded())) : 255
+            let low = clampsToSix && y.isPerTensor ? y.zero : 0
+            return (.bytes(zero: y.zeros, low: low, high: top), y.perChannel(channels).scales)
+        case let .bytesAdding(y, r):
+            let (ys, rs) = (y.perChannel(channels), r.perChannel(channels))
+            return (.bytesAddingResidual(zero: ys.zeros, low: 0, high: 255, residualZero: rs.zeros,
+                                         residualScale: zip(rs.scales, ys.scales).map { $0 / $1 }), ys.scales)
+        case let .floats(clampsToSix):
+            return (.floats(clampsToSix: clampsToSix), Array(repeating: 1, count: channels))
+        }
+    }
+
+    static func pointwise(_ layer: PointwiseConvolution, input: ByteEncoding, output: Output) throws(ModelError) -> QuantizedPointwise {
+        let (store, scales) = store(output, channels: layer.outChannels)
+        let (inputScales, inputZeros) = input.perChannel(layer.inChannels)
+        return try QuantizedPointwise(quantizing: layer, inputScale: inputScales, inputZero: inputZeros, outputScale: scales,
+                                      store: store)
+    }
+
+    static func depthwise(_ layer: DepthwiseConvolution, input: ByteEncoding, output: ByteEncoding) throws(ModelError) -> QuantizedDepthwise {
+        let c = layer.channels, taps = layer.kernel * layer.kernel
+        let (inputScales, inputZeros) = input.perChannel(c), (outputScales, outputZeros) = output.perChannel(c)
+        guard inputZeros.allSatisfy({ $0 == 0 }), outputZeros.allSatisfy({ $0 == 0 }) else {
+            throw .badInput(detail: "8-bit depthwise: its input and output must be ReLU6 outputs, ranges from 0")
+        }
+        var weight: [Int8] = [], bias: [Int32] = [], sumScales: [Float] = []
+        weight.reserveCapacity(c * taps)
+        for channel in 0..<c {
+            // A channel whose bias dwarfs its weights (BatchNorm folded into a filter near zero) gets a coarser weight
+            // scale, so that its bias stays within the 2^23 that keeps the float sums exact.
+            let fits = abs(layer.bias[channel]) / (inputScales[channel] * Float(QuantizedDepthwise.biasLimit / 2))
+            let (q, s) = symmetric((0..<taps).map { layer.tapWeights[$0 * c + channel] }[...], minimumScale: fits)
+            weight += q
+            sumScales.append(inputScales[channel] * s)
+            bias.append(integerBias(layer.bias[channel], scale: inputScales[channel] * s, limit: QuantizedDepthwise.biasLimit))
+        }
+        guard case let (.bytes(zero, low, high), _) = store(.bytes(output, clampsToSix: true), channels: c) else {
+            throw .badInput(detail: "8-bit depthwise: a byte store")
+        }
+        return try QuantizedDepthwise(channels: c, kernel: layer.kernel, stride: layer.stride, weight: weight, bias: bias,
+                                      scale: zip(sumScales, outputScales).map { $0 / $1 }, zero: zero[0], low: low, high: high)
+    }
+
+    /// One image's pass through `plan` (built without bands), as `InferenceSession` runs the float one: `place`
+    /// gives each step's memory (the buffers hold bytes here, floats for the head and the features).
+    func run(_ plan: ExecutionPlan, place: (ExecutionPlan.Place) -> UnsafeMutableRawPointer, parallel: Parallel,
+             tap: ((String, [Float]) -> Void)?, map: UnsafeMutablePointer<Float>?, stepDone: ((Int) -> Void)?) {
+        for (index, step) in plan.steps.enumerated() {
+            let x = place(step.input), y = place(step.output)
+            let pixels = step.height * step.width
+            let block = step.layer?.block.map { blocks[$0] }
+            switch step.kind {
+            case .stem:
+                if let e = encodings["stem"] {
+                    stem.run(x.assumingMemoryBound(to: Float.self), bytes: y.assumingMemoryBound(to: UInt8.self),
+                             encoding: e, height: step.height, width: step.width, parallel: parallel)
+                }
+            case .expand:
+                block?.expand?.run(x.assumingMemoryBound(to: UInt8.self), y, pixels: pixels, parallel: parallel)
+            case .depthwise:
+                block?.depthwise.run(x.assumingMemoryBound(to: UInt8.self), y.assumingMemoryBound(to: UInt8.self),
+                                     batch: 1, height: step.height, width: step.width, parallel: parallel)
+            case .project:
+                block?.project.run(x.assumingMemoryBound(to: UInt8.self), y, pixels: pixels,
+                                   residual: step.residual.map { UnsafePointer(place($0).assumingMemoryBound(to: UInt8.self)) },
+                                   parallel: parallel)
+            case .head:
+                head.run(x.assumingMemoryBound(to: UInt8.self), y, pixels: pixels, parallel: parallel)
+            case .pool:
+                let floats = x.assumingMemoryBound(to: Float.self)
+                GlobalAveragePool.run(floats, y.assumingMemoryBound(to: Float.self), channels: step.outChannels, batch: 1,
+                                      planeSize: pixels)
+                map?.update(from: floats, count: step.outChannels * pixels)
+            case .block:
+                break  // plans for 8 bits are built without bands
+            }
+            if let tap, step.isTap {
+                let count = step.outChannels * step.outHeight * step.outWidth
+                let values: [Float]
+                if let name = ActivationRanges.name(of: step.kind, layer: step.name), let e = encodings[name] {
+                    let bytes = UnsafeBufferPointer(start: y.assumingMemoryBound(to: UInt8.self), count: count)
+                    values = bytes.enumerated().map { e.real($1, channel: $0 % step.outChannels) }
+                } else {
+                    values = Array(UnsafeBufferPointer(start: y.assumingMemoryBound(to: Float.self), count: count))
+                }
+                values.withUnsafeBufferPointer {
+                    tap(step.name, Layout.nchw(fromNHWC: $0.baseAddress!, batch: 1, channels: step.outChannels,
+                                               plane: step.outHeight * step.outWidth))
+                }
+            }
+            stepDone?(index)
+        }
+    }
+}
