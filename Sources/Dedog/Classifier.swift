@@ -272,7 +272,8 @@ public struct ClassifierConfiguration: Sendable, Equatable {
     public var threadsPerWorker: Int
     /// Which build of the C kernels runs (the front end reads `DEDOG_KERNELS`, not the library).
     public var kernels: KernelSet
-    /// The backbones' arithmetic: int8 (the default) where the model file has activation ranges, else fp32.
+    /// The backbones' arithmetic (int8 runs where the model file has activation ranges, fp32 otherwise); by default
+    /// `Precision.preferred(for: kernels)`.
     public var precision: Precision
     /// Photos declaring more pixels than this are refused from their header, before decoding.
     public var maxPixels: Int
@@ -290,10 +291,10 @@ public struct ClassifierConfiguration: Sendable, Equatable {
     /// `locates`).
     public var separatesDogs: Bool = true
 
-    public init(workers: Int = 1, threadsPerWorker: Int = 1, kernels: KernelSet = .best, precision: Precision = .int8,
+    public init(workers: Int = 1, threadsPerWorker: Int = 1, kernels: KernelSet = .best, precision: Precision? = nil,
                 maxPixels: Int = 100_000_000, maxFileBytes: Int = 512 << 20,
                 decision: DecisionThresholds? = nil, averagesMirror: [Bool]? = nil) {
-        self.precision = precision
+        self.precision = precision ?? .preferred(for: kernels)
         self.workers = workers
         self.threadsPerWorker = threadsPerWorker
         self.kernels = kernels

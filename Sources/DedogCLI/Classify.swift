@@ -59,7 +59,7 @@ struct Classify: ParsableCommand {
     var threads = ProcessInfo.processInfo.activeProcessorCount
 
     @Option(help: Precision.help)
-    var precision: Precision = .int8
+    var precision: Precision?
 
     @Option(help: ArgumentHelp("Refuse photos larger than this many megapixels (checked from the header, before "
                                + "decoding, so that a tiny file declaring a giant picture cannot exhaust memory).",
@@ -96,7 +96,7 @@ struct Classify: ParsableCommand {
             var configuration = ClassifierConfiguration(threadsPerWorker: threads, kernels: kernels,
                                                         maxPixels: maxMegapixels * 1_000_000)
             if noZoom { configuration.zoom = nil }
-            configuration.precision = precision
+            configuration.precision = precision ?? .preferred(for: kernels)
             classifier = try Classifier(modelURL: ModelLocator.model(model), configuration: configuration)
         } catch {
             Terminal.error(error)

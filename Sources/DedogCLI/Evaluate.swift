@@ -59,16 +59,19 @@ struct Evaluate: ParsableCommand {
             throw ValidationError("--fit must be crop, pad, squeeze or all.")
         }
         if looks && fit != nil { throw ValidationError("--looks measures a model as it classifies; leave out --fit.") }
-        if precisions.isEmpty { throw ValidationError("--precision must be int8, fp32 or all.") }
+        if precisions(.best).isEmpty { throw ValidationError("--precision must be int8, fp32 or all.") }
         if looks && precision == "all" { throw ValidationError("--looks takes one --precision: int8 or fp32.") }
     }
 
-    @Option(help: ArgumentHelp("The network's arithmetic: int8 (the default, where the model file has activation "
-                               + "ranges), fp32, or all (both, compared).", valueName: "int8|fp32|all"))
-    var precision = "int8"
+    @Option(help: ArgumentHelp("The network's arithmetic: int8, fp32, or all (both, compared). Default: int8 where "
+                               + "the CPU has AVX-512 VNNI, fp32 elsewhere (as classify).", valueName: "int8|fp32|all"))
+    var precision: String?
 
-    /// The precisions --precision names.
-    var precisions: [Precision] { precision == "all" ? [.int8, .fp32] : Precision(rawValue: precision).map { [$0] } ?? [] }
+    /// The precisions --precision names (nil: the one classify would run with these kernels).
+    func precisions(_ kernels: KernelSet) -> [Precision] {
+        guard let precision else { return [.preferred(for: kernels)] }
+        return precision == "all" ? [.int8, .fp32] : Precision(rawValue: precision).map { [$0] } ?? []
+    }
 
     @OptionGroup var features: FeatureOptions
 
@@ -77,7 +80,7 @@ struct Evaluate: ParsableCommand {
         if looks { return try runLooks(names) }
         let fits: [InputDescription.Fit?] = fit == "all" ? InputDescription.Fit.allCases : [fit.flatMap(InputDescription.Fit.init(rawValue:))]
         var reports: [(name: String, report: EvaluationReport)] = []
-        let kernels = try features.kernels()
+        let kernels = try features.kernels(), precisions = self.precisions(kernels)
         for (name, fit, precision) in names.flatMap({ name in fits.flatMap { fit in precisions.map { (name, fit, $0) } } }) {
             let bar = ProgressBar("features")
             do {
@@ -125,7 +128,7 @@ struct Evaluate: ParsableCommand {
             do {
                 classifier = try Classifier(modelURL: ModelLocator.model(name),
                                             configuration: .init(workers: features.threads, kernels: kernels,
-                                                                 precision: precisions[0]))
+                                                                 precision: precisions(kernels)[0]))
             } catch {
                 Terminal.error(error)
                 throw Status.modelUnavailable

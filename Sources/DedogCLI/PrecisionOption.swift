@@ -3,8 +3,9 @@ import DedogNN
 
 extension Precision: ExpressibleByArgument {
     /// The `--precision` help every command that runs the network shows.
-    static let help = ArgumentHelp("The network's arithmetic: int8 (8-bit, about twice as fast) or fp32. int8 is the "
-                                   + "default and runs where the model file has the activation ranges it needs "
-                                   + "(the bundled models and those `dedog train` writes); other files run fp32.",
+    static let help = ArgumentHelp("The network's arithmetic: int8 (8 bits, about twice as fast where the CPU has "
+                                   + "AVX-512 VNNI, the default there) or fp32 (the default elsewhere: without VNNI "
+                                   + "the 8-bit kernels are slower than the float ones). int8 needs the activation "
+                                   + "ranges the bundled models and those `dedog train` writes have; other files run fp32.",
                                    valueName: "int8|fp32")
 }

@@ -48,7 +48,7 @@ struct Serve: AsyncParsableCommand {
     var model: String?
 
     @Option(help: Precision.help)
-    var precision: Precision = .int8
+    var precision: Precision?
 
     @Option(help: "Photos classified at once, each on a thread of its own (default: one per core).")
     var workers = ProcessInfo.processInfo.activeProcessorCount

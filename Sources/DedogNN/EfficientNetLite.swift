@@ -84,16 +84,18 @@ public final class EfficientNetLite: Sendable {
     }
 
     /// A session owns the execution plans and scratch memory of forward passes; use one per thread.
-    /// `kernels` defaults to the best this CPU runs; `precision` to 8 bits where the network has activation ranges
-    /// (the session's `precision` says what it runs).
-    public func makeSession(threads: Int = 1, kernels: KernelSet = .best, precision: Precision = .int8) -> InferenceSession {
-        InferenceSession(network: self, threads: threads, kernels: kernels, precision: precision, bandsBlocks: true)
+    /// `kernels` defaults to the best this CPU runs; `precision` to `Precision.preferred(for: kernels)`. Int8 runs
+    /// only where the network has activation ranges (the session's `precision` says what it runs).
+    public func makeSession(threads: Int = 1, kernels: KernelSet = .best, precision: Precision? = nil) -> InferenceSession {
+        InferenceSession(network: self, threads: threads, kernels: kernels, precision: precision ?? .preferred(for: kernels),
+                         bandsBlocks: true)
     }
 
     /// `makeSession`, choosing whether each block runs in horizontal bands (the default) or layer by layer, for
     /// benchmarks and the tests that compare the two.
-    @_spi(Benchmarks) public func makeSession(threads: Int = 1, kernels: KernelSet = .best, precision: Precision = .int8,
+    @_spi(Benchmarks) public func makeSession(threads: Int = 1, kernels: KernelSet = .best, precision: Precision? = nil,
                                               bandsBlocks: Bool) -> InferenceSession {
-        InferenceSession(network: self, threads: threads, kernels: kernels, precision: precision, bandsBlocks: bandsBlocks)
+        InferenceSession(network: self, threads: threads, kernels: kernels, precision: precision ?? .preferred(for: kernels),
+                         bandsBlocks: bandsBlocks)
     }
 }

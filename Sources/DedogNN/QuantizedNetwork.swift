@@ -9,6 +9,10 @@ public enum Precision: String, CaseIterable, Sendable, CustomStringConvertible {
     case int8
 
     public var description: String { rawValue }
+
+    /// What runs when nobody says: int8 where `kernels` multiply bytes natively (AVX-512 VNNI: about twice as fast
+    /// as fp32), fp32 elsewhere (the AVX2 and portable 8-bit kernels are exact but slower than their float ones).
+    public static func preferred(for kernels: KernelSet) -> Precision { kernels.multipliesBytesNatively ? .int8 : .fp32 }
 }
 
 /// A backbone's layers in 8 bits, made at load from the float layers and the activation ranges of its calibration:

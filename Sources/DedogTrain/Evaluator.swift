@@ -5,11 +5,13 @@ import DedogNN
 /// What `dedog evaluate` does: a model on a labelled ImageFolder dataset (optionally one split file of it).
 public enum Evaluator {
     /// `fit`: make photos square this way instead of as the model does (to compare fits on the same photos);
-    /// `precision`: the backbones' arithmetic (int8 runs only where the model file has activation ranges).
+    /// `precision`: the backbones' arithmetic (int8 runs only where the model file has activation ranges; by default
+    /// `Precision.preferred(for: kernels)`).
     public static func run(model url: URL, dataset root: URL, split: URL?, cacheRoot: URL?, threads: Int, kernels: KernelSet = .best,
-                           precision: Precision = .int8,
+                           precision: Precision? = nil,
                            memoryLimit: Int? = nil, timing: Bool = true, fit: InputDescription.Fit? = nil,
                            progress: (TrainProgress) -> Void = { _ in }) throws(TrainError) -> EvaluationReport {
+        let precision = precision ?? .preferred(for: kernels)
         let dataset = try Dataset(root: root)
         let samples = try split.map { url throws(TrainError) in try dataset.samples(listedIn: url) } ?? dataset.samples
         let tensors: SafeTensors, model: Model

@@ -82,7 +82,7 @@ enum BundledModel {
         let input = try SharedData.referenceTensor("input.f32")
         for threads in [1, 2] {
             var stages: [(String, [Float])] = []
-            let session = network.makeSession(threads: threads, kernels: kernels)
+            let session = network.makeSession(threads: threads, kernels: kernels, precision: .int8)
             #expect(session.precision == .int8)
             let features = try session.features(input, batch: 1) { stages.append(($0, $1)) }
             #expect(stages.count == 18)
@@ -122,7 +122,8 @@ enum BundledModel {
             .features(input, batch: 1, height: size, width: size)
         let logits = try model.heads[0].imagenet!(features, batch: 1, kernels: kernels)
         try #require(network.activationRanges != nil, "\(architecture): the bundled file has no activation ranges")
-        let int8 = try network.makeSession(threads: 2, kernels: kernels).features(input, batch: 1, height: size, width: size)
+        let int8 = try network.makeSession(threads: 2, kernels: kernels, precision: .int8)
+            .features(input, batch: 1, height: size, width: size)
         GoldenTests.expectInt8Close(try model.heads[0].imagenet!(int8, batch: 1, kernels: kernels),
                                     try Self.tensor(architecture, "logits"), "\(architecture) int8 \(kernels)")
         for (name, ours) in [("features", features), ("logits", logits)] {

@@ -141,6 +141,16 @@ struct IntegerRandom {
         #expect(throws: ModelError.self) { try Quantize.bytes([1e30], inverseScale: 1, zero: 0, low: 0, high: 255) }
     }
 
+    /// 8 bits are the default only where the CPU multiplies bytes natively; elsewhere they would be slower than floats.
+    @Test func int8IsTheDefaultOnlyWithVNNI() {
+        for kernels in KernelSet.allCases {
+            #expect(Precision.preferred(for: kernels) == (kernels == .avx512 && kernels.multipliesBytesNatively ? .int8 : .fp32))
+        }
+        #expect(!KernelSet.portable.multipliesBytesNatively && !KernelSet.avx2.multipliesBytesNatively)
+        #expect(BundledModel.network.makeSession(kernels: .avx2).precision == .fp32)
+        #expect(BundledModel.network.makeSession(kernels: .avx2, precision: .int8).precision == .int8)
+    }
+
     /// The stores span what bytes can say: a clamp bound, a zero point or a scale out of range is refused, and
     /// a residual must come exactly with the store that adds it.
     @Test func badStoresAndInputsAreRefused() throws {

@@ -23,7 +23,7 @@ import Testing
 
     /// The bundled breed models see the whole photo (issue 24): every backbone pads; they carry the activation
     /// ranges of 8-bit inference, so the file is format 4; and the sample beagle is still a beagle through them,
-    /// in 8 bits (the default) and in floats, with nearly the same confidence.
+    /// in 8 bits and in floats, with nearly the same confidence.
     @Test(arguments: ["dedog-breeds", "dedog-breeds-fast"])
     func bundledBreedModelsPad(_ name: String) throws {
         let url = SharedData.packageRoot.appendingPathComponent("models/\(name).safetensors")
@@ -32,7 +32,7 @@ import Testing
         #expect(model.specification.formatVersion == 4)
         #expect(model.backbones.allSatisfy { $0.precisions == [.fp32, .int8] })
         let photo = SharedData.packageRoot.appendingPathComponent("datasets/samples/beagle.jpg")
-        let result = try Classifier(modelURL: url).classify(contentsOf: photo, top: 3)
+        let result = try Classifier(modelURL: url, configuration: .init(precision: .int8)).classify(contentsOf: photo, top: 3)
         #expect(result.verdict == .dog && result.breeds.first?.key == "n02088364-beagle")
         let floats = try Classifier(modelURL: url, configuration: .init(precision: .fp32)).classify(contentsOf: photo, top: 3)
         #expect(floats.verdict == .dog && floats.breeds.first?.key == "n02088364-beagle")

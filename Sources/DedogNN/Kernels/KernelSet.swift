@@ -43,6 +43,10 @@ public enum KernelSet: String, CaseIterable, Sendable, CustomStringConvertible {
         dedog_int8_peak(isa, 20_000_000)
     }
 
+    /// Whether this set's 8-bit kernels have a byte dot product instruction on this CPU (AVX-512 VNNI), which makes
+    /// them faster than the float ones.
+    public var multipliesBytesNatively: Bool { self == .avx512 && isSupported && dedog_has_vnni() != 0 }
+
     /// How this set's 8-bit kernels multiply on this CPU, for benchmark tables.
     public var byteMultiply: String {
         switch self {
