@@ -427,8 +427,11 @@ final class BrowserTests {
 
     /// From choosing a photo to seeing its answer, against the API's own latency for the same photo chosen the
     /// same way (a file input's file, which the browser reads from disk) and sent by a bare fetch in the same
-    /// browser: 21 interleaved pairs, alternating which goes first, in up to three rounds. `scripts/test` runs it after the other tests,
-    /// on its own: beside suites that train or classify it would measure their load.
+    /// browser: 21 interleaved pairs, alternating which goes first, in up to three rounds. The page may take 1.2 times
+    /// the API's time, or add 20 ms of its own (one 60 Hz frame of waiting for the paint, and the rendering) when
+    /// that is more: with 8-bit inference the API answers this photo in ~56 ms, where a ratio alone would leave the
+    /// page 11 ms, less than the frame it must wait for. `scripts/test` runs it after the other tests, on its own:
+    /// beside suites that train or classify it would measure their load.
     @Test func theResultComesWithinTheAPIsLatency() throws {
         let b = try browser()
         try b.run("""
@@ -474,7 +477,7 @@ final class BrowserTests {
         // One round: 21 interleaved pairs. On a 2-core machine another process waking up can slow a whole round;
         // a page that is slow stays slow, so up to three rounds are run and the page passes when one of them
         // holds (every round is reported).
-        func round() throws -> (ratio: Double, report: String) {
+        func round() throws -> (ratio: Double, own: Double, report: String) {
             var pages: [Double] = [], apis: [Double] = []
             for i in 0..<21 {
                 if i % 2 == 0 {
@@ -489,14 +492,14 @@ final class BrowserTests {
             let ratio = (median(apis) + extra) / median(apis)
             let report = String(format: "page %.1f ms, API %.1f ms, the page's own time %.1f ms (medians of 21 interleaved pairs): %.2f×",
                                 median(pages), median(apis), extra, ratio)
-            return (ratio, report + " — page \(pages.map { Int($0.rounded()) }) API \(apis.map { Int($0.rounded()) })")
+            return (ratio, extra, report + " — page \(pages.map { Int($0.rounded()) }) API \(apis.map { Int($0.rounded()) })")
         }
-        var rounds: [(ratio: Double, report: String)] = []
-        while rounds.count < 3, rounds.allSatisfy({ $0.ratio > 1.2 }) { rounds.append(try round()) }
-        let best = rounds.map(\.ratio).min() ?? .infinity
+        let holds = { (r: (ratio: Double, own: Double, report: String)) in r.ratio <= 1.2 || r.own <= 20 }
+        var rounds: [(ratio: Double, own: Double, report: String)] = []
+        while rounds.count < 3, !rounds.contains(where: holds) { rounds.append(try round()) }
         let report = rounds.map(\.report).joined(separator: "\n") + "\n"
         try Data(report.utf8).write(to: Self.screenshots.appendingPathComponent("timing.txt"))
         print("browser timing: " + report, terminator: "")
-        #expect(best <= 1.2, "\(report)")
+        #expect(rounds.contains(where: holds), "\(report)")
     }
 }
