@@ -382,6 +382,9 @@ public final class DedogService: Sendable {
             /// How a photo that is not square becomes the square: crop, pad or squeeze.
             let fit: String
             let averagesMirror: Bool
+            /// The arithmetic it runs in: int8 where asked for (`dedog serve --precision`, by default where the CPU
+            /// has AVX-512 VNNI) and the file has its activation ranges, fp32 otherwise.
+            let precision: String
         }
         let name: String
         let file: String
@@ -410,7 +413,9 @@ public final class DedogService: Sendable {
             },
             backbones: model.backbones.enumerated().map { b, network in
                 .init(architecture: network.backbone.architecture, inputSize: network.input.cropSize, fit: network.input.fit.rawValue,
-                      averagesMirror: classifier.averagesMirror[b])
+                      averagesMirror: classifier.averagesMirror[b],
+                      precision: (network.precisions.contains(classifier.configuration.precision)
+                                  ? classifier.configuration.precision : .fp32).rawValue)
             },
             thresholds: classifier.decision, training: model.specification.training ?? [:],
             workers: classifier.configuration.workers, threadsPerWorker: classifier.configuration.threadsPerWorker,
