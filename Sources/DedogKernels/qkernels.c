@@ -210,6 +210,8 @@ static void qdw_scalar(const dedog_qdepthwise_args *g, int oy, int c0, int c1) {
 #define PX2 2
 // 1.5 · 2^23: adding and taking it away leaves an integer, rounded to nearest, ties to even (|t| < 2^22).
 #define QROUND(t, QI) __builtin_convertvector(((t) + 12582912.0f) - 12582912.0f, QI)
+#define QMAX(a, b) __builtin_elementwise_max(a, b)
+#define QMIN(a, b) __builtin_elementwise_min(a, b)
 #include "qkernels_impl.h"
 #if defined(__x86_64__)
 #define KTARGET __attribute__((target("avx2,fma")))
@@ -218,6 +220,8 @@ static void qdw_scalar(const dedog_qdepthwise_args *g, int oy, int c0, int c1) {
 #define PX1 4
 #define PX2 4
 #define QROUND(t, QI) ((QI)_mm256_cvtps_epi32((__m256)(t)))
+#define QMAX(a, b) ((__typeof__(a))_mm256_max_ps((__m256)(a), (__m256)(b)))
+#define QMIN(a, b) ((__typeof__(a))_mm256_min_ps((__m256)(a), (__m256)(b)))
 #include "qkernels_impl.h"
 #define KTARGET __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")))
 #define KFN(name) avx512_##name
@@ -225,6 +229,8 @@ static void qdw_scalar(const dedog_qdepthwise_args *g, int oy, int c0, int c1) {
 #define PX1 8
 #define PX2 4
 #define QROUND(t, QI) ((QI)_mm512_cvtps_epi32((__m512)(t)))
+#define QMAX(a, b) ((__typeof__(a))_mm512_max_ps((__m512)(a), (__m512)(b)))
+#define QMIN(a, b) ((__typeof__(a))_mm512_min_ps((__m512)(a), (__m512)(b)))
 #include "qkernels_impl.h"
 #endif
 

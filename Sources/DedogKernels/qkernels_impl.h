@@ -5,6 +5,7 @@
 //   VW              floats per vector (channels per step)
 //   PX1, PX2        output pixels per depthwise step at stride 1 and 2, sharing weight and input loads
 //   QROUND(t, QI)   t (a float vector) rounded to the nearest integers, ties to even, as an int32 vector QI
+//   QMAX(a, b), QMIN(a, b)  lane-wise max and min, b where they compare equal (no lane is NaN)
 // and includes it, which undefines them again. Only KFN(qdepthwise) and KFN(quantize) are used outside.
 //
 // Bytes widen exactly to floats; the bias and every product and sum of a depthwise window are integers below
@@ -20,6 +21,8 @@ typedef uint8_t KFN(qbu) __attribute__((vector_size(VW), aligned(1)));
 #define QF KFN(qf)
 #define QI KFN(qi)
 #define QINLINE static inline __attribute__((always_inline)) KTARGET
+// Loops whose counts are constants where inlined, unrolled so that their arrays of vectors stay in registers.
+#define QUNROLL _Pragma("clang loop unroll(full)")
 
 QINLINE QF KFN(qsplat)(float x) { return x - (QF){0}; }
 QINLINE QF KFN(qwiden)(const uint8_t *p) { return __builtin_convertvector(*(const KFN(qbu) *)p, QF); }
@@ -28,7 +31,7 @@ QINLINE QF KFN(qloadf)(const float *p) { return *(const KFN(qfu) *)p; }
 /// clamp(round(t), lo, hi) + zero for `n` ≤ VW lanes, stored as bytes at `p` (see `store_u8`).
 QINLINE void KFN(qstore)(QF t, float lo, float hi, int zero, uint8_t *p, int n) {
     // max then min with the bound second, as maxps/minps order them; no lane is NaN.
-    t = __builtin_elementwise_min(__builtin_elementwise_max(t, KFN(qsplat)(lo)), KFN(qsplat)(hi));
+    t = QMIN(QMAX(t, KFN(qsplat)(lo)), KFN(qsplat)(hi));
     const QI q = QROUND(t, QI) + zero;
     const KFN(qb) bytes = __builtin_convertvector(q, KFN(qb));
     if (n == VW) {
@@ -53,20 +56,25 @@ QINLINE void KFN(qdw_group)(const dedog_qdepthwise_args *g, const int K, const i
     const int ix0 = ox * S - g->pad_left;
     QF acc[PX1 > PX2 ? PX1 : PX2];
     const QF bias = __builtin_convertvector(*(const KFN(qiu) *)(g->bias + c), QF);
+    QUNROLL
     for (int i = 0; i < px; i++) acc[i] = bias;
     for (int ky = ky0; ky < ky1; ky++) {
         const uint8_t *row = g->in + (size_t)(iy0 + ky - g->in_first_row) * W * C + c;
         const float *wk = g->weight + (size_t)ky * K * C + c;
         QF col[(PX1 > PX2 ? PX1 : PX2) * 2 + 5];
+        QUNROLL
         for (int j = 0; j < (px - 1) * S + K; j++) {
             const int ix = ix0 + j;
             col[j] = ix >= 0 && ix < W ? KFN(qwiden)(row + (size_t)ix * C) : (QF){0};
         }
+        QUNROLL
         for (int kx = 0; kx < K; kx++) {
             const QF w = KFN(qloadf)(wk + (size_t)kx * C);
+            QUNROLL
             for (int i = 0; i < px; i++) acc[i] += col[i * S + kx] * w;
         }
     }
+    QUNROLL
     for (int i = 0; i < px; i++)
         if (ox + i < g->out_width) KFN(qdw_store)(g, acc[i], c, out_row + (size_t)(ox + i) * C + c);
 }
@@ -113,3 +121,6 @@ KTARGET void KFN(quantize)(const float *in, size_t count, float inv_scale, int z
 #undef PX1
 #undef PX2
 #undef QROUND
+#undef QMAX
+#undef QMIN
+#undef QUNROLL
