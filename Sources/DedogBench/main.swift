@@ -311,7 +311,7 @@ case "calibrate":
     let networks = try! Model(tensors: file).backbones
     for (b, network) in networks.enumerated() {
         let t0 = now()
-        let (ranges, skipped) = try! ActivationCalibration.ranges(of: network.withActivationRanges(nil), photos: photos,
+        let (ranges, skipped) = try! ActivationCalibration.ranges(of: network, photos: photos,
                                                                    threads: option("--threads", 2),
                                                                    method: args.firstIndex(of: "--method").map { args[$0 + 1] } ?? ActivationCalibration.defaultMethod,
                                                                    perChannel: args.contains("--per-channel"))

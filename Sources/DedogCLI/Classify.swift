@@ -93,10 +93,9 @@ struct Classify: ParsableCommand {
         do throws(ClassifierError) {
             let kernels: KernelSet
             do throws(ModelError) { kernels = try Kernels.fromEnvironment() } catch { throw .model(error) }
-            var configuration = ClassifierConfiguration(threadsPerWorker: threads, kernels: kernels,
+            var configuration = ClassifierConfiguration(threadsPerWorker: threads, kernels: kernels, precision: precision,
                                                         maxPixels: maxMegapixels * 1_000_000)
             if noZoom { configuration.zoom = nil }
-            configuration.precision = precision ?? .preferred(for: kernels)
             classifier = try Classifier(modelURL: ModelLocator.model(model), configuration: configuration)
         } catch {
             Terminal.error(error)

@@ -73,14 +73,7 @@ public final class InferenceSession {
     /// input, one image after another; empty otherwise), and the grid of cells they form.
     private func forward(_ input: [Float], batch: Int, height: Int?, width: Int?, tap: ((String, [Float]) -> Void)?,
                          keepsMaps: Bool) throws(ModelError) -> (features: [Float], maps: [Float], grid: (rows: Int, columns: Int)) {
-        let height = height ?? network.input.cropSize, width = width ?? network.input.cropSize
-        let sizes = EfficientNetLite.inputSizes
-        guard sizes.contains(height), sizes.contains(width) else {
-            throw .badInput(detail: "\(width)×\(height) images: the network takes \(sizes.lowerBound) to \(sizes.upperBound) pixels a side")
-        }
-        guard batch > 0, input.count == batch * 3 * height * width else {
-            throw .badInput(detail: "\(input.count) floats are not \(batch) images of 3×\(height)×\(width)")
-        }
+        let (height, width) = try checkedSize(of: input, batch: batch, height: height, width: width)
         let plan = self.plan(height: height, width: width)
         let quantized = self.quantized
         let imageSize = 3 * height * width, featureCount = EfficientNetLite.featureCount
@@ -119,6 +112,20 @@ public final class InferenceSession {
         return (features, maps, grid)
     }
 
+    /// The input size of `batch` images in `input` (the model's crop size where not given), checked against what the
+    /// network takes and against the number of floats.
+    private func checkedSize(of input: [Float], batch: Int, height: Int?, width: Int?) throws(ModelError) -> (height: Int, width: Int) {
+        let height = height ?? network.input.cropSize, width = width ?? network.input.cropSize
+        let sizes = EfficientNetLite.inputSizes
+        guard sizes.contains(height), sizes.contains(width) else {
+            throw .badInput(detail: "\(width)×\(height) images: the network takes \(sizes.lowerBound) to \(sizes.upperBound) pixels a side")
+        }
+        guard batch > 0, input.count == batch * 3 * height * width else {
+            throw .badInput(detail: "\(input.count) floats are not \(batch) images of 3×\(height)×\(width)")
+        }
+        return (height, width)
+    }
+
     /// The plan for one input size; 8-bit passes and `observeActivations` run every layer on its own (no bands).
     private func plan(height: Int, width: Int, layerByLayer: Bool = false) -> ExecutionPlan {
         let bands = bandsBlocks && quantized == nil && !layerByLayer
@@ -148,11 +155,7 @@ public final class InferenceSession {
     /// `ActivationRanges` records. Uses the session's first thread set only.
     public func observeActivations(_ input: [Float], batch: Int, height: Int? = nil, width: Int? = nil,
                                    into statistics: inout ActivationStatistics) throws(ModelError) {
-        let height = height ?? network.input.cropSize, width = width ?? network.input.cropSize
-        guard EfficientNetLite.inputSizes.contains(height), EfficientNetLite.inputSizes.contains(width), batch > 0,
-              input.count == batch * 3 * height * width else {
-            throw .badInput(detail: "\(input.count) floats are not \(batch) images of 3×\(height)×\(width) the network takes")
-        }
+        let (height, width) = try checkedSize(of: input, batch: batch, height: height, width: width)
         let plan = self.plan(height: height, width: width, layerByLayer: true)
         var features = [Float](repeating: 0, count: EfficientNetLite.featureCount)
         var seen = statistics
@@ -175,10 +178,7 @@ public final class InferenceSession {
     /// Times every step of the forward pass of `input` (one image, 3 × height × width), with the session's
     /// threads: the median over `runs` passes (after `warmup`), with each step's shape, for `DedogBench layers`.
     @_spi(Benchmarks) public func profile(_ input: [Float], height: Int, width: Int, runs: Int, warmup: Int = 3) throws(ModelError) -> [StepTiming] {
-        guard input.count == 3 * height * width, EfficientNetLite.inputSizes.contains(height),
-              EfficientNetLite.inputSizes.contains(width) else {
-            throw .badInput(detail: "\(input.count) floats are not one image of 3×\(height)×\(width) the network takes")
-        }
+        _ = try checkedSize(of: input, batch: 1, height: height, width: width)
         let plan = self.plan(height: height, width: width)
         let quantized = self.quantized
         var features = [Float](repeating: 0, count: EfficientNetLite.featureCount)

@@ -16,9 +16,9 @@ public enum Precision: String, CaseIterable, Sendable, CustomStringConvertible {
 }
 
 /// A backbone's layers in 8 bits, made at load from the float layers and the activation ranges of its calibration:
-/// weights symmetric per output channel, activations unsigned bytes with a scale and zero point per channel (the
-/// consuming layer folds the scales into its weights; ReLU6 outputs start at zero point 0) except the stem's output,
-/// one for the tensor.
+/// weights symmetric per output channel, activations unsigned bytes with a scale and zero point for the tensor, or
+/// per channel where the ranges give one per channel (the consuming layer folds the scales into its weights; ReLU6
+/// outputs start at zero point 0; the stem's output always has one for the tensor).
 /// The stem runs in floats and stores bytes; expand, depthwise and project layers read and write bytes (ReLU6 and
 /// the residual add in their stores); the head reads bytes and writes the floats the pooling averages.
 struct QuantizedNetwork: Sendable {
@@ -80,20 +80,21 @@ struct QuantizedNetwork: Sendable {
     /// Signed bytes with one scale per row: w ≈ q · scale, q in −127…127, scale = max |w| / 127 (1 for a zero row),
     /// rounded half away from zero (as `dedog_qpointwise_quantize` does the pointwise layers).
     /// `minimumScale` coarsens the scale where a finer one would leave a bias too large for the sums.
-    static func symmetric(_ row: ArraySlice<Float>, minimumScale: Float = 0) -> (bytes: [Int8], scale: Float) {
+    static func symmetric(_ row: ArraySlice<Float>, minimumScale: Float) -> (bytes: [Int8], scale: Float) {
         let top = row.reduce(Float(0)) { max($0, abs($1)) }
         let scale = max(top > 0 ? top / 127 : 1, minimumScale)
         return (row.map { Int8(max(-127, min(127, ($0 / scale).rounded()))) }, scale)
     }
 
-    /// A bias at the sums' scale, within ±`limit` (what the kernels take).
-    static func integerBias(_ bias: Float, scale: Float, limit: Int32 = 1 << 30) -> Int32 {
+    /// A bias at the sums' scale, within ±`limit` (what the kernel takes).
+    static func integerBias(_ bias: Float, scale: Float, limit: Int32) -> Int32 {
         let b = (bias / scale).rounded()
         return b.isFinite ? Int32(max(-Float(limit), min(Float(limit), b))) : 0
     }
 
     /// The store of a layer's output of `channels` channels, and the scale each channel is stored at (1 for floats).
-    /// A ReLU6 output is one tensor-wide range from 0, so its clamp is the bytes of 0 and 6.
+    /// A ReLU6 output with one range for the tensor clamps at the bytes of 0 and 6; with a range per channel, each
+    /// from 0 to at most 6, at the bytes' own ends.
     static func store(_ output: Output, channels: Int) -> (QuantizedPointwise.Store, scales: [Float]) {
         switch output {
         case let .bytes(y, clampsToSix):
