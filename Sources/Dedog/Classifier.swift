@@ -291,6 +291,18 @@ public struct ClassifierConfiguration: Sendable, Equatable {
     /// `locates`).
     public var separatesDogs: Bool = true
 
+    /// Photos classified side by side at most, when `share(threads:manyPhotos:)` shares threads out.
+    public static let maxSideBySide = 8
+
+    /// Shares `threads` out: for one photo, all inside the network (the shortest wait for its answer); for many,
+    /// photos side by side with one thread each (no thread waits for another between layers: more photos a
+    /// second), at most `maxSideBySide` of them, the threads left over going inside their networks.
+    public mutating func share(threads: Int, manyPhotos: Bool) {
+        let threads = max(1, threads)
+        workers = manyPhotos ? min(threads, Self.maxSideBySide) : 1
+        threadsPerWorker = threads / workers
+    }
+
     public init(workers: Int = 1, threadsPerWorker: Int = 1, kernels: KernelSet = .best, precision: Precision? = nil,
                 maxPixels: Int = 100_000_000, maxFileBytes: Int = 512 << 20,
                 decision: DecisionThresholds? = nil, averagesMirror: [Bool]? = nil) {

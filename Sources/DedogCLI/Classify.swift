@@ -55,7 +55,8 @@ struct Classify: ParsableCommand {
                                + "). Default: $DEDOG_MODEL, else \"default\".", valueName: "name|file"))
     var model: String?
 
-    @Option(help: "Threads for the network.")
+    @Option(help: ArgumentHelp("Threads to use. One photo's network runs on all of them; several photos are "
+                               + "classified side by side, a thread each (up to \(ClassifierConfiguration.maxSideBySide) at once)."))
     var threads = ProcessInfo.processInfo.activeProcessorCount
 
     @Option(help: Precision.help)
@@ -93,8 +94,8 @@ struct Classify: ParsableCommand {
         do throws(ClassifierError) {
             let kernels: KernelSet
             do throws(ModelError) { kernels = try Kernels.fromEnvironment() } catch { throw .model(error) }
-            var configuration = ClassifierConfiguration(threadsPerWorker: threads, kernels: kernels, precision: precision,
-                                                        maxPixels: maxMegapixels * 1_000_000)
+            var configuration = ClassifierConfiguration(kernels: kernels, precision: precision, maxPixels: maxMegapixels * 1_000_000)
+            configuration.share(threads: threads, manyPhotos: paths.count > 1 || paths.contains { FolderWalk.isFolder($0) })
             if noZoom { configuration.zoom = nil }
             classifier = try Classifier(modelURL: ModelLocator.model(model), configuration: configuration)
         } catch {
@@ -115,11 +116,13 @@ struct Classify: ParsableCommand {
         if showsProgress { ImageFiles.find(paths) { if part.isMine($0) { found.append($0) } } }
         let progress = showsProgress ? ClassifyProgress(total: found.reduce(0) { $0 + ($1.isImage ? 1 : 0) }, language: language) : nil
         printer.begin()
-        func handle(_ item: ImageFiles.Found) {
-            guard showsProgress || part.isMine(item) else { return }
-            Interruption.exitIfRequested("interrupted after \(photos) photo\(photos == 1 ? "" : "s"); the results printed are complete")
+        // Photos are classified side by side (`ClassifierConfiguration.share`); each answer is printed in the order
+        // the photos were found, as soon as those before it are.
+        let work = OrderedWork<Outcome>(concurrency: classifier.configuration.workers)
+        let top = top
+        func report(_ outcome: Outcome) {
             progress?.clear()
-            switch item {
+            switch outcome {
             case .skipped(let path, var reason):
                 if CommandLine.invalidUTF8Arguments.contains(path) { reason = FileError.nameNotUTF8.description }
                 // A file named on the command line that cannot be used is a failure; one inside a folder is not.
@@ -130,21 +133,36 @@ struct Classify: ParsableCommand {
                 } else {
                     Terminal.warning("skipping \(path): \(reason)")
                 }
-            case let .image(path):
+            case let .classified(path, .success(result)):
                 photos += 1
-                do throws(ClassifierError) {
-                    let result = try classifier.classify(contentsOf: URL(fileURLWithPath: path), top: top)
-                    printer.result(file: path, result)
-                    summary.add(result, name: result.breeds.first.map(printer.name))
-                } catch {
-                    summary.failed += 1
-                    Terminal.error(error)
-                    printer.failure(file: path, message: error.description)
-                }
+                printer.result(file: path, result)
+                summary.add(result, name: result.breeds.first.map(printer.name))
+            case let .classified(path, .failure(error)):
+                photos += 1
+                summary.failed += 1
+                Terminal.error(error)
+                printer.failure(file: path, message: error.description)
             }
             progress?.draw(done: photos)
         }
+        func handle(_ item: ImageFiles.Found) {
+            guard showsProgress || part.isMine(item) else { return }
+            Interruption.exitIfRequested("interrupted after \(photos) photo\(photos == 1 ? "" : "s"); the results printed are complete")
+            switch item {
+            case let .skipped(path, reason):
+                work.submit({ .skipped(path, reason) }, deliver: report)
+            case let .image(path):
+                work.submit({
+                    do throws(ClassifierError) {
+                        return .classified(path, .success(try classifier.classify(contentsOf: URL(fileURLWithPath: path), top: top)))
+                    } catch {
+                        return .classified(path, .failure(error))
+                    }
+                }, deliver: report)
+            }
+        }
         if showsProgress { found.forEach(handle) } else { ImageFiles.find(paths, visit: handle) }
+        work.finish(deliver: report)
         progress?.clear()
         if outputFormat == .text && summary.photos > 1 { Terminal.out(summary.text(language)) }
         let failures = summary.failed, classified = summary.classified
@@ -163,6 +181,12 @@ struct Classify: ParsableCommand {
             throw Status.someInputsFailed
         }
     }
+}
+
+/// What became of one path found: skipped (with why), or classified (or not, with why).
+enum Outcome: Sendable {
+    case skipped(String, String)
+    case classified(String, Result<Classification, ClassifierError>)
 }
 
 extension Shard: ExpressibleByArgument {

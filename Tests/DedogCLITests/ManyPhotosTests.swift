@@ -33,6 +33,20 @@ import DedogTestSupport
         #expect(rows.dropFirst().allSatisfy { !$0.contains("Summary") })
     }
 
+    /// Several photos are classified side by side (a thread each), yet printed in the order they were found, with
+    /// the very answers of a one-thread run.
+    @Test func photosSideBySideAnswerAsOneByOne() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let arguments = ["classify", "--json", dir.path, "datasets/samples", "Tests/DedogImageTests/Fixtures/png-rgb8.png"]
+        let serial = try CLI.run(arguments + ["--threads", "1"])
+        let sideBySide = try CLI.run(arguments + ["--threads", "3"])
+        #expect(serial.stdout.split(separator: "\n").count == 9, "\(serial.stdout)")  // 4 + 4 + 1; the README is skipped
+        #expect(sideBySide.stdout == serial.stdout)
+        #expect(sideBySide.stderr == serial.stderr)
+        #expect(sideBySide.status == serial.status)
+    }
+
     /// A file name a spreadsheet would take for a formula is written with a leading apostrophe.
     @Test func csvNeverHandsASpreadsheetAFormula() throws {
         let dir = try Self.folder()

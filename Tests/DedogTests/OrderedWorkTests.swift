@@ -1,0 +1,62 @@
+import Foundation
+import Synchronization
+import Testing
+import Dedog
+
+/// `OrderedWork` (what `dedog classify` runs photos through): results come back in the order the jobs were given,
+/// however long each takes, with at most `concurrency` jobs running and that many running when there is work.
+@Suite struct OrderedWorkTests {
+    /// Counts jobs running now and the most ever running at once.
+    final class Gauge: Sendable {
+        private let state = Mutex((now: 0, most: 0))
+        func enter() { state.withLock { $0.now += 1; $0.most = max($0.most, $0.now) } }
+        func leave() { state.withLock { $0.now -= 1 } }
+        var most: Int { state.withLock { $0.most } }
+    }
+
+    @Test(arguments: [1, 2, 3])
+    func deliversInOrderAndRunsSideBySide(concurrency: Int) {
+        let work = OrderedWork<Int>(concurrency: concurrency)
+        let gauge = Gauge()
+        var delivered: [Int] = []
+        // Later jobs finish sooner: job i sleeps (40 − i) ms, so that out-of-order completion is the rule.
+        for i in 0..<40 {
+            work.submit({
+                gauge.enter()
+                usleep(useconds_t((40 - i) * 1000))
+                gauge.leave()
+                return i
+            }, deliver: { delivered.append($0) })
+        }
+        work.finish { delivered.append($0) }
+        #expect(delivered == Array(0..<40))
+        #expect(gauge.most == concurrency)
+    }
+
+    /// Results delivered during `submit` are those already finished and next in order; `finish` with nothing
+    /// pending delivers nothing, and the work can go on after it.
+    @Test func finishDrainsAndWorkGoesOn() {
+        let work = OrderedWork<String>(concurrency: 2)
+        var delivered: [String] = []
+        work.finish { delivered.append($0) }
+        #expect(delivered.isEmpty)
+        for name in ["a", "b", "c"] { work.submit({ name }, deliver: { delivered.append($0) }) }
+        work.finish { delivered.append($0) }
+        work.submit({ "d" }, deliver: { delivered.append($0) })
+        work.finish { delivered.append($0) }
+        #expect(delivered == ["a", "b", "c", "d"])
+    }
+}
+
+/// How `dedog classify` shares its threads out (`ClassifierConfiguration.share`).
+@Suite struct ThreadSharingTests {
+    @Test(arguments: [(threads: 2, many: false, workers: 1, each: 2), (threads: 2, many: true, workers: 2, each: 1),
+                      (threads: 1, many: true, workers: 1, each: 1), (threads: 20, many: true, workers: 8, each: 2),
+                      (threads: 0, many: true, workers: 1, each: 1)])
+    func share(_ c: (threads: Int, many: Bool, workers: Int, each: Int)) {
+        var configuration = ClassifierConfiguration()
+        configuration.share(threads: c.threads, manyPhotos: c.many)
+        #expect(configuration.workers == c.workers)
+        #expect(configuration.threadsPerWorker == c.each)
+    }
+}
