@@ -80,20 +80,35 @@ public enum ModelFile {
     /// may hold nothing else.
     static func read(_ tensors: SafeTensors) throws(ModelError) -> Contents {
         let description = try ModelDescription(from: tensors)
+        // The backbones are built side by side (most of a load is folding and packing their weights); the first
+        // failing one in file order is reported.
+        typealias Part = (network: EfficientNetLite, heads: BackboneHeads, rows: [Float]?, used: Set<String>)
+        let backbones = description.backbones
+        let parts = parallelMap(backbones.count, threads: backbones.count) { b -> Result<Part, ModelError> in
+            let backbone = backbones[b]
+            var loader = StrictLoader(tensors: tensors)
+            return Result { () throws(ModelError) -> Part in
+                let network = try network(backbone, loader: &loader)
+                let heads = BackboneHeads(
+                    imagenet: try backbone.imagenetHead.map { d throws(ModelError) in try loader.linear(d, role: "ImageNet") },
+                    breed: try backbone.breedHead.map { d throws(ModelError) in try loader.linear(d, role: "breed") },
+                    prototypes: try backbone.prototypes.map { name throws(ModelError) in
+                        try loader.read(name, [backbone.breedHead?.labels.count ?? 0, EfficientNetLite.featureCount], prefixed: false)
+                    })
+                let rows = try backbone.confirmedPhotos.map { name throws(ModelError) in
+                    try loader.read(name, [tensors.entries[name]?.shape.first ?? 0, EfficientNetLite.featureCount], prefixed: false)
+                }
+                return (network, heads, rows, loader.used)
+            }
+        }
         var loader = StrictLoader(tensors: tensors)
         var networks: [EfficientNetLite] = [], heads: [BackboneHeads] = [], rows: [[Float]] = []
-        for backbone in description.backbones {
-            networks.append(try network(backbone, loader: &loader))
-            heads.append(BackboneHeads(
-                imagenet: try backbone.imagenetHead.map { d throws(ModelError) in try loader.linear(d, role: "ImageNet") },
-                breed: try backbone.breedHead.map { d throws(ModelError) in try loader.linear(d, role: "breed") },
-                prototypes: try backbone.prototypes.map { name throws(ModelError) in
-                    try loader.read(name, [backbone.breedHead?.labels.count ?? 0, EfficientNetLite.featureCount], prefixed: false)
-                }))
-            if let name = backbone.confirmedPhotos {
-                let count = tensors.entries[name]?.shape.first ?? 0
-                rows.append(try loader.read(name, [count, EfficientNetLite.featureCount], prefixed: false))
-            }
+        for part in parts {
+            let part = try part.get()
+            networks.append(part.network)
+            heads.append(part.heads)
+            if let stored = part.rows { rows.append(stored) }
+            loader.used.formUnion(part.used)
         }
         try loader.finish()
         let photos = description.confirmedPhotos ?? []
