@@ -90,6 +90,9 @@ struct Classify: ParsableCommand {
     }
 
     func run() throws {
+        // The catalogue is read on another thread while the model loads: each takes a good part of the start-up.
+        let catalogueLoad = OrderedWork<Result<Catalogue, CatalogueError>>(concurrency: 1)
+        catalogueLoad.submit({ [catalogue] in Result { () throws(CatalogueError) in try Catalogue.load(catalogue) } }, deliver: { _ in })
         let classifier: Classifier
         do throws(ClassifierError) {
             let kernels: KernelSet
@@ -102,7 +105,12 @@ struct Classify: ParsableCommand {
             Terminal.error(error)
             throw Status.modelUnavailable
         }
-        let breeds = try loadCatalogue(catalogue)
+        var loaded: Result<Catalogue, CatalogueError>?
+        catalogueLoad.finish { loaded = $0 }
+        let breeds = try loadCatalogue { () throws(CatalogueError) in
+            if let loaded { return try loaded.get() }
+            return try Catalogue.load(catalogue)
+        }
         let language = lang ?? .fromLocale()
         let printer = ResultPrinter(format: outputFormat, catalogue: breeds, language: language, top: top)
         var photos = 0
