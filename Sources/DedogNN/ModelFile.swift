@@ -80,15 +80,15 @@ public enum ModelFile {
     /// may hold nothing else.
     static func read(_ tensors: SafeTensors) throws(ModelError) -> Contents {
         let description = try ModelDescription(from: tensors)
-        // The backbones are built side by side (most of a load is folding and packing their weights); the first
-        // failing one in file order is reported.
-        typealias Part = (network: EfficientNetLite, heads: BackboneHeads, rows: [Float]?, used: Set<String>)
+        // The backbones' networks and heads are built side by side (most of a load is folding, widening and
+        // packing their weights), each by a strict loader of its own; the first failure in file order is reported.
+        enum Part { case network(EfficientNetLite), heads(BackboneHeads, rows: [Float]?) }
         let backbones = description.backbones
-        let parts = parallelMap(backbones.count, threads: backbones.count) { b -> Result<Part, ModelError> in
-            let backbone = backbones[b]
+        let parts = parallelMap(2 * backbones.count, threads: 2 * backbones.count) { i -> Result<(Part, Set<String>), ModelError> in
+            let backbone = backbones[i / 2]
             var loader = StrictLoader(tensors: tensors)
-            return Result { () throws(ModelError) -> Part in
-                let network = try network(backbone, loader: &loader)
+            return Result { () throws(ModelError) -> (Part, Set<String>) in
+                guard i % 2 == 1 else { return (.network(try network(backbone, loader: &loader)), loader.used) }
                 let heads = BackboneHeads(
                     imagenet: try backbone.imagenetHead.map { d throws(ModelError) in try loader.linear(d, role: "ImageNet") },
                     breed: try backbone.breedHead.map { d throws(ModelError) in try loader.linear(d, role: "breed") },
@@ -98,17 +98,20 @@ public enum ModelFile {
                 let rows = try backbone.confirmedPhotos.map { name throws(ModelError) in
                     try loader.read(name, [tensors.entries[name]?.shape.first ?? 0, EfficientNetLite.featureCount], prefixed: false)
                 }
-                return (network, heads, rows, loader.used)
+                return (.heads(heads, rows: rows), loader.used)
             }
         }
         var loader = StrictLoader(tensors: tensors)
         var networks: [EfficientNetLite] = [], heads: [BackboneHeads] = [], rows: [[Float]] = []
         for part in parts {
-            let part = try part.get()
-            networks.append(part.network)
-            heads.append(part.heads)
-            if let stored = part.rows { rows.append(stored) }
-            loader.used.formUnion(part.used)
+            let (built, used) = try part.get()
+            switch built {
+            case let .network(network): networks.append(network)
+            case let .heads(backboneHeads, stored):
+                heads.append(backboneHeads)
+                if let stored { rows.append(stored) }
+            }
+            loader.used.formUnion(used)
         }
         try loader.finish()
         let photos = description.confirmedPhotos ?? []
