@@ -28,10 +28,11 @@ let package = Package(
                        providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng16",
                        providers: [.apt(["libpng-dev"])]),
-        .systemLibrary(name: "CHeif", pkgConfig: "libheif",
-                       providers: [.apt(["libheif-dev"])]),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux",
                        providers: [.apt(["libwebp-dev"])]),
+
+        // libheif, opened on first use rather than linked: it and its codecs cost every process some 4 ms at start.
+        .target(name: "CHeif", linkerSettings: [.linkedLibrary("dl")]),
 
         // libjpeg's own error manager, to tell its harmless warnings from damage (TurboJPEG reports only text).
         .target(name: "CJPEGScan", linkerSettings: [.linkedLibrary("jpeg")]),

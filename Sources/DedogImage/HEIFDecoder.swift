@@ -23,14 +23,19 @@ struct HEIFDecoder {
             guard overflow || pixels > options.maxPixels else { continue }
             throw .tooLarge(file: name, width: grid.width, height: grid.height, limit: options.maxPixels)
         }
-        guard let context = heif_context_alloc() else {
+        guard dedog_heif_load() == 1 else {
+            let why = String(cString: dedog_heif_load_error())
+            throw .unsupportedCoding(file: name, format: format,
+                                     detail: "libheif could not be opened (\(why)); install it (Debian: apt install libheif1)")
+        }
+        guard let context = dedog_heif_context_alloc() else {
             throw .corrupt(file: name, detail: "libheif could not start a decoder")
         }
-        defer { heif_context_free(context) }
+        defer { dedog_heif_context_free(context) }
         // libheif decodes a grid's tiles on up to this many threads per level of derived images; `hasDerivationLoop`
         // bounds the levels, so a file cannot make it start threads without end (a self-referencing grid did, until
         // thread creation failed with an exception that ended the process; found by the fuzzer).
-        heif_context_set_max_decoding_threads(context, Int32(min(4, ProcessInfo.processInfo.activeProcessorCount)))
+        dedog_heif_context_set_max_decoding_threads(context, Int32(min(4, ProcessInfo.processInfo.activeProcessorCount)))
         // libheif keeps the pointer that read_from_memory_without_copy gets, so everything happens inside one closure.
         let result = bytes.withUnsafeBytes { raw in
             Result { () throws(ImageError) in try decode(raw, context: context) }
@@ -39,26 +44,26 @@ struct HEIFDecoder {
     }
 
     private func decode(_ raw: UnsafeRawBufferPointer, context: OpaquePointer) throws(ImageError) -> RGBImage {
-        try check(heif_context_read_from_memory_without_copy(context, raw.baseAddress, raw.count, nil),
+        try check(dedog_heif_context_read_from_memory_without_copy(context, raw.baseAddress, raw.count, nil),
                   while: "reading the file's structure")
         var handle: OpaquePointer?
-        try check(heif_context_get_primary_image_handle(context, &handle), while: "finding the primary image")
+        try check(dedog_heif_context_get_primary_image_handle(context, &handle), while: "finding the primary image")
         guard let handle else { throw .corrupt(file: name, detail: "the file has no primary image") }
-        defer { heif_image_handle_release(handle) }
+        defer { dedog_heif_image_handle_release(handle) }
 
         // Width and height after the file's transforms; checked before any pixel is decoded.
-        let width = Int(heif_image_handle_get_width(handle)), height = Int(heif_image_handle_get_height(handle))
+        let width = Int(dedog_heif_image_handle_get_width(handle)), height = Int(dedog_heif_image_handle_get_height(handle))
         guard width > 0, height > 0 else { throw .corrupt(file: name, detail: "the header declares an empty image") }
         if width * height > options.maxPixels {
             throw .tooLarge(file: name, width: width, height: height, limit: options.maxPixels)
         }
 
-        let alpha = heif_image_handle_has_alpha_channel(handle) != 0
-        let premultiplied = alpha && heif_image_handle_is_premultiplied_alpha(handle) != 0
-        guard let decoding = heif_decoding_options_alloc() else {
+        let alpha = dedog_heif_image_handle_has_alpha_channel(handle) != 0
+        let premultiplied = alpha && dedog_heif_image_handle_is_premultiplied_alpha(handle) != 0
+        guard let decoding = dedog_heif_decoding_options_alloc() else {
             throw .corrupt(file: name, detail: "libheif could not start a decoder")
         }
-        defer { heif_decoding_options_free(decoding) }
+        defer { dedog_heif_decoding_options_free(decoding) }
         decoding.pointee.ignore_transformations = 0
         decoding.pointee.convert_hdr_to_8bit = 1
         // Not strict: libheif's strict mode also refuses harmless warnings (colour primaries it does not know, which
@@ -67,18 +72,18 @@ struct HEIFDecoder {
         decoding.pointee.strict_decoding = 0
 
         var decoded: OpaquePointer?
-        try check(heif_decode_image(handle, &decoded, heif_colorspace_RGB,
+        try check(dedog_heif_decode_image(handle, &decoded, heif_colorspace_RGB,
                                     alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, decoding),
                   while: "decoding the picture")
         guard let decoded else { throw .corrupt(file: name, detail: "libheif returned no picture") }
-        defer { heif_image_release(decoded) }
+        defer { dedog_heif_image_release(decoded) }
 
-        let outWidth = Int(heif_image_get_width(decoded, heif_channel_interleaved))
-        let outHeight = Int(heif_image_get_height(decoded, heif_channel_interleaved))
+        let outWidth = Int(dedog_heif_image_get_width(decoded, heif_channel_interleaved))
+        let outHeight = Int(dedog_heif_image_get_height(decoded, heif_channel_interleaved))
         var stride: Int32 = 0
         guard outWidth > 0, outHeight > 0, outWidth * outHeight <= options.maxPixels,
-              heif_image_get_bits_per_pixel_range(decoded, heif_channel_interleaved) == 8,
-              let plane = heif_image_get_plane_readonly(decoded, heif_channel_interleaved, &stride) else {
+              dedog_heif_image_get_bits_per_pixel_range(decoded, heif_channel_interleaved) == 8,
+              let plane = dedog_heif_image_get_plane_readonly(decoded, heif_channel_interleaved, &stride) else {
             throw .corrupt(file: name, detail: "libheif returned a picture of an unexpected shape")
         }
         let channels = alpha ? 4 : 3
