@@ -35,7 +35,8 @@ public final class Classifier: Sendable {
         if let modelURL { url = modelURL } else { url = try ModelLocator.model(nil) }
         let model: Model
         do {
-            model = try Model(contentsOf: url)
+            // Only the layers the configured precision runs (int8: no float layers to pack).
+            model = try Model(contentsOf: url, precision: configuration.precision)
         } catch {
             throw .model(error)
         }

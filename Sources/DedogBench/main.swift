@@ -133,13 +133,14 @@ case "layers":
         .map { String(format: "%@ %.1f%%", $0.key as NSString, $0.value / all * 100) }.joined(separator: ", "))
 
 case "startup":
-    // startup FILE [--model M] [--runs R]: where a one-photo classify spends its time inside the process, as
-    // medians: reading the model file, building the network from it, loading the catalogue, decoding and
-    // preprocessing the photo, the network and heads.
+    // startup FILE [--model M] [--runs R] [--precision P]: where a one-photo classify spends its time inside the
+    // process, as medians: reading the model file, building the network from it (only what the precision runs, as
+    // classify builds it), loading the catalogue, decoding and preprocessing the photo, the network and heads.
     let runs = option("--runs", 10)
     let args = CommandLine.arguments
     let photo = URL(fileURLWithPath: args[2])
     let url = try! ModelLocator.model(args.firstIndex(of: "--model").map { args[$0 + 1] })
+    let precision = args.firstIndex(of: "--precision").flatMap { Precision(rawValue: args[$0 + 1]) } ?? .preferred(for: .best)
     var phases: [String: [Double]] = [:]
     func timed<T>(_ name: String, _ body: () throws -> T) rethrows -> T {
         let t0 = now()
@@ -149,13 +150,14 @@ case "startup":
     }
     for _ in 0..<runs {
         let tensors = try! timed("read model file") { try SafeTensors(contentsOf: url) }
-        let model = try! timed("build network") { try Model(tensors: tensors) }
+        let model = try! timed("build network") { try Model(tensors: tensors, precision: precision) }
         _ = try! timed("load catalogue") { try Catalogue.bundled() }
         let largest = model.backbones.map(\.input.resizeShorterSide).max()
         let image = try! timed("decode") {
             try ImageDecoder(options: .init(minimumShorterSide: largest)).decode(contentsOf: photo)
         }
-        let classifier = try! Classifier(model: model, modelURL: url, configuration: .init(threadsPerWorker: option("--threads", 2)))
+        let classifier = try! Classifier(model: model, modelURL: url, configuration: .init(threadsPerWorker: option("--threads", 2),
+                                                                                          precision: precision))
         _ = try! timed("preprocess + networks + heads") { try classifier.classify(image) }
     }
     for name in ["read model file", "build network", "load catalogue", "decode", "preprocess + networks + heads"] {

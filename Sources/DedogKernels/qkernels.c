@@ -6,6 +6,7 @@
 #include "dedog_kernels.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -71,59 +72,87 @@ void dedog_qpointwise_pack(const int8_t *weight, const int32_t *bias, const floa
     }
 }
 
+/// Panel `p` of a layer quantized from `fp`, that panel in the float layout (16 biases, then a row of 16 weights
+/// per input); 0 when an output's sums could pass the bound QuantizedPointwise checks.
+static int quantize_panel(const float *fp, size_t p, int inputs, int outputs, const float *input_scale,
+                          const int32_t *input_zero, const float *output_scale, const int32_t *out_zero,
+                          const int32_t *residual_zero, const float *residual_scale, int bias_limit, uint8_t *panel) {
+    memset(panel, 0, panel_bytes(inputs));
+    // Row by row, the 16 outputs side by side (the float panel's layout), so that the loops over j vectorize.
+    // Each input's scale multiplies its weights first: w′ = w · s_x[k] is what a byte step of input k is worth.
+    float top[QPANEL] = {0}, inverse[QPANEL];
+    for (int k = 0; k < inputs; k++)
+        for (int j = 0; j < QPANEL; j++) {
+            const float w = fabsf(fp[QPANEL * ((size_t)k + 1) + (size_t)j] * input_scale[k]);
+            top[j] = w > top[j] ? w : top[j];
+        }
+    float ws[QPANEL];
+    for (int j = 0; j < QPANEL; j++) {
+        ws[j] = top[j] > 0 ? top[j] / 127 : 1;
+        inverse[j] = 1 / ws[j];
+    }
+    int32_t zeros[QPANEL] = {0}, magnitude[QPANEL] = {0};
+    for (int k = 0; k < inputs; k++) {
+        uint8_t *group = panel + QHEAD + (size_t)(k / 4) * 64 + (size_t)(k % 4);
+        for (int j = 0; j < QPANEL; j++) {
+            const float x = fp[QPANEL * ((size_t)k + 1) + (size_t)j] * input_scale[k] * inverse[j];
+            const float q = x < 0 ? -(float)(int32_t)(0.5f - x) : (float)(int32_t)(x + 0.5f);  // half away from 0
+            const int32_t w = (int32_t)(q > 127 ? 127 : (q < -127 ? -127 : q));
+            zeros[j] += w * input_zero[k];
+            magnitude[j] += w < 0 ? -w : w;
+            group[4 * j] = (uint8_t)(int8_t)w;
+        }
+    }
+    int32_t b[QPANEL] = {0};
+    float s[QPANEL] = {0};
+    int fits = 1;
+    const int width = outputs - (int)(p * QPANEL) < QPANEL ? outputs - (int)(p * QPANEL) : QPANEL;
+    const size_t first = p * QPANEL;
+    for (int j = 0; j < width; j++) {
+        float bq = roundf(fp[j] / ws[j]);
+        if (!(bq == bq)) bq = 0;  // NaN: a bias the scale cannot say
+        bq = bq > (float)bias_limit ? (float)bias_limit : (bq < -(float)bias_limit ? -(float)bias_limit : bq);
+        b[j] = (int32_t)((int64_t)bq - (int64_t)zeros[j]);
+        s[j] = ws[j] / output_scale[first + (size_t)j];
+        // The bound QuantizedPointwise checks, leaving 2^20 for a residual: sums and stored values well inside 32 bits.
+        const double largest = fabs((double)bq) + 510.0 * (double)magnitude[j];
+        if (!(largest < 2147483648.0 && largest * fabs((double)s[j]) < 1073741824.0 - 1048576.0)) fits = 0;
+    }
+    memcpy(panel, b, sizeof b);
+    memcpy(panel + QSCALE, s, sizeof s);
+    pack_encodings(panel, first, width, out_zero, residual_zero, residual_scale);
+    return fits;
+}
+
 int dedog_qpointwise_quantize(const float *fpacked, int inputs, int outputs, const float *input_scale,
                               const int32_t *input_zero, const float *output_scale, const int32_t *out_zero,
                               const int32_t *residual_zero, const float *residual_scale, int bias_limit, void *packed) {
     const size_t panels = ((size_t)outputs + QPANEL - 1) / QPANEL, size = panel_bytes(inputs);
     const size_t fpanel = (size_t)QPANEL * ((size_t)inputs + 1);
     int fits = 1;
+    for (size_t p = 0; p < panels; p++)
+        fits &= quantize_panel(fpacked + p * fpanel, p, inputs, outputs, input_scale, input_zero, output_scale, out_zero,
+                               residual_zero, residual_scale, bias_limit, (uint8_t *)packed + p * size);
+    return fits;
+}
+
+int dedog_qpointwise_quantize_rows(const float *weight, const double *scale, const float *bias, int inputs, int outputs,
+                                   const float *input_scale, const int32_t *input_zero, const float *output_scale,
+                                   const int32_t *out_zero, const int32_t *residual_zero, const float *residual_scale,
+                                   int bias_limit, void *packed) {
+    const size_t panels = ((size_t)outputs + QPANEL - 1) / QPANEL, size = panel_bytes(inputs);
+    // One float panel at a time, packed exactly as the float layer packs it, so the bytes are the same.
+    float *fp = malloc(sizeof(float) * QPANEL * ((size_t)inputs + 1));
+    if (!fp) return -1;
+    int fits = 1;
     for (size_t p = 0; p < panels; p++) {
-        const float *fp = fpacked + p * fpanel;  // 16 biases, then a row of 16 weights per input
-        uint8_t *panel = (uint8_t *)packed + p * size;
-        memset(panel, 0, size);
-        // Row by row, the 16 outputs side by side (the float panel's layout), so that the loops over j vectorize.
-        // Each input's scale multiplies its weights first: w′ = w · s_x[k] is what a byte step of input k is worth.
-        float top[QPANEL] = {0}, inverse[QPANEL];
-        for (int k = 0; k < inputs; k++)
-            for (int j = 0; j < QPANEL; j++) {
-                const float w = fabsf(fp[QPANEL * ((size_t)k + 1) + (size_t)j] * input_scale[k]);
-                top[j] = w > top[j] ? w : top[j];
-            }
-        float ws[QPANEL];
-        for (int j = 0; j < QPANEL; j++) {
-            ws[j] = top[j] > 0 ? top[j] / 127 : 1;
-            inverse[j] = 1 / ws[j];
-        }
-        int32_t zeros[QPANEL] = {0}, magnitude[QPANEL] = {0};
-        for (int k = 0; k < inputs; k++) {
-            uint8_t *group = panel + QHEAD + (size_t)(k / 4) * 64 + (size_t)(k % 4);
-            for (int j = 0; j < QPANEL; j++) {
-                const float x = fp[QPANEL * ((size_t)k + 1) + (size_t)j] * input_scale[k] * inverse[j];
-                const float q = x < 0 ? -(float)(int32_t)(0.5f - x) : (float)(int32_t)(x + 0.5f);  // half away from 0
-                const int32_t w = (int32_t)(q > 127 ? 127 : (q < -127 ? -127 : q));
-                zeros[j] += w * input_zero[k];
-                magnitude[j] += w < 0 ? -w : w;
-                group[4 * j] = (uint8_t)(int8_t)w;
-            }
-        }
-        int32_t b[QPANEL] = {0};
-        float s[QPANEL] = {0};
-        const int width = outputs - (int)(p * QPANEL) < QPANEL ? outputs - (int)(p * QPANEL) : QPANEL;
         const size_t first = p * QPANEL;
-        for (int j = 0; j < width; j++) {
-            float bq = roundf(fp[j] / ws[j]);
-            if (!(bq == bq)) bq = 0;  // NaN: a bias the scale cannot say
-            bq = bq > (float)bias_limit ? (float)bias_limit : (bq < -(float)bias_limit ? -(float)bias_limit : bq);
-            b[j] = (int32_t)((int64_t)bq - (int64_t)zeros[j]);
-            s[j] = ws[j] / output_scale[first + (size_t)j];
-            // The bound QuantizedPointwise checks, leaving 2^20 for a residual: sums and stored values well inside 32 bits.
-            const double largest = fabs((double)bq) + 510.0 * (double)magnitude[j];
-            if (!(largest < 2147483648.0 && largest * fabs((double)s[j]) < 1073741824.0 - 1048576.0)) fits = 0;
-        }
-        memcpy(panel, b, sizeof b);
-        memcpy(panel + QSCALE, s, sizeof s);
-        pack_encodings(panel, first, width, out_zero, residual_zero, residual_scale);
+        const int width = outputs - (int)first < QPANEL ? outputs - (int)first : QPANEL;
+        dedog_pointwise_pack_scaled(weight + first * (size_t)inputs, scale + first, bias + first, inputs, width, fp);
+        fits &= quantize_panel(fp, p, inputs, outputs, input_scale, input_zero, output_scale, out_zero, residual_zero,
+                               residual_scale, bias_limit, (uint8_t *)packed + p * size);
     }
+    free(fp);
     return fits;
 }
 

@@ -30,43 +30,68 @@ public final class EfficientNetLite: Sendable {
     /// The input the network takes: resize, crop and normalisation (checked when its file was read).
     public let input: InputDescription
     let stem: StemConvolution
-    let blocks: [MBConvBlock]
-    let head: PointwiseConvolution
+    /// The float layers after the stem; nil in a network loaded to run in 8 bits only (`Model(tensors:precision:)`).
+    let floatLayers: FloatLayers?
     /// The same layers in 8 bits, when the model file has the activation ranges they need.
     let quantized: QuantizedNetwork?
     /// The activation ranges the 8-bit layers were made with (nil: the backbone runs in floats only).
     public let activationRanges: ActivationRanges?
+
+    struct FloatLayers: Sendable {
+        let blocks: [MBConvBlock]
+        let head: PointwiseConvolution
+    }
 
     init(backbone: Backbone, input: InputDescription, stem: StemConvolution, blocks: [MBConvBlock], head: PointwiseConvolution,
          activationRanges: ActivationRanges?) throws(ModelError) {
         self.backbone = backbone
         self.input = input
         self.stem = stem
-        self.blocks = blocks
-        self.head = head
+        floatLayers = FloatLayers(blocks: blocks, head: head)
         self.activationRanges = activationRanges
         quantized = try activationRanges.map { r throws(ModelError) in
-            try QuantizedNetwork(stem: stem, blocks: blocks, head: head, ranges: r)
+            try QuantizedNetwork(stem: stem, blocks: blocks.map(QuantizedNetwork.BlockWeights.init), head: .packed(head), ranges: r)
         }
+    }
+
+    /// A network that runs in 8 bits only: its layers quantized from `blocks` and `head` with `activationRanges`.
+    init(backbone: Backbone, input: InputDescription, stem: StemConvolution, bytesOnly blocks: [QuantizedNetwork.BlockWeights],
+         head: PointwiseWeights, activationRanges: ActivationRanges) throws(ModelError) {
+        self.backbone = backbone
+        self.input = input
+        self.stem = stem
+        floatLayers = nil
+        self.activationRanges = activationRanges
+        quantized = try QuantizedNetwork(stem: stem, blocks: blocks, head: head, ranges: activationRanges)
     }
 
     private init(_ other: EfficientNetLite) {
         backbone = other.backbone
         input = other.input
         stem = other.stem
-        blocks = other.blocks
-        head = other.head
+        floatLayers = other.floatLayers
         quantized = other.quantized
         activationRanges = other.activationRanges
     }
 
     /// The same network with its 8-bit layers made from `ranges` (nil: floats only), e.g. to compare calibrations.
+    /// Needs the float layers (not a network loaded for 8 bits only).
     public func withActivationRanges(_ ranges: ActivationRanges?) throws(ModelError) -> EfficientNetLite {
-        try EfficientNetLite(backbone: backbone, input: input, stem: stem, blocks: blocks, head: head, activationRanges: ranges)
+        guard let floatLayers else {
+            throw .badInput(detail: "this network was loaded to run in 8 bits only; load it with its float layers to calibrate it again")
+        }
+        return try EfficientNetLite(backbone: backbone, input: input, stem: stem, blocks: floatLayers.blocks, head: floatLayers.head,
+                                    activationRanges: ranges)
     }
 
-    /// The precisions this network runs in: fp32 always, int8 when it has activation ranges.
-    public var precisions: [Precision] { quantized == nil ? [.fp32] : [.fp32, .int8] }
+    /// The 8-bit 1×1 layers as the kernels read them (panels: header, then weight bytes), in network order.
+    @_spi(Testing) public var packedInt8Layers: [[UInt8]] {
+        guard let quantized else { return [] }
+        return quantized.blocks.flatMap { [$0.expand?.packed, $0.project.packed].compactMap { $0 } } + [quantized.head.packed]
+    }
+
+    /// The precisions this network runs in: fp32 unless loaded for 8 bits only, int8 when it has activation ranges.
+    public var precisions: [Precision] { (floatLayers == nil ? [] : [.fp32]) + (quantized == nil ? [] : [.int8]) }
 
     /// The backbone of a model file that holds one (load the file as a `Model` for its heads and answers).
     public convenience init(contentsOf url: URL) throws(ModelError) {
@@ -85,7 +110,8 @@ public final class EfficientNetLite: Sendable {
 
     /// A session owns the execution plans and scratch memory of forward passes; use one per thread.
     /// `kernels` defaults to the best this CPU runs; `precision` to `Precision.preferred(for: kernels)`. Int8 runs
-    /// only where the network has activation ranges (the session's `precision` says what it runs).
+    /// only where the network has activation ranges, fp32 only where it has its float layers (`precisions`; the
+    /// session's `precision` says what it runs).
     public func makeSession(threads: Int = 1, kernels: KernelSet = .best, precision: Precision? = nil) -> InferenceSession {
         InferenceSession(network: self, threads: threads, kernels: kernels, precision: precision ?? .preferred(for: kernels),
                          bandsBlocks: true)

@@ -10,6 +10,9 @@ struct ExecutionPlan: Sendable {
         case block(BandedBlock)
         /// Global average pooling into the features.
         case pool
+        /// A layer of a network loaded to run in 8 bits only: `QuantizedNetwork` finds it by the step's kind and
+        /// block.
+        case bytes
     }
 
     /// Where a step reads or writes: the network input, one of the plan's buffers, or the features.
@@ -102,18 +105,20 @@ struct ExecutionPlan: Sendable {
         for layer in table where layer.kind == .stem {
             append(.stem(network.stem), layer, from: .input, to: .buffer(current), tap: true)
         }
-        for block in network.blocks {
-            let rows = table.filter { $0.block == block.spec.index }
+        let floats = network.floatLayers
+        for spec in network.backbone.blocks {
+            let block = floats?.blocks.first { $0.spec.index == spec.index }
+            let rows = table.filter { $0.block == spec.index }
             guard let first = rows.first, let last = rows.last else { continue }
             let other = 1 - current
-            if bandsBlocks, 4 * block.depthwise.channels * first.height * first.width > Self.bandedAbove {
+            if bandsBlocks, let block, 4 * block.depthwise.channels * first.height * first.width > Self.bandedAbove {
                 let banded = BandedBlock(block: block, height: first.height, width: first.width)
                 bufferSizes[2] = max(bufferSizes[2], parts * banded.scratchPerPart)
                 // The banded block adds its own input where the block has a residual.
                 let (oh, ow) = last.outputSize
                 append(Step(operation: .block(banded), kind: .block, input: .buffer(current), output: .buffer(other),
                             residual: nil, height: first.height, width: first.width, outChannels: last.outChannels,
-                            outHeight: oh, outWidth: ow, name: block.spec.name, isTap: true, layer: nil))
+                            outHeight: oh, outWidth: ow, name: spec.name, isTap: true, layer: nil))
                 current = other
                 continue
             }
@@ -121,13 +126,13 @@ struct ExecutionPlan: Sendable {
             for layer in rows {
                 switch layer.kind {
                 case .expand:
-                    guard let expand = block.expand else { continue }
-                    append(.pointwise(expand), layer, from: .buffer(current), to: .buffer(other))
+                    guard spec.expands else { continue }
+                    append(block?.expand.map { .pointwise($0) } ?? .bytes, layer, from: .buffer(current), to: .buffer(other))
                     depthwiseInput = .buffer(other)
                 case .depthwise:
-                    append(.depthwise(block.depthwise), layer, from: depthwiseInput, to: .buffer(2))
+                    append(block.map { .depthwise($0.depthwise) } ?? .bytes, layer, from: depthwiseInput, to: .buffer(2))
                 case .project:
-                    append(.pointwise(block.project), layer, from: .buffer(2), to: .buffer(other),
+                    append(block.map { .pointwise($0.project) } ?? .bytes, layer, from: .buffer(2), to: .buffer(other),
                            residual: layer.hasResidual ? .buffer(current) : nil, tap: true)
                 case .stem, .head:
                     continue
@@ -136,7 +141,7 @@ struct ExecutionPlan: Sendable {
             current = other
         }
         for layer in table where layer.kind == .head {
-            append(.pointwise(network.head), layer, from: .buffer(current), to: .buffer(1 - current), tap: true)
+            append(floats.map { .pointwise($0.head) } ?? .bytes, layer, from: .buffer(current), to: .buffer(1 - current), tap: true)
             let (h, w) = layer.outputSize
             append(Step(operation: .pool, kind: .pool, input: .buffer(1 - current), output: .features, residual: nil,
                         height: h, width: w, outChannels: layer.outChannels, outHeight: 1, outWidth: 1, name: "pool",

@@ -34,7 +34,7 @@ public final class InferenceSession {
 
     init(network: EfficientNetLite, threads: Int, kernels: KernelSet, precision: Precision, bandsBlocks: Bool) {
         self.network = network
-        self.precision = network.quantized == nil ? .fp32 : precision
+        self.precision = network.precisions.contains(precision) ? precision : network.precisions.first ?? .fp32
         self.bandsBlocks = bandsBlocks
         self.threads = max(1, threads)
         self.kernels = kernels.isSupported ? kernels : .portable
@@ -238,6 +238,8 @@ public final class InferenceSession {
             case .pool:
                 GlobalAveragePool.run(x, y, channels: step.outChannels, batch: batch, planeSize: step.height * step.width)
                 map?.update(from: x, count: step.outChannels * step.height * step.width)
+            case .bytes:
+                break  // not in a float pass: a session runs fp32 only on a network with its float layers
             }
             if let tap, step.isTap {
                 tap(step.name, Layout.nchw(fromNHWC: y, batch: batch, channels: step.outChannels,

@@ -38,13 +38,15 @@ public final class Model: Sendable {
     /// Which ImageNet labels are the same breed as each breed label, and the rest (see `BreedCounterparts`).
     let breedCounterparts: BreedCounterparts
 
-    public convenience init(contentsOf url: URL) throws(ModelError) {
-        try self.init(tensors: SafeTensors(contentsOf: url))
+    /// `precision`: int8 loads only what 8-bit sessions run (backbones with activation ranges get no float layers,
+    /// which saves packing them; their sessions then run int8 whatever they ask for); nil, every layer.
+    public convenience init(contentsOf url: URL, precision: Precision? = nil) throws(ModelError) {
+        try self.init(tensors: SafeTensors(contentsOf: url), precision: precision)
     }
 
     /// Builds every backbone, strictly: each needs all its tensors under its prefix, and the file may hold nothing else.
-    public init(tensors: SafeTensors) throws(ModelError) {
-        let contents = try ModelFile.read(tensors)
+    public init(tensors: SafeTensors, precision: Precision? = nil) throws(ModelError) {
+        let contents = try ModelFile.read(tensors, precision: precision)
         specification = contents.description
         backbones = contents.networks
         heads = contents.heads

@@ -78,7 +78,9 @@ public enum ModelFile {
 
     /// Reads every backbone with its heads, strictly: each needs all its tensors under its prefix, and the file
     /// may hold nothing else.
-    static func read(_ tensors: SafeTensors) throws(ModelError) -> Contents {
+    /// `precision`: int8 builds only the 8-bit layers of the backbones that have activation ranges (no float
+    /// layers are packed); nil or fp32, every layer.
+    static func read(_ tensors: SafeTensors, precision: Precision? = nil) throws(ModelError) -> Contents {
         let description = try ModelDescription(from: tensors)
         // The backbones' networks and heads are built side by side (most of a load is folding, widening and
         // packing their weights), each by a strict loader of its own; the first failure in file order is reported.
@@ -88,7 +90,9 @@ public enum ModelFile {
             let backbone = backbones[i / 2]
             var loader = StrictLoader(tensors: tensors)
             return Result { () throws(ModelError) -> (Part, Set<String>) in
-                guard i % 2 == 1 else { return (.network(try network(backbone, loader: &loader)), loader.used) }
+                guard i % 2 == 1 else {
+                    return (.network(try network(backbone, loader: &loader, precision: precision)), loader.used)
+                }
                 let heads = BackboneHeads(
                     imagenet: try backbone.imagenetHead.map { d throws(ModelError) in try loader.linear(d, role: "ImageNet") },
                     breed: try backbone.breedHead.map { d throws(ModelError) in try loader.linear(d, role: "breed") },
@@ -124,41 +128,57 @@ public enum ModelFile {
                                                             ? Array(repeating: [], count: networks.count) : rows))
     }
 
-    /// Builds one backbone from its checkpoint tensors, walking its block table (`Backbone.blocks`).
-    static func network(_ description: BackboneDescription, loader: inout StrictLoader) throws(ModelError) -> EfficientNetLite {
+    /// Builds one backbone from its checkpoint tensors, walking its block table (`Backbone.blocks`): in floats and,
+    /// where it has activation ranges, in 8 bits; in 8 bits only when `precision` is int8 and it has them.
+    static func network(_ description: BackboneDescription, loader: inout StrictLoader,
+                        precision: Precision? = nil) throws(ModelError) -> EfficientNetLite {
         guard let backbone = Backbone.named(description.architecture) else {
             throw .unsupportedArchitecture(file: loader.tensors.file, name: description.architecture)
         }
         loader.prefix = description.tensorPrefix
         loader.epsilon = description.batchNormEpsilon
+        let bytesOnly = precision == .int8 ? description.activationRanges : nil
+        func pointwise(_ names: (conv: String, bn: String), inputs: Int, outputs: Int,
+                       clampsToSix: Bool) throws(ModelError) -> PointwiseWeights {
+            bytesOnly == nil
+                ? .packed(try loader.pointwise(conv: names.conv, bn: names.bn, inputs: inputs, outputs: outputs, clampsToSix: clampsToSix))
+                : .folded(try loader.foldedPointwise(conv: names.conv, bn: names.bn, inputs: inputs, outputs: outputs,
+                                                     clampsToSix: clampsToSix))
+        }
         let stemChannels = EfficientNetLite.stemChannels
         let stemWeight = try loader.folded(conv: CheckpointNames.stem.conv, bn: CheckpointNames.stem.bn,
                                            shape: [stemChannels, 3, 3, 3])
         let stem = try StemConvolution(inChannels: 3, outChannels: stemChannels, kernel: 3, stride: 2,
                                        weight: stemWeight.weight, bias: stemWeight.bias)
-        var blocks: [MBConvBlock] = []
+        var blocks: [QuantizedNetwork.BlockWeights] = []
         for spec in backbone.blocks {
-            var expand: PointwiseConvolution? = nil
-            if spec.expands {
-                let names = CheckpointNames.expand(spec)
-                expand = try loader.pointwise(conv: names.conv, bn: names.bn, inputs: spec.inChannels,
-                                              outputs: spec.expandedChannels, clampsToSix: true)
-            }
+            let expand = spec.expands ? try pointwise(CheckpointNames.expand(spec), inputs: spec.inChannels,
+                                                      outputs: spec.expandedChannels, clampsToSix: true) : nil
             let k = spec.kernel, names = CheckpointNames.depthwise(spec)
             let d = try loader.folded(conv: names.conv, bn: names.bn, shape: [spec.expandedChannels, 1, k, k])
             let depthwise = try DepthwiseConvolution(channels: spec.expandedChannels, kernel: k, stride: spec.stride,
                                                      weight: d.weight, bias: d.bias)
-            let project = CheckpointNames.project(spec)
-            blocks.append(MBConvBlock(spec: spec, expand: expand, depthwise: depthwise,
-                                      project: try loader.pointwise(conv: project.conv, bn: project.bn,
-                                                                    inputs: spec.expandedChannels,
-                                                                    outputs: spec.outChannels, clampsToSix: false)))
+            let project = try pointwise(CheckpointNames.project(spec), inputs: spec.expandedChannels, outputs: spec.outChannels,
+                                        clampsToSix: false)
+            blocks.append(.init(spec: spec, expand: expand, depthwise: depthwise, project: project))
         }
-        let head = try loader.pointwise(conv: CheckpointNames.head.conv, bn: CheckpointNames.head.bn,
-                                        inputs: backbone.stages.last?.outChannels ?? 0,
-                                        outputs: EfficientNetLite.featureCount, clampsToSix: true)
-        return try EfficientNetLite(backbone: backbone, input: description.preprocessing, stem: stem, blocks: blocks, head: head,
-                                    activationRanges: description.activationRanges)
+        let head = try pointwise(CheckpointNames.head, inputs: backbone.stages.last?.outChannels ?? 0,
+                                 outputs: EfficientNetLite.featureCount, clampsToSix: true)
+        if let ranges = bytesOnly {
+            return try EfficientNetLite(backbone: backbone, input: description.preprocessing, stem: stem, bytesOnly: blocks,
+                                        head: head, activationRanges: ranges)
+        }
+        // Float layers: every pointwise layer above was packed.
+        let floatBlocks = blocks.compactMap { b -> MBConvBlock? in
+            guard let project = b.project.layer else { return nil }
+            if let expand = b.expand, expand.layer == nil { return nil }
+            return MBConvBlock(spec: b.spec, expand: b.expand?.layer, depthwise: b.depthwise, project: project)
+        }
+        guard floatBlocks.count == blocks.count, let floatHead = head.layer else {
+            throw .badInput(detail: "float layers expected for every block")
+        }
+        return try EfficientNetLite(backbone: backbone, input: description.preprocessing, stem: stem, blocks: floatBlocks,
+                                    head: floatHead, activationRanges: description.activationRanges)
     }
 
     // MARK: Writing
@@ -405,6 +425,16 @@ struct StrictLoader {
             PointwiseConvolution(inChannels: inputs, outChannels: outputs, weight: w.baseAddress!, scale: scale, bias: bias,
                                  clampsToSix: clampsToSix)
         }
+    }
+
+    /// A 1×1 convolution's weights as stored (widened to floats) with its BatchNorm as a scale and bias per
+    /// output, not packed: what its 8-bit layer is made from in a network that runs in 8 bits only.
+    mutating func foldedPointwise(conv: String, bn: String, inputs: Int, outputs: Int,
+                                  clampsToSix: Bool) throws(ModelError) -> FoldedPointwise {
+        let (scale, bias) = try batchNorm(bn, channels: outputs)
+        let weight = try read(conv, [outputs, inputs, 1, 1])
+        return FoldedPointwise(inChannels: inputs, outChannels: outputs, weight: weight, scale: scale, bias: bias,
+                               clampsToSix: clampsToSix)
     }
 
     mutating func linear(_ head: HeadDescription, role: String) throws(ModelError) -> Linear {

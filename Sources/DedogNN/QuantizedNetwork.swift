@@ -34,7 +34,27 @@ struct QuantizedNetwork: Sendable {
     let blocks: [Block]
     let head: QuantizedPointwise
 
-    init(stem: StemConvolution, blocks floatBlocks: [MBConvBlock], head floatHead: PointwiseConvolution,
+    /// A block's weights to quantize: its row of the block table and its layers in floats (see `PointwiseWeights`).
+    struct BlockWeights: Sendable {
+        let spec: BlockSpec
+        let expand: PointwiseWeights?
+        let depthwise: DepthwiseConvolution
+        let project: PointwiseWeights
+
+        init(spec: BlockSpec, expand: PointwiseWeights?, depthwise: DepthwiseConvolution, project: PointwiseWeights) {
+            self.spec = spec
+            self.expand = expand
+            self.depthwise = depthwise
+            self.project = project
+        }
+
+        init(_ block: MBConvBlock) {
+            self.init(spec: block.spec, expand: block.expand.map { .packed($0) }, depthwise: block.depthwise,
+                      project: .packed(block.project))
+        }
+    }
+
+    init(stem: StemConvolution, blocks floatBlocks: [BlockWeights], head floatHead: PointwiseWeights,
          ranges: ActivationRanges) throws(ModelError) {
         var encodings: [String: ByteEncoding] = [:]
         func encoding(_ name: String) throws(ModelError) -> ByteEncoding {
@@ -110,7 +130,7 @@ struct QuantizedNetwork: Sendable {
         }
     }
 
-    static func pointwise(_ layer: PointwiseConvolution, input: ByteEncoding, output: Output) throws(ModelError) -> QuantizedPointwise {
+    static func pointwise(_ layer: PointwiseWeights, input: ByteEncoding, output: Output) throws(ModelError) -> QuantizedPointwise {
         let (store, scales) = store(output, channels: layer.outChannels)
         let (inputScales, inputZeros) = input.perChannel(layer.inChannels)
         return try QuantizedPointwise(quantizing: layer, inputScale: inputScales, inputZero: inputZeros, outputScale: scales,

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import DedogTestSupport
-@_spi(Benchmarks) import DedogNN
+@_spi(Benchmarks) @_spi(Testing) import DedogNN
 
 @Suite struct NetworkTests {
     /// Three different images in one batch, on one and two threads, against each image alone on one thread.
@@ -72,6 +72,32 @@ import DedogTestSupport
                 var expected: [String] = []
                 for name in table.map(\.name) + ["pool"] where expected.last != name { expected.append(name) }
                 #expect(order == expected)
+            }
+        }
+    }
+
+    /// A model loaded for 8 bits only (what `classify` does where int8 runs) packs no float layers, yet its 8-bit
+    /// layers are byte for byte those of a full load (quantized from the file's weights rather than from the packed
+    /// float layers), and so are its features, on every backbone of the fast model and the two of the default.
+    /// Its sessions run int8 whatever they ask for; it cannot be calibrated again.
+    @Test func loadingForInt8AloneGivesTheSameBytes() throws {
+        var random = SeededRandom(state: 31)
+        for name in ["dedog-breeds-fast", "dedog-breeds"] {
+            let url = SharedData.packageRoot.appendingPathComponent("models/\(name).safetensors")
+            let full = try Model(contentsOf: url), bytesOnly = try Model(contentsOf: url, precision: .int8)
+            for (a, b) in zip(full.backbones, bytesOnly.backbones) {
+                #expect(a.precisions == [.fp32, .int8])
+                #expect(b.precisions == [.int8])
+                let table = a.backbone.layers(height: 224, width: 224)
+                #expect(a.packedInt8Layers.count == table.filter { [.expand, .project, .head].contains($0.kind) }.count)
+                #expect(a.packedInt8Layers == b.packedInt8Layers)
+                let size = a.input.cropSize
+                let image = random.floats(3 * size * size)
+                let session = b.makeSession(threads: 2, precision: .fp32)
+                #expect(session.precision == .int8)
+                #expect(try session.features(image, batch: 1, height: size, width: size)
+                        == a.makeSession(threads: 2, precision: .int8).features(image, batch: 1, height: size, width: size))
+                #expect(throws: ModelError.self) { try b.withActivationRanges(nil) }
             }
         }
     }

@@ -117,6 +117,14 @@ int dedog_qpointwise_quantize(const float *fpacked, int inputs, int outputs, con
                               const int32_t *input_zero, const float *output_scale, const int32_t *out_zero,
                               const int32_t *residual_zero, const float *residual_scale, int bias_limit, void *packed);
 
+/// The same from the layer's weight tensor as stored ([outputs × inputs]), each output's weights times `scale[c]`
+/// and its bias `bias[c]` (BatchNorm folded as `dedog_pointwise_pack_scaled` folds it): the same bytes, without
+/// the float layer (for a network that runs in 8 bits only). Returns −1 when out of memory.
+int dedog_qpointwise_quantize_rows(const float *weight, const double *scale, const float *bias, int inputs, int outputs,
+                                   const float *input_scale, const int32_t *input_zero, const float *output_scale,
+                                   const int32_t *out_zero, const int32_t *residual_zero, const float *residual_scale,
+                                   int bias_limit, void *packed);
+
 /// What the 8-bit pointwise kernel stores. With t = (float)sum · scale[c] and z = out_zero[c] (all from the panel):
 ///   DEDOG_Q_U8      clamp(round(t), out_min − z, out_max − z) + z as a byte;
 ///   DEDOG_Q_U8_ADD  the same of t + (float)(r − residual_zero[c]) · residual_scale[c], r the residual's byte;

@@ -95,10 +95,11 @@ public struct QuantizedPointwise: Sendable {
         }
     }
 
-    /// `layer`'s weights and biases quantized and packed in one pass at load (`dedog_qpointwise_quantize`), for
-    /// inputs encoded per channel (`inputScale`, `inputZero`: one per input channel), stored as `store` says at
-    /// `outputScale` (one per output channel; 1 for floats).
-    init(quantizing layer: PointwiseConvolution, inputScale: [Float], inputZero: [Int], outputScale: [Float],
+    /// `layer`'s weights and biases quantized and packed in one pass at load (`dedog_qpointwise_quantize`, or
+    /// `dedog_qpointwise_quantize_rows` from the file's weights: the same bytes), for inputs encoded per channel
+    /// (`inputScale`, `inputZero`: one per input channel), stored as `store` says at `outputScale` (one per output
+    /// channel; 1 for floats).
+    init(quantizing layer: PointwiseWeights, inputScale: [Float], inputZero: [Int], outputScale: [Float],
          store: Store) throws(ModelError) {
         guard store.fits(outputs: layer.outChannels), inputScale.count == layer.inChannels, inputZero.count == layer.inChannels,
               inputZero.allSatisfy((0...255).contains), outputScale.count == layer.outChannels,
@@ -112,18 +113,25 @@ public struct QuantizedPointwise: Sendable {
         let (outZero, residualZero, residualScale) = store.encodings(outputs: outChannels)
         let count = dedog_qpointwise_packed_size(Int32(inChannels), Int32(outChannels))
         let zeros = inputZero.map(Int32.init)
+        let (inputs, outputs) = (Int32(inChannels), Int32(outChannels))
         var fits: Int32 = 0
         packed = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-            layer.packed.withUnsafeBufferPointer { f in
-                fits = dedog_qpointwise_quantize(f.baseAddress!, Int32(layer.inChannels), Int32(layer.outChannels),
-                                                 inputScale, zeros, outputScale, outZero, residualZero, residualScale,
-                                                 1 << 30, buffer.baseAddress!)
+            switch layer {
+            case let .packed(floats):
+                fits = floats.packed.withUnsafeBufferPointer { f in
+                    dedog_qpointwise_quantize(f.baseAddress!, inputs, outputs, inputScale, zeros, outputScale, outZero,
+                                              residualZero, residualScale, 1 << 30, buffer.baseAddress!)
+                }
+            case let .folded(rows):
+                fits = dedog_qpointwise_quantize_rows(rows.weight, rows.scale, rows.bias, inputs, outputs, inputScale, zeros,
+                                                      outputScale, outZero, residualZero, residualScale, 1 << 30,
+                                                      buffer.baseAddress!)
             }
             initialized = count
         }
         guard fits == 1 else {
-            throw .badInput(detail: "8-bit pointwise \(inChannels)→\(outChannels): some output's sums times its scale "
-                            + "could pass 2^30")
+            throw .badInput(detail: fits < 0 ? "8-bit pointwise \(inChannels)→\(outChannels): out of memory"
+                            : "8-bit pointwise \(inChannels)→\(outChannels): some output's sums times its scale could pass 2^30")
         }
     }
 
@@ -204,4 +212,48 @@ public struct QuantizedPointwise: Sendable {
             dedog_qpointwise(kernels.isa, &args)
         }
     }
+}
+
+/// A 1×1 convolution's float weights, whichever form they are at hand in: a float layer (packed, BatchNorm
+/// folded), or the file's weight tensor with its BatchNorm as a scale and bias per output (for a network loaded to
+/// run in 8 bits only, which never packs float layers).
+enum PointwiseWeights: Sendable {
+    case packed(PointwiseConvolution)
+    case folded(FoldedPointwise)
+
+    var inChannels: Int {
+        switch self {
+        case let .packed(layer): layer.inChannels
+        case let .folded(rows): rows.inChannels
+        }
+    }
+
+    var outChannels: Int {
+        switch self {
+        case let .packed(layer): layer.outChannels
+        case let .folded(rows): rows.outChannels
+        }
+    }
+
+    var clampsToSix: Bool {
+        switch self {
+        case let .packed(layer): layer.clampsToSix
+        case let .folded(rows): rows.clampsToSix
+        }
+    }
+
+    /// The float layer, where these weights are one.
+    var layer: PointwiseConvolution? {
+        if case let .packed(layer) = self { layer } else { nil }
+    }
+}
+
+/// A 1×1 convolution as its file holds it: weights [outChannels × inChannels] (widened to floats), and its
+/// BatchNorm as w · scale[c] and bias[c] per output (what `dedog_pointwise_pack_scaled` folds in).
+struct FoldedPointwise: Sendable {
+    let inChannels, outChannels: Int
+    let weight: [Float]
+    let scale: [Double]
+    let bias: [Float]
+    let clampsToSix: Bool
 }
