@@ -3,6 +3,8 @@
 // binary runs on any x86-64 CPU; on other architectures only the portable build exists.
 #include "dedog_kernels.h"
 
+#include <stdlib.h>
+
 #include <string.h>
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -115,9 +117,25 @@ void dedog_pointwise_pack(const float *weight, const float *bias, int inputs, in
     pack(weight, 0, bias, inputs, outputs, 1, (size_t)inputs, packed);
 }
 
-void dedog_pointwise_pack_scaled(const float *weight, const double *scale, const float *bias, int inputs, int outputs,
-                                 float *packed) {
-    pack(weight, scale, bias, inputs, outputs, 1, (size_t)inputs, packed);
+int dedog_pointwise_pack_stored(const void *weight, int half, const double *scale, const float *bias, int inputs,
+                                int outputs, float *packed) {
+    if (!half) {
+        pack((const float *)weight, scale, bias, inputs, outputs, 1, (size_t)inputs, packed);
+        return 0;
+    }
+    // Halves are widened a panel's 16 rows at a time, into a buffer that stays in cache: no float copy of the tensor.
+    float *rows = malloc(sizeof(float) * DEDOG_PANEL * (size_t)inputs);
+    if (!rows) return -1;
+    const size_t panels = ((size_t)outputs + DEDOG_PANEL - 1) / DEDOG_PANEL;
+    for (size_t p = 0; p < panels; p++) {
+        const size_t first = p * DEDOG_PANEL;
+        const int width = outputs - (int)first < DEDOG_PANEL ? outputs - (int)first : DEDOG_PANEL;
+        dedog_f16_to_f32((const uint16_t *)weight + first * (size_t)inputs, rows, (size_t)width * (size_t)inputs);
+        pack(rows, scale ? scale + first : 0, bias ? bias + first : 0, inputs, width, 1, (size_t)inputs,
+             packed + p * DEDOG_PANEL * ((size_t)inputs + 1));
+    }
+    free(rows);
+    return 0;
 }
 
 void dedog_pointwise_pack_columns(const float *weight, const float *bias, int inputs, int outputs, float *packed) {
@@ -151,6 +169,12 @@ void dedog_stem_patches(const float *in, int channels, int height, int width, in
             }
         }
     }
+}
+
+int dedog_f16_finite(const uint16_t *in, size_t count) {
+    uint16_t special = 0;  // no branch per value: the loop vectorizes
+    for (size_t i = 0; i < count; i++) special |= (uint16_t)((in[i] & 0x7C00) == 0x7C00);
+    return !special;
 }
 
 // Half to single precision: exact for every value (subnormals, infinities and NaNs included).

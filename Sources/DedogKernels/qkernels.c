@@ -136,23 +136,35 @@ int dedog_qpointwise_quantize(const float *fpacked, int inputs, int outputs, con
     return fits;
 }
 
-int dedog_qpointwise_quantize_rows(const float *weight, const double *scale, const float *bias, int inputs, int outputs,
-                                   const float *input_scale, const int32_t *input_zero, const float *output_scale,
-                                   const int32_t *out_zero, const int32_t *residual_zero, const float *residual_scale,
-                                   int bias_limit, void *packed) {
+int dedog_qpointwise_quantize_rows(const void *weight, int half, const double *scale, const float *bias, int inputs,
+                                   int outputs, const float *input_scale, const int32_t *input_zero,
+                                   const float *output_scale, const int32_t *out_zero, const int32_t *residual_zero,
+                                   const float *residual_scale, int bias_limit, void *packed) {
     const size_t panels = ((size_t)outputs + QPANEL - 1) / QPANEL, size = panel_bytes(inputs);
-    // One float panel at a time, packed exactly as the float layer packs it, so the bytes are the same.
+    // One float panel at a time, packed exactly as the float layer packs it, so the bytes are the same; halves are
+    // widened a panel's rows at a time. Both buffers stay in cache.
     float *fp = malloc(sizeof(float) * QPANEL * ((size_t)inputs + 1));
-    if (!fp) return -1;
+    float *rows = half ? malloc(sizeof(float) * QPANEL * (size_t)inputs) : 0;
+    if (!fp || (half && !rows)) {
+        free(fp);
+        free(rows);
+        return -1;
+    }
     int fits = 1;
     for (size_t p = 0; p < panels; p++) {
         const size_t first = p * QPANEL;
         const int width = outputs - (int)first < QPANEL ? outputs - (int)first : QPANEL;
-        dedog_pointwise_pack_scaled(weight + first * (size_t)inputs, scale + first, bias + first, inputs, width, fp);
+        const float *w = (const float *)weight + first * (size_t)inputs;
+        if (half) {
+            dedog_f16_to_f32((const uint16_t *)weight + first * (size_t)inputs, rows, (size_t)width * (size_t)inputs);
+            w = rows;
+        }
+        dedog_pointwise_pack_stored(w, 0, scale + first, bias + first, inputs, width, fp);
         fits &= quantize_panel(fp, p, inputs, outputs, input_scale, input_zero, output_scale, out_zero, residual_zero,
                                residual_scale, bias_limit, (uint8_t *)packed + p * size);
     }
     free(fp);
+    free(rows);
     return fits;
 }
 

@@ -421,10 +421,9 @@ struct StrictLoader {
                             clampsToSix: Bool) throws(ModelError) -> PointwiseConvolution {
         let (scale, bias) = try batchNorm(bn, channels: outputs)
         used.insert(prefix + conv)
-        return try tensors.withFloats(prefix + conv, shape: [outputs, inputs, 1, 1]) { w in
-            PointwiseConvolution(inChannels: inputs, outChannels: outputs, weight: w.baseAddress!, scale: scale, bias: bias,
-                                 clampsToSix: clampsToSix)
-        }
+        return try PointwiseConvolution(inChannels: inputs, outChannels: outputs,
+                                        weight: tensors.storedFloats(prefix + conv, shape: [outputs, inputs, 1, 1]),
+                                        scale: scale, bias: bias, clampsToSix: clampsToSix)
     }
 
     /// A 1×1 convolution's weights as stored (widened to floats) with its BatchNorm as a scale and bias per
@@ -432,7 +431,8 @@ struct StrictLoader {
     mutating func foldedPointwise(conv: String, bn: String, inputs: Int, outputs: Int,
                                   clampsToSix: Bool) throws(ModelError) -> FoldedPointwise {
         let (scale, bias) = try batchNorm(bn, channels: outputs)
-        let weight = try read(conv, [outputs, inputs, 1, 1])
+        used.insert(prefix + conv)
+        let weight = try tensors.storedFloats(prefix + conv, shape: [outputs, inputs, 1, 1])
         return FoldedPointwise(inChannels: inputs, outChannels: outputs, weight: weight, scale: scale, bias: bias,
                                clampsToSix: clampsToSix)
     }
@@ -445,9 +445,8 @@ struct StrictLoader {
         }
         let bias = try read(head.bias, [outputs], prefixed: false)
         used.insert(head.weight)
-        return try tensors.withFloats(head.weight, shape: [outputs, EfficientNetLite.featureCount]) { w in
-            Linear(inputs: EfficientNetLite.featureCount, outputs: outputs, weight: w.baseAddress!, bias: bias)
-        }
+        return try Linear(inputs: EfficientNetLite.featureCount, outputs: outputs,
+                          weight: tensors.storedFloats(head.weight, shape: [outputs, EfficientNetLite.featureCount]), bias: bias)
     }
 
     func finish() throws(ModelError) {

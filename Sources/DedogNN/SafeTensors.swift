@@ -144,24 +144,28 @@ public struct SafeTensors: Sendable {
         return values
     }
 
-    /// Calls `body` with tensor `name`'s floats where they lie in the file's bytes (a copy only when they are
-    /// not 4-byte aligned), after the same checks as `floats(_:shape:)`.
-    public func withFloats<R>(_ name: String, shape: [Int], _ body: (UnsafeBufferPointer<Float>) -> R) throws(ModelError) -> R {
+    /// Tensor `name`'s values where they lie in the file's bytes (floats, or halves: no widened copy), after the
+    /// same checks as `floats(_:shape:)`; widened into a copy only when they are not aligned.
+    func storedFloats(_ name: String, shape: [Int]) throws(ModelError) -> StoredFloats {
         guard let entry = entries[name] else { throw .missingTensor(file: file, name: name) }
         guard entry.dtype == "F32" || entry.dtype == "F16" else { throw .wrongDType(file: file, name: name, found: entry.dtype) }
         guard entry.shape == shape else { throw .wrongShape(file: file, name: name, expected: shape, found: entry.shape) }
+        let half = entry.dtype == "F16", width = half ? 2 : 4
         let base = data.startIndex + entry.range.lowerBound
-        let result: R? = entry.dtype != "F32" ? nil : data[base..<(base + entry.range.count)].withUnsafeBytes { raw in
-            guard let start = raw.baseAddress, Int(bitPattern: start) % 4 == 0 else { return nil }
-            let values = UnsafeBufferPointer(start: start.assumingMemoryBound(to: Float.self), count: raw.count / 4)
+        let bytes = data[base..<(base + entry.range.count)]
+        let usable = bytes.withUnsafeBytes { raw -> Bool in
+            guard let start = raw.baseAddress, Int(bitPattern: start) % width == 0 else { return false }
+            if half { return dedog_f16_finite(start.assumingMemoryBound(to: UInt16.self), raw.count / 2) == 1 }
             var special: UInt32 = 0
-            for v in values { special |= UInt32((v.bitPattern & 0x7F80_0000) == 0x7F80_0000 ? 1 : 0) }
-            return special == 0 ? body(values) : nil
+            for v in UnsafeBufferPointer(start: start.assumingMemoryBound(to: UInt32.self), count: raw.count / 4) {
+                special |= UInt32((v & 0x7F80_0000) == 0x7F80_0000 ? 1 : 0)
+            }
+            return special == 0
         }
-        if let result { return result }
-        // F16, unaligned, or not finite: the copying path widens, or says which value is wrong.
+        if usable { return StoredFloats(bytes: bytes, half: half) }
+        // Unaligned, or not finite: the copying path widens, or says which value is wrong.
         let values = try floats(name, shape: shape)
-        return values.withUnsafeBufferPointer(body)
+        return StoredFloats(bytes: values.withUnsafeBytes { Data($0) }, half: false)
     }
 
     /// The raw bytes of tensor `name` (empty when there is no such tensor).
@@ -212,5 +216,17 @@ public struct SafeTensors: Sendable {
         out.append(json)
         for t in tensors { out.append(t.bytes) }
         return out
+    }
+}
+
+/// A tensor's values as a model file stores them: 32-bit floats, or IEEE halves (`half`), checked finite, in
+/// native (little-endian) order.
+struct StoredFloats: Sendable {
+    let bytes: Data
+    let half: Bool
+
+    /// Calls `body` with the values' address (aligned for their type; nil when there are none).
+    func withPointer<R>(_ body: (UnsafeRawPointer?) -> R) -> R {
+        bytes.withUnsafeBytes { body($0.baseAddress) }
     }
 }

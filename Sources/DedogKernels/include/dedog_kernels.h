@@ -32,10 +32,12 @@ size_t dedog_pointwise_packed_count(int inputs, int outputs);
 /// Packs `weight` ([outputs × inputs], row-major, as in the checkpoint) and `bias` ([outputs]) into `packed`.
 void dedog_pointwise_pack(const float *weight, const float *bias, int inputs, int outputs, float *packed);
 
-/// The same packing with each output's weights multiplied by `scale[output]` (in double precision, then
-/// rounded once): BatchNorm folded in while packing, straight from a model file's tensor.
-void dedog_pointwise_pack_scaled(const float *weight, const double *scale, const float *bias, int inputs, int outputs,
-                                 float *packed);
+/// The same packing straight from a model file's tensor: `weight` holds floats, or IEEE halves when `half` (widened
+/// exactly, a panel at a time), and each output's weights are multiplied by `scale[output]` when `scale` is given
+/// (in double precision, then rounded once): BatchNorm folded in while packing. `bias` may be null (zeros).
+/// Returns −1 when out of memory (halves only), 0 otherwise.
+int dedog_pointwise_pack_stored(const void *weight, int half, const double *scale, const float *bias, int inputs,
+                                int outputs, float *packed);
 
 /// The same packing from weights stored [inputs × outputs] (each output's weights a column), as a trainer's
 /// activations are when they play the weights' part in a gradient product.
@@ -117,13 +119,14 @@ int dedog_qpointwise_quantize(const float *fpacked, int inputs, int outputs, con
                               const int32_t *input_zero, const float *output_scale, const int32_t *out_zero,
                               const int32_t *residual_zero, const float *residual_scale, int bias_limit, void *packed);
 
-/// The same from the layer's weight tensor as stored ([outputs × inputs]), each output's weights times `scale[c]`
-/// and its bias `bias[c]` (BatchNorm folded as `dedog_pointwise_pack_scaled` folds it): the same bytes, without
-/// the float layer (for a network that runs in 8 bits only). Returns −1 when out of memory.
-int dedog_qpointwise_quantize_rows(const float *weight, const double *scale, const float *bias, int inputs, int outputs,
-                                   const float *input_scale, const int32_t *input_zero, const float *output_scale,
-                                   const int32_t *out_zero, const int32_t *residual_zero, const float *residual_scale,
-                                   int bias_limit, void *packed);
+/// The same from the layer's weight tensor as stored ([outputs × inputs], floats or halves as in
+/// `dedog_pointwise_pack_stored`), each output's weights times `scale[c]` and its bias `bias[c]` (BatchNorm folded
+/// as that function folds it): the same bytes, without the float layer (for a network that runs in 8 bits only).
+/// Returns −1 when out of memory.
+int dedog_qpointwise_quantize_rows(const void *weight, int half, const double *scale, const float *bias, int inputs,
+                                   int outputs, const float *input_scale, const int32_t *input_zero,
+                                   const float *output_scale, const int32_t *out_zero, const int32_t *residual_zero,
+                                   const float *residual_scale, int bias_limit, void *packed);
 
 /// What the 8-bit pointwise kernel stores. With t = (float)sum · scale[c] and z = out_zero[c] (all from the panel):
 ///   DEDOG_Q_U8      clamp(round(t), out_min − z, out_max − z) + z as a byte;
@@ -196,6 +199,9 @@ double dedog_int8_peak(dedog_isa isa, long iterations);
 
 /// IEEE half-precision values (as stored in model files, little-endian) widened to float, exactly.
 void dedog_f16_to_f32(const uint16_t *in, float *out, size_t count);
+
+/// 1 when none of `count` IEEE halves is an infinity or NaN (all exponent bits set), 0 otherwise.
+int dedog_f16_finite(const uint16_t *in, size_t count);
 
 /// Multiply-adds per second that `isa`'s fused multiply-add reaches on one core with every operand in
 /// registers, over `iterations` rounds of 12 independent vector FMAs: the ceiling the benchmarks measure

@@ -21,12 +21,18 @@ public struct PointwiseConvolution: Sendable {
         }
     }
 
-    /// From a weight tensor in place ([outChannels × inChannels]) with each output's weights times `scale`:
-    /// BatchNorm folded while packing, with no copy of the tensor on the way.
-    init(inChannels: Int, outChannels: Int, weight: UnsafePointer<Float>, scale: [Double], bias: [Float], clampsToSix: Bool) {
+    /// From a weight tensor as the file stores it ([outChannels × inChannels], floats or halves) with each output's
+    /// weights times `scale` (nil: as they are): BatchNorm folded while packing, with no copy of the tensor.
+    init(inChannels: Int, outChannels: Int, weight: StoredFloats, scale: [Double]?, bias: [Float],
+         clampsToSix: Bool) throws(ModelError) {
+        var status: Int32 = 0
         self.init(inChannels: inChannels, outChannels: outChannels, clampsToSix: clampsToSix) { packed in
-            dedog_pointwise_pack_scaled(weight, scale, bias, Int32(inChannels), Int32(outChannels), packed)
+            status = weight.withPointer { w in
+                if let scale { return dedog_pointwise_pack_stored(w, weight.half ? 1 : 0, scale, bias, Int32(inChannels), Int32(outChannels), packed) }
+                return dedog_pointwise_pack_stored(w, weight.half ? 1 : 0, nil, bias, Int32(inChannels), Int32(outChannels), packed)
+            }
         }
+        guard status == 0 else { throw .badInput(detail: "pointwise \(inChannels)→\(outChannels): out of memory while packing") }
     }
 
     /// `pack` fills the `dedog_pointwise_packed_count` floats of the packed weights.

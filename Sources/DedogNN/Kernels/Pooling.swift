@@ -38,9 +38,9 @@ public struct Linear: Sendable {
                                          clampsToSix: false)
     }
 
-    init(inputs: Int, outputs: Int, weight: UnsafePointer<Float>, bias: [Float]) {
-        layer = PointwiseConvolution(inChannels: inputs, outChannels: outputs, weight: weight,
-                                     scale: [Double](repeating: 1, count: outputs), bias: bias, clampsToSix: false)
+    init(inputs: Int, outputs: Int, weight: StoredFloats, bias: [Float]) throws(ModelError) {
+        layer = try PointwiseConvolution(inChannels: inputs, outChannels: outputs, weight: weight, scale: nil, bias: bias,
+                                         clampsToSix: false)
     }
 
     /// Output `o`'s row of the weight matrix and its bias (e.g. to start a new head from a known class).

@@ -123,9 +123,11 @@ public struct QuantizedPointwise: Sendable {
                                               residualZero, residualScale, 1 << 30, buffer.baseAddress!)
                 }
             case let .folded(rows):
-                fits = dedog_qpointwise_quantize_rows(rows.weight, rows.scale, rows.bias, inputs, outputs, inputScale, zeros,
-                                                      outputScale, outZero, residualZero, residualScale, 1 << 30,
-                                                      buffer.baseAddress!)
+                fits = rows.weight.withPointer { w in
+                    dedog_qpointwise_quantize_rows(w, rows.weight.half ? 1 : 0, rows.scale, rows.bias, inputs, outputs,
+                                                   inputScale, zeros, outputScale, outZero, residualZero, residualScale,
+                                                   1 << 30, buffer.baseAddress!)
+                }
             }
             initialized = count
         }
@@ -248,11 +250,11 @@ enum PointwiseWeights: Sendable {
     }
 }
 
-/// A 1×1 convolution as its file holds it: weights [outChannels × inChannels] (widened to floats), and its
-/// BatchNorm as w · scale[c] and bias[c] per output (what `dedog_pointwise_pack_scaled` folds in).
+/// A 1×1 convolution as its file holds it: weights [outChannels × inChannels] where they lie in the file's bytes,
+/// and its BatchNorm as w · scale[c] and bias[c] per output (what `dedog_pointwise_pack_stored` folds in).
 struct FoldedPointwise: Sendable {
     let inChannels, outChannels: Int
-    let weight: [Float]
+    let weight: StoredFloats
     let scale: [Double]
     let bias: [Float]
     let clampsToSix: Bool
