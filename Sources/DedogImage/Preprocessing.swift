@@ -123,9 +123,11 @@ public struct Preprocessing: Sendable, Equatable {
         // The part of the window the photo covers, in canvas coordinates.
         let x0 = max(left, offset.x), x1 = min(left + cropSize, offset.x + photo.width)
         let y0 = max(top, offset.y), y1 = min(top + cropSize, offset.y + photo.height)
-        let fill = mean.map { UInt8(clamping: Int($0.rounded())) }
-        var crop = try RGBImage(width: cropSize, height: cropSize,
-                                pixels: (0..<(cropSize * cropSize * 3)).map { fill[$0 % 3] })
+        let fill = mean.map { UInt8(clamping: Int($0.rounded())) }, count = cropSize * cropSize * 3
+        var crop = try RGBImage(width: cropSize, height: cropSize, pixels: [UInt8](unsafeUninitializedCapacity: count) { p, n in
+            for i in stride(from: 0, to: count, by: 3) { (p[i], p[i + 1], p[i + 2]) = (fill[0], fill[1], fill[2]) }
+            n = count
+        })
         var content = (x: x0 - left, y: y0 - top, width: max(0, x1 - x0), height: max(0, y1 - y0))
         if content.width > 0 && content.height > 0 {
             let region = try Resampler.resizedRegion(image, width: photo.width, height: photo.height,
@@ -158,15 +160,18 @@ public struct Preprocessing: Sendable, Equatable {
     private func normalise(_ placed: (crop: RGBImage, content: (x: Int, y: Int, width: Int, height: Int)),
                            into output: UnsafeMutableBufferPointer<Float>) {
         let plane = cropSize * cropSize, c = placed.content
+        // (v − mean) / std for each byte value v, computed once per channel: the same floats, a lookup per pixel.
+        let table = (0..<3).map { channel in (0..<256).map { (Float($0) - mean[channel]) / std[channel] } }
         placed.crop.pixels.withUnsafeBufferPointer { px in
             for channel in 0..<3 {
-                let m = mean[channel], s = std[channel]
-                for y in 0..<cropSize {
-                    let inside = y >= c.y && y < c.y + c.height
-                    for x in 0..<cropSize {
-                        let i = y * cropSize + x
-                        output[channel * plane + i] = inside && x >= c.x && x < c.x + c.width
-                            ? (Float(px[i * 3 + channel]) - m) / s : 0
+                table[channel].withUnsafeBufferPointer { t in
+                    let out = output.baseAddress! + channel * plane
+                    out.update(repeating: 0, count: plane)
+                    for y in stride(from: max(0, c.y), to: min(cropSize, c.y + c.height), by: 1) {
+                        for x in stride(from: max(0, c.x), to: min(cropSize, c.x + c.width), by: 1) {
+                            let i = y * cropSize + x
+                            out[i] = t[Int(px[i * 3 + channel])]
+                        }
                     }
                 }
             }

@@ -42,11 +42,16 @@ public struct RGBImage: Sendable, Equatable {
 
     /// The image mirrored left to right.
     public func mirrored() -> RGBImage {
-        var out = pixels
-        for y in 0..<height {
-            for x in 0..<width {
-                let s = (y * width + x) * 3, d = (y * width + width - 1 - x) * 3
-                out[d] = pixels[s]; out[d + 1] = pixels[s + 1]; out[d + 2] = pixels[s + 2]
+        let (width, height) = (self.width, self.height)
+        let out = pixels.withUnsafeBufferPointer { src in
+            [UInt8](unsafeUninitializedCapacity: src.count) { dst, n in
+                for y in 0..<height {
+                    for x in 0..<width {
+                        let s = (y * width + x) * 3, d = (y * width + width - 1 - x) * 3
+                        dst[d] = src[s]; dst[d + 1] = src[s + 1]; dst[d + 2] = src[s + 2]
+                    }
+                }
+                n = src.count
             }
         }
         return RGBImage(checked: width, height, out)

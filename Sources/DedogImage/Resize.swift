@@ -24,20 +24,22 @@ public enum Resampler {
         var middle = [UInt8](repeating: 0, count: (rowEnd - rowStart) * regionWidth * 3)
         image.pixels.withUnsafeBufferPointer { src in
             middle.withUnsafeMutableBufferPointer { dst in
-                for y in rowStart..<rowEnd {
-                    let srcRow = y * image.width * 3
-                    let dstRow = (y - rowStart) * regionWidth * 3
-                    for x in 0..<regionWidth {
-                        let s = horizontal.start[x], n = horizontal.length[x], k = x * horizontal.stride
-                        var r = Weights.half, g = Weights.half, b = Weights.half
-                        for i in 0..<n {
-                            let w = horizontal.coefficients[k + i]
-                            let p = srcRow + (s + i) * 3
-                            r += Int32(src[p]) * w; g += Int32(src[p + 1]) * w; b += Int32(src[p + 2]) * w
+                horizontal.withBuffers { start, length, coefficients in
+                    for y in rowStart..<rowEnd {
+                        let srcRow = y * image.width * 3
+                        let dstRow = (y - rowStart) * regionWidth * 3
+                        for x in 0..<regionWidth {
+                            let s = start[x], n = length[x], k = x * horizontal.stride
+                            var r = Weights.half, g = Weights.half, b = Weights.half
+                            for i in 0..<n {
+                                let w = coefficients[k + i]
+                                let p = srcRow + (s + i) * 3
+                                r += Int32(src[p]) * w; g += Int32(src[p + 1]) * w; b += Int32(src[p + 2]) * w
+                            }
+                            dst[dstRow + x * 3] = Weights.clip(r)
+                            dst[dstRow + x * 3 + 1] = Weights.clip(g)
+                            dst[dstRow + x * 3 + 2] = Weights.clip(b)
                         }
-                        dst[dstRow + x * 3] = Weights.clip(r)
-                        dst[dstRow + x * 3 + 1] = Weights.clip(g)
-                        dst[dstRow + x * 3 + 2] = Weights.clip(b)
                     }
                 }
             }
@@ -47,14 +49,16 @@ public enum Resampler {
         let rowBytes = regionWidth * 3
         middle.withUnsafeBufferPointer { src in
             out.withUnsafeMutableBufferPointer { dst in
-                for y in 0..<regionHeight {
-                    let s = vertical.start[y] - rowStart, n = vertical.length[y], k = y * vertical.stride
-                    for c in 0..<rowBytes {
-                        var acc = Weights.half
-                        for i in 0..<n {
-                            acc += Int32(src[(s + i) * rowBytes + c]) * vertical.coefficients[k + i]
+                vertical.withBuffers { start, length, coefficients in
+                    for y in 0..<regionHeight {
+                        let s = start[y] - rowStart, n = length[y], k = y * vertical.stride
+                        for c in 0..<rowBytes {
+                            var acc = Weights.half
+                            for i in 0..<n {
+                                acc += Int32(src[(s + i) * rowBytes + c]) * coefficients[k + i]
+                            }
+                            dst[y * rowBytes + c] = Weights.clip(acc)
                         }
-                        dst[y * rowBytes + c] = Weights.clip(acc)
                     }
                 }
             }
@@ -72,6 +76,12 @@ private struct Weights {
     var length: [Int] = []
     var coefficients: [Int32] = []
     let stride: Int
+
+    /// `body` with the three tables as buffers (no bounds checks in the resampling loops; their indices come
+    /// from the tables' own construction).
+    func withBuffers<R>(_ body: (UnsafeBufferPointer<Int>, UnsafeBufferPointer<Int>, UnsafeBufferPointer<Int32>) -> R) -> R {
+        start.withUnsafeBufferPointer { s in length.withUnsafeBufferPointer { l in coefficients.withUnsafeBufferPointer { body(s, l, $0) } } }
+    }
 
     init(inSize: Int, outSize: Int, first: Int, count: Int) {
         let scale = Double(inSize) / Double(outSize)
