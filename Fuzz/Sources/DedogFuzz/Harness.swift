@@ -46,11 +46,14 @@ public func testOneInput(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         if let tensors = try? SafeTensors(Data(bytes), file: "fuzz") {
             _ = try? ModelDescription(from: tensors)
             if let model = try? Model(tensors: tensors) { classifyProbe(model) }
+            // Loaded for 8 bits alone (what classify does with VNNI): the 1×1 layers quantized from the file's bytes.
+            if let model = try? Model(tensors: tensors, precision: .int8) { classifyProbe(model) }
             for name in tensors.entries.keys { _ = try? tensors.floats(name, shape: tensors.entries[name]!.shape) }
         }
     case "description":
         let tensors = realTensors!.replacingMetadata([ModelDescription.metadataKey: String(decoding: bytes, as: UTF8.self)])
         if let model = try? Model(tensors: tensors) { classifyProbe(model) }
+        if let model = try? Model(tensors: tensors, precision: .int8) { classifyProbe(model) }
     case "catalogue":
         if let catalogue = try? Catalogue(Data(bytes), file: "fuzz") {
             _ = catalogue.search("ovcak")
