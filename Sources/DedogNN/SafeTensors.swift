@@ -112,9 +112,7 @@ public struct SafeTensors: Sendable {
     /// The values of tensor `name`, which must have `shape`, as float32: stored as F32, or as F16 (half the
     /// size in the file; widened exactly).
     public func floats(_ name: String, shape: [Int]) throws(ModelError) -> [Float] {
-        guard let entry = entries[name] else { throw .missingTensor(file: file, name: name) }
-        guard entry.dtype == "F32" || entry.dtype == "F16" else { throw .wrongDType(file: file, name: name, found: entry.dtype) }
-        guard entry.shape == shape else { throw .wrongShape(file: file, name: name, expected: shape, found: entry.shape) }
+        let entry = try floatEntry(name, shape: shape)
         let half = entry.dtype == "F16"
         let count = entry.range.count / (half ? 2 : 4)
         let base = data.startIndex + entry.range.lowerBound
@@ -133,11 +131,7 @@ public struct SafeTensors: Sendable {
                     UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[0..<(count * 4)]))
                 }
             }
-            var special: UInt32 = 0
-            UnsafeRawBufferPointer(buffer).withMemoryRebound(to: UInt32.self) { bits in
-                for b in bits { special |= UInt32((b & 0x7F80_0000) == 0x7F80_0000 ? 1 : 0) }
-            }
-            finite = special == 0
+            finite = UnsafeBufferPointer(buffer).withMemoryRebound(to: UInt32.self) { Self.allFinite($0) }
             initialized = count
         }
         guard finite else { throw .nonFiniteValues(file: file, name: name) }
@@ -147,25 +141,35 @@ public struct SafeTensors: Sendable {
     /// Tensor `name`'s values where they lie in the file's bytes (floats, or halves: no widened copy), after the
     /// same checks as `floats(_:shape:)`; widened into a copy only when they are not aligned.
     func storedFloats(_ name: String, shape: [Int]) throws(ModelError) -> StoredFloats {
-        guard let entry = entries[name] else { throw .missingTensor(file: file, name: name) }
-        guard entry.dtype == "F32" || entry.dtype == "F16" else { throw .wrongDType(file: file, name: name, found: entry.dtype) }
-        guard entry.shape == shape else { throw .wrongShape(file: file, name: name, expected: shape, found: entry.shape) }
+        let entry = try floatEntry(name, shape: shape)
         let half = entry.dtype == "F16", width = half ? 2 : 4
         let base = data.startIndex + entry.range.lowerBound
         let bytes = data[base..<(base + entry.range.count)]
         let usable = bytes.withUnsafeBytes { raw -> Bool in
             guard let start = raw.baseAddress, Int(bitPattern: start) % width == 0 else { return false }
             if half { return dedog_f16_finite(start.assumingMemoryBound(to: UInt16.self), raw.count / 2) == 1 }
-            var special: UInt32 = 0
-            for v in UnsafeBufferPointer(start: start.assumingMemoryBound(to: UInt32.self), count: raw.count / 4) {
-                special |= UInt32((v & 0x7F80_0000) == 0x7F80_0000 ? 1 : 0)
-            }
-            return special == 0
+            return Self.allFinite(UnsafeBufferPointer(start: start.assumingMemoryBound(to: UInt32.self), count: raw.count / 4))
         }
         if usable { return StoredFloats(bytes: bytes, half: half) }
         // Unaligned, or not finite: the copying path widens, or says which value is wrong.
         let values = try floats(name, shape: shape)
         return StoredFloats(bytes: values.withUnsafeBytes { Data($0) }, half: false)
+    }
+
+    /// Tensor `name`'s entry, which must be F32 or F16 of `shape`.
+    private func floatEntry(_ name: String, shape: [Int]) throws(ModelError) -> Entry {
+        guard let entry = entries[name] else { throw .missingTensor(file: file, name: name) }
+        guard entry.dtype == "F32" || entry.dtype == "F16" else { throw .wrongDType(file: file, name: name, found: entry.dtype) }
+        guard entry.shape == shape else { throw .wrongShape(file: file, name: name, expected: shape, found: entry.shape) }
+        return entry
+    }
+
+    /// Whether none of these float32 bit patterns is NaN or infinity (all exponent bits set), in one pass without
+    /// a branch per value.
+    private static func allFinite(_ bits: UnsafeBufferPointer<UInt32>) -> Bool {
+        var special: UInt32 = 0
+        for b in bits { special |= UInt32((b & 0x7F80_0000) == 0x7F80_0000 ? 1 : 0) }
+        return special == 0
     }
 
     /// The raw bytes of tensor `name` (empty when there is no such tensor).
