@@ -79,10 +79,7 @@ public struct PointwiseConvolution: Sendable {
         let src = SharedPointer(UnsafeMutablePointer(mutating: input)), dst = SharedPointer(output)
         let res = residual.map { SharedPointer(UnsafeMutablePointer(mutating: $0)) }
         let cin = inChannels, cout = outChannels, kernels = parallel.kernels
-        let byRows = pixels >= 64 * parallel.parts
-        parallel { part in
-            let rows = byRows ? slice(pixels, part: part, of: parallel.parts, align: 8) : 0..<pixels
-            let panels = byRows ? 0..<panelCount : slice(panelCount, part: part, of: parallel.parts)
+        parallel.pointwise(pixels: pixels, panels: panelCount) { rows, panels in
             runRows(src.base + rows.lowerBound * cin, dst.base + rows.lowerBound * cout, rows: rows.count,
                     inputStride: cin, panels: panels,
                     residual: res.map { UnsafePointer($0.base + rows.lowerBound * cout) }, kernels: kernels)
@@ -104,6 +101,18 @@ public struct PointwiseConvolution: Sendable {
                 first_panel: Int32(panels.lowerBound), end_panel: Int32(panels.upperBound),
                 out: output, residual: residual, out_stride: outChannels, epilogue: epilogue)
             dedog_pointwise(kernels.isa, &args)
+        }
+    }
+}
+
+extension Parallel {
+    /// How a 1×1 layer (float or 8-bit) shares one pass out: each part takes pixels, or all pixels and some panels
+    /// of outputs when there are few pixels (7×7 at batch 1). `body(rows, panels)` runs once per part.
+    func pointwise(pixels: Int, panels: Int, _ body: @escaping @Sendable (Range<Int>, Range<Int>) -> Void) {
+        let byRows = pixels >= 64 * parts, parts = self.parts
+        self { part in
+            body(byRows ? slice(pixels, part: part, of: parts, align: 8) : 0..<pixels,
+                 byRows ? 0..<panels : slice(panels, part: part, of: parts))
         }
     }
 }

@@ -176,10 +176,7 @@ public struct QuantizedPointwise: Sendable {
         let res = residual.map { SharedPointer(UnsafeMutablePointer(mutating: $0)) }
         let elementSize = store.isBytes ? 1 : MemoryLayout<Float>.stride
         let cin = inChannels, cout = outChannels, kernels = parallel.kernels
-        let byRows = pixels >= 64 * parallel.parts
-        parallel { part in
-            let rows = byRows ? slice(pixels, part: part, of: parallel.parts, align: 8) : 0..<pixels
-            let panels = byRows ? 0..<panelCount : slice(panelCount, part: part, of: parallel.parts)
+        parallel.pointwise(pixels: pixels, panels: panelCount) { rows, panels in
             runRows(src.base + rows.lowerBound * cin,
                     UnsafeMutableRawPointer(dst.base) + rows.lowerBound * cout * elementSize, rows: rows.count,
                     panels: panels, residual: res.map { UnsafePointer($0.base + rows.lowerBound * cout) }, kernels: kernels)
