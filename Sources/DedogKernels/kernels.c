@@ -2,6 +2,7 @@
 // AVX-512 builds carry per-function target attributes, so the file compiles for baseline x86-64 and the
 // binary runs on any x86-64 CPU; on other architectures only the portable build exists.
 #include "dedog_kernels.h"
+#include "pack_stored.h"
 
 #include <stdlib.h>
 
@@ -117,15 +118,13 @@ void dedog_pointwise_pack(const float *weight, const float *bias, int inputs, in
     pack(weight, 0, bias, inputs, outputs, 1, (size_t)inputs, packed);
 }
 
-int dedog_pointwise_pack_stored(const void *weight, int half, const double *scale, const float *bias, int inputs,
-                                int outputs, float *packed) {
+void dedog_pack_stored_into(const void *weight, int half, const double *scale, const float *bias, int inputs,
+                            int outputs, float *rows, float *packed) {
     if (!half) {
         pack((const float *)weight, scale, bias, inputs, outputs, 1, (size_t)inputs, packed);
-        return 0;
+        return;
     }
     // Halves are widened a panel's 16 rows at a time, into a buffer that stays in cache: no float copy of the tensor.
-    float *rows = malloc(sizeof(float) * DEDOG_PANEL * (size_t)inputs);
-    if (!rows) return -1;
     const size_t panels = ((size_t)outputs + DEDOG_PANEL - 1) / DEDOG_PANEL;
     for (size_t p = 0; p < panels; p++) {
         const size_t first = p * DEDOG_PANEL;
@@ -134,6 +133,13 @@ int dedog_pointwise_pack_stored(const void *weight, int half, const double *scal
         pack(rows, scale ? scale + first : 0, bias ? bias + first : 0, inputs, width, 1, (size_t)inputs,
              packed + p * DEDOG_PANEL * ((size_t)inputs + 1));
     }
+}
+
+int dedog_pointwise_pack_stored(const void *weight, int half, const double *scale, const float *bias, int inputs,
+                                int outputs, float *packed) {
+    float *rows = half ? malloc(sizeof(float) * DEDOG_PANEL * (size_t)inputs) : 0;
+    if (half && !rows) return -1;
+    dedog_pack_stored_into(weight, half, scale, bias, inputs, outputs, rows, packed);
     free(rows);
     return 0;
 }

@@ -4,6 +4,7 @@
 // VNNI, whose `vpdpbusd` multiplies 4 byte pairs and adds them into an int32 lane in one instruction. All three
 // read the same packed panels and store the same bytes.
 #include "dedog_kernels.h"
+#include "pack_stored.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -24,10 +25,13 @@
 static size_t groups_of(int inputs) { return ((size_t)inputs + 3) / 4; }
 static size_t panel_bytes(int inputs) { return 64 * (groups_of(inputs) + 5); }
 
-/// The header of panel `panel` past its bias′ and scale: each output's zero point and its residual's encoding
-/// (zeros past `outputs`; the residual's left 0 when not given).
-static void pack_encodings(uint8_t *panel, size_t first, int width, const int32_t *out_zero, const int32_t *residual_zero,
-                           const float *residual_scale) {
+/// The header of panel `panel`, whose outputs start at `first`: its 16 biases′ and scales as given, then each
+/// output's zero point and its residual's encoding (zeros past the `width` real outputs; the residual's left 0
+/// when not given).
+static void pack_header(uint8_t *panel, const int32_t *bias, const float *scale, size_t first, int width,
+                        const int32_t *out_zero, const int32_t *residual_zero, const float *residual_scale) {
+    memcpy(panel, bias, sizeof(int32_t) * QPANEL);
+    memcpy(panel + QSCALE, scale, sizeof(float) * QPANEL);
     int32_t z[QPANEL] = {0}, rz[QPANEL] = {0};
     float rs[QPANEL] = {0};
     for (int j = 0; j < width; j++) {
@@ -66,9 +70,7 @@ void dedog_qpointwise_pack(const int8_t *weight, const int32_t *bias, const floa
             b[j] = folded > INT32_MAX ? INT32_MAX : (folded < INT32_MIN ? INT32_MIN : (int32_t)folded);
             s[j] = scale[first + (size_t)j];
         }
-        memcpy(panel, b, sizeof b);
-        memcpy(panel + QSCALE, s, sizeof s);
-        pack_encodings(panel, first, width, out_zero, residual_zero, residual_scale);
+        pack_header(panel, b, s, first, width, out_zero, residual_zero, residual_scale);
     }
 }
 
@@ -118,9 +120,7 @@ static int quantize_panel(const float *fp, size_t p, int inputs, int outputs, co
         const double largest = fabs((double)bq) + 510.0 * (double)magnitude[j];
         if (!(largest < 2147483648.0 && largest * fabs((double)s[j]) < 1073741824.0 - 1048576.0)) fits = 0;
     }
-    memcpy(panel, b, sizeof b);
-    memcpy(panel + QSCALE, s, sizeof s);
-    pack_encodings(panel, first, width, out_zero, residual_zero, residual_scale);
+    pack_header(panel, b, s, first, width, out_zero, residual_zero, residual_scale);
     return fits;
 }
 
@@ -141,8 +141,9 @@ int dedog_qpointwise_quantize_rows(const void *weight, int half, const double *s
                                    const float *output_scale, const int32_t *out_zero, const int32_t *residual_zero,
                                    const float *residual_scale, int bias_limit, void *packed) {
     const size_t panels = ((size_t)outputs + QPANEL - 1) / QPANEL, size = panel_bytes(inputs);
-    // One float panel at a time, packed exactly as the float layer packs it, so the bytes are the same; halves are
-    // widened a panel's rows at a time. Both buffers stay in cache.
+    const size_t value_bytes = half ? sizeof(uint16_t) : sizeof(float);
+    // One float panel at a time, packed exactly as the float layer packs it (halves widened there), so the bytes are
+    // the same; both buffers stay in cache.
     float *fp = malloc(sizeof(float) * QPANEL * ((size_t)inputs + 1));
     float *rows = half ? malloc(sizeof(float) * QPANEL * (size_t)inputs) : 0;
     if (!fp || (half && !rows)) {
@@ -154,12 +155,8 @@ int dedog_qpointwise_quantize_rows(const void *weight, int half, const double *s
     for (size_t p = 0; p < panels; p++) {
         const size_t first = p * QPANEL;
         const int width = outputs - (int)first < QPANEL ? outputs - (int)first : QPANEL;
-        const float *w = (const float *)weight + first * (size_t)inputs;
-        if (half) {
-            dedog_f16_to_f32((const uint16_t *)weight + first * (size_t)inputs, rows, (size_t)width * (size_t)inputs);
-            w = rows;
-        }
-        dedog_pointwise_pack_stored(w, 0, scale + first, bias + first, inputs, width, fp);
+        dedog_pack_stored_into((const uint8_t *)weight + first * (size_t)inputs * value_bytes, half, scale + first,
+                               bias + first, inputs, width, rows, fp);
         fits &= quantize_panel(fp, p, inputs, outputs, input_scale, input_zero, output_scale, out_zero, residual_zero,
                                residual_scale, bias_limit, (uint8_t *)packed + p * size);
     }
