@@ -144,7 +144,8 @@ public final class Classifier: Sendable {
         let order = ranked.breeds.compactMap { p in labels.firstIndex { $0.key == p.key } }
         let photoMaps: PhotoMaps?
         do {
-            photoMaps = try PhotoMaps(model: model, maps: maps, mirrored: averagesMirror, width: image.width, height: image.height)
+            photoMaps = try PhotoMaps(model: model, maps: maps, mirrored: averagesMirror, width: image.width, height: image.height,
+                                      precision: configuration.precision)
         } catch {
             throw .model(error)
         }
@@ -257,7 +258,7 @@ public final class Classifier: Sendable {
     /// views, [views × 1280]), with this classifier's thresholds.
     public func decide(features: [[Float]], top: Int) throws(ClassifierError) -> Classification {
         do {
-            return try model.decide(features: features, top: top, thresholds: decision)
+            return try model.decide(features: features, top: top, thresholds: decision, precision: configuration.precision)
         } catch {
             throw .model(error)
         }

@@ -16,7 +16,7 @@ import DedogTrain
 
     static let gridSide = 64
 
-    init?(model: Model, maps: [FeatureMaps], mirrored: [Bool], width: Int, height: Int) throws(ModelError) {
+    init?(model: Model, maps: [FeatureMaps], mirrored: [Bool], width: Int, height: Int, precision: Precision) throws(ModelError) {
         guard maps.count == model.backbones.count, !maps.isEmpty, width > 0, height > 0 else { return nil }
         var scores: [CellScores] = []
         for b in maps.indices {
@@ -26,7 +26,10 @@ import DedogTrain
         }
         self.scores = scores
         windows = model.backbones.map { Preprocessing($0.input).window(width: width, height: height) }
-        temperatures = model.specification.backbones.map { ($0.breedHead ?? $0.imagenetHead)?.temperature ?? 1 }
+        temperatures = model.specification.backbones.indices.map { b in
+            model.specification.backbones[b].breedHead != nil ? model.breedTemperature(backbone: b, precision: precision)
+                : model.specification.backbones[b].imagenetHead?.temperature ?? 1
+        }
         self.width = width
         self.height = height
     }

@@ -29,7 +29,8 @@ struct Evaluate: ParsableCommand {
             small in the frame and an answer per dog when a photo shows two dogs of different breeds, and the \
             report counts those too: on photos of one dog each, photos answered per dog are false splits.
 
-            With --precision all each model is measured in int8 and in fp32 on the same photos, and the int8             report says how many of its top-1 answers are the fp32 ones.
+            With --precision all each model is measured in int8 and in fp32 on the same photos, and the int8 \
+            report says how many of its top-1 answers are the fp32 ones.
             """
     )
 

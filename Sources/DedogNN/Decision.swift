@@ -70,7 +70,7 @@ public struct DogLocation: Sendable, Equatable, Codable {
 extension Model {
     /// The one decision every front end, `evaluate` and the trainer's checks share: the verdict (no dog, unsure,
     /// another breed, dog) and the `top` breeds for one photo, from each backbone's pooled features
-    /// (`features[b]`: backbone b's views, [views × 1280]).
+    /// (`features[b]`: backbone b's views, [views × 1280], computed at `precision`, whose temperatures apply).
     ///
     /// - **No dog**: the ImageNet heads put less than `thresholds.noDogBelow` of their mass on the dog classes.
     ///   Breeds are still ranked, but the verdict says no dog.
@@ -80,9 +80,10 @@ extension Model {
     ///   unless the ImageNet head, where it knows the top breed, says otherwise (`thresholds.breedVote`).
     /// - **Unsure**: the top breed is below `thresholds.unsureBelow`, or leads the second by less than
     ///   `thresholds.unsureMargin`.
-    public func decide(features: [[Float]], top: Int, thresholds: DecisionThresholds) throws(ModelError) -> Classification {
+    public func decide(features: [[Float]], top: Int, thresholds: DecisionThresholds,
+                       precision: Precision) throws(ModelError) -> Classification {
         let imagenet = try imagenetProbabilities(features)
-        let breedProbabilities = try breedProbabilities(features)
+        let breedProbabilities = try breedProbabilities(features, precision: precision)
         let similarities = try similarities(features)
         var dogProbability: Float? = nil
         var lookalikes: [Prediction] = []

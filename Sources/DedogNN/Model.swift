@@ -16,13 +16,14 @@ public struct BackboneHeads: Sendable {
 /// Each backbone sees the photo at its own input size; the breed answer averages the backbones'
 /// log-probabilities (each at its own temperature) and applies the model's combined temperature; the ImageNet
 /// answer, which decides whether a photo shows a dog, averages their probabilities. A one-backbone model gives
-/// exactly its head's calibrated softmax.
+/// exactly its head's calibrated softmax. The breed temperatures are those of the precision the features were
+/// computed in (`breedTemperature(backbone:precision:)`): 8-bit features have their own where the file has them.
 ///
 /// ```swift
 /// let model = try Model(contentsOf: URL(fileURLWithPath: "models/dedog-breeds.safetensors"))
 /// // inputs[b]: the photo prepared as backbone b's `input` says (Dedog's Classifier does this)
 /// let views = try zip(model.backbones, inputs).map { network, input in try network.makeSession().features(input, batch: 1) }
-/// let breeds = try model.breedProbabilities(views)   // [breeds], sums to 1
+/// let breeds = try model.breedProbabilities(views, precision: .int8)   // [breeds], sums to 1
 /// ```
 public final class Model: Sendable {
     public let specification: ModelDescription
@@ -63,17 +64,26 @@ public final class Model: Sendable {
     public var breedLabels: [Label]? { specification.backbones.first?.breedHead?.labels }
     /// The ImageNet head's labels, if the model has ImageNet heads.
     public var imagenetLabels: [Label]? { specification.backbones.first?.imagenetHead?.labels }
-    /// The temperature applied to the averaged breed log-probabilities.
-    public var combinedTemperature: Float { specification.combinedTemperature ?? 1 }
+    /// The temperature applied to the averaged breed log-probabilities of features computed at `precision`: at
+    /// int8, the 8-bit one where the file has it (`ModelDescription.int8CombinedTemperature`).
+    public func combinedTemperature(for precision: Precision) -> Float { specification.combinedTemperature(for: precision) }
+
+    /// Backbone b's breed-head temperature for features computed at `precision`: at int8, the 8-bit one where the
+    /// file has it (`ActivationRanges.breedTemperature`; a backbone without ranges runs in floats anyway).
+    public func breedTemperature(backbone b: Int, precision: Precision) -> Float {
+        specification.backbones[b].breedTemperature(for: precision)
+    }
 
     /// The breed heads' combined scores for one photo, before the combined temperature: the mean over backbones
     /// of log softmax(logits / temperature), each backbone's logits averaged over its views.
-    /// `features[b]` holds backbone b's views of the photo, [views × 1280]. Nil without breed heads.
+    /// `features[b]` holds backbone b's views of the photo, [views × 1280], computed at `precision`. Nil without
+    /// breed heads.
     /// Confirmed photos (`dedog learn`) add `confirmedWeight` · Σ exp(`confirmedSharpness` · (cos − 1)) to their
     /// breed's score, over the confirmed photos of that breed: a photo nearly the same as a confirmed one moves
     /// strongly, a merely similar one a little, others not at all.
-    public func breedScores(_ features: [[Float]]) throws(ModelError) -> [Float]? {
-        guard var scores = try combined(features, head: \.breed, description: \.breedHead, combine: { logProbabilities in
+    public func breedScores(_ features: [[Float]], precision: Precision) throws(ModelError) -> [Float]? {
+        guard var scores = try combined(features, head: \.breed, temperature: { breedTemperature(backbone: $0, precision: precision) },
+                                        combine: { logProbabilities in
             let n = Float(logProbabilities.count)
             return (0..<logProbabilities[0].count).map { i in logProbabilities.reduce(0) { $0 + $1[i] } / n }
         }) else { return nil }
@@ -135,33 +145,32 @@ public final class Model: Sendable {
     }
 
     /// The calibrated breed probabilities for one photo (see `breedScores`).
-    public func breedProbabilities(_ features: [[Float]]) throws(ModelError) -> [Float]? {
-        try breedScores(features).map { Self.softmax($0, temperature: combinedTemperature) }
+    public func breedProbabilities(_ features: [[Float]], precision: Precision) throws(ModelError) -> [Float]? {
+        try breedScores(features, precision: precision).map { Self.softmax($0, temperature: combinedTemperature(for: precision)) }
     }
 
     /// The ImageNet probabilities for one photo: each backbone's calibrated softmax, averaged. Nil without
     /// ImageNet heads.
     public func imagenetProbabilities(_ features: [[Float]]) throws(ModelError) -> [Float]? {
-        try combined(features, head: \.imagenet, description: \.imagenetHead) { logProbabilities in
+        try combined(features, head: \.imagenet, temperature: { specification.backbones[$0].imagenetHead?.temperature ?? 1 }) { logProbabilities in
             let n = Float(logProbabilities.count)
             return (0..<logProbabilities[0].count).map { i in logProbabilities.reduce(0) { $0 + Foundation.exp($1[i]) } / n }
         }
     }
 
-    private func combined(_ features: [[Float]], head: KeyPath<BackboneHeads, Linear?>,
-                          description: KeyPath<BackboneDescription, HeadDescription?>,
+    private func combined(_ features: [[Float]], head: KeyPath<BackboneHeads, Linear?>, temperature: (Int) -> Float,
                           combine: ([[Float]]) -> [Float]) throws(ModelError) -> [Float]? {
         guard features.count == backbones.count else {
             throw .badInput(detail: "features of \(features.count) backbones for a model of \(backbones.count)")
         }
         var logProbabilities: [[Float]] = []
         for (b, x) in features.enumerated() {
-            guard let linear = heads[b][keyPath: head], let d = specification.backbones[b][keyPath: description] else { return nil }
+            guard let linear = heads[b][keyPath: head] else { return nil }
             let views = x.count / linear.inputs
             guard views >= 1, x.count == views * linear.inputs else {
                 throw .badInput(detail: "\(x.count) features are not whole views of \(linear.inputs)")
             }
-            logProbabilities.append(Self.logSoftmax(try linear.averaged(x, views: views), temperature: d.temperature ?? 1))
+            logProbabilities.append(Self.logSoftmax(try linear.averaged(x, views: views), temperature: temperature(b)))
         }
         return combine(logProbabilities)
     }

@@ -191,6 +191,12 @@ public struct BackboneDescription: Codable, Sendable, Equatable {
     /// scales (`ActivationRanges`); without them the backbone runs in 32-bit floats only. `int8` in the JSON.
     public var activationRanges: ActivationRanges?
 
+    /// The breed head's temperature for features computed at `precision`: at int8, the 8-bit one where there is
+    /// one (a backbone without activation ranges runs in floats anyway).
+    public func breedTemperature(for precision: Precision) -> Float {
+        (precision == .int8 ? activationRanges?.breedTemperature : nil) ?? breedHead?.temperature ?? 1
+    }
+
     private enum CodingKeys: String, CodingKey {
         case architecture, tensorPrefix, preprocessing, batchNormEpsilon, imagenetHead, breedHead, averagesMirror,
              prototypes, confirmedPhotos = "memory", activationRanges = "int8"
@@ -221,9 +227,10 @@ public struct BackboneDescription: Codable, Sendable, Equatable {
 /// one-backbone model and written back in its own layout.
 public struct ModelDescription: Codable, Sendable, Equatable {
     /// Format 3 is format 2 with input fits other than `crop` (`InputDescription.fit`); format 4 adds the activation
-    /// ranges of 8-bit inference (`BackboneDescription.activationRanges`). Files are written in the oldest format
-    /// that holds them (`ModelFile` sets the version), so a dedog that cannot honour a field refuses the file.
-    public static let currentVersion = 4
+    /// ranges of 8-bit inference (`BackboneDescription.activationRanges`); format 5 the temperatures of 8-bit answers
+    /// (`ActivationRanges.breedTemperature`, `int8CombinedTemperature`). Files are written in the oldest format that
+    /// holds them (`ModelFile` sets the version), so a dedog that cannot honour a field refuses the file.
+    public static let currentVersion = 5
     /// How many backbones a model file may combine.
     public static let backboneCounts = 1...3
 
@@ -234,6 +241,9 @@ public struct ModelDescription: Codable, Sendable, Equatable {
     /// The backbones' breed log-probabilities are averaged and divided by this before the softmax (the
     /// calibration of the combination); 1 when absent.
     public var combinedTemperature: Float?
+    /// In place of `combinedTemperature` when the backbones run in 8 bits (fitted on their 8-bit answers); nil:
+    /// `combinedTemperature`.
+    public var int8CombinedTemperature: Float?
     /// Free-form facts about how a trained head was made (dataset, metrics, date, seed).
     public var training: [String: String]?
     /// Photos users confirmed (`dedog learn`), one row of each backbone's confirmed-photo tensor per photo.
@@ -242,8 +252,9 @@ public struct ModelDescription: Codable, Sendable, Equatable {
 
     public init(formatVersion: Int = ModelDescription.currentVersion, source: String? = nil,
                 backbones: [BackboneDescription], decision: DecisionThresholds = DecisionThresholds(),
-                combinedTemperature: Float? = nil, training: [String: String]? = nil,
+                combinedTemperature: Float? = nil, int8CombinedTemperature: Float? = nil, training: [String: String]? = nil,
                 confirmedPhotos: [ConfirmedPhoto]? = nil) {
+        self.int8CombinedTemperature = int8CombinedTemperature
         self.confirmedPhotos = confirmedPhotos
         self.formatVersion = formatVersion
         self.source = source
@@ -251,6 +262,11 @@ public struct ModelDescription: Codable, Sendable, Equatable {
         self.decision = decision
         self.combinedTemperature = combinedTemperature
         self.training = training
+    }
+
+    /// The temperature of the combined breed log-probabilities of features computed at `precision`.
+    public func combinedTemperature(for precision: Precision) -> Float {
+        (precision == .int8 ? int8CombinedTemperature : nil) ?? combinedTemperature ?? 1
     }
 
     /// Every field against what the engine and the classifier accept; the first that fails is named.
@@ -291,6 +307,8 @@ public struct ModelDescription: Codable, Sendable, Equatable {
                 throw .invalidValue(file: file, field: at + "int8." + problem.field, value: problem.value,
                                     requirement: problem.requirement)
             }
+            try check(backbone.activationRanges?.breedTemperature == nil || backbone.breedHead != nil,
+                      at + "int8.breedTemperature", "present", "absent without a breed head")
             for (name, head) in [("imagenetHead", backbone.imagenetHead), ("breedHead", backbone.breedHead)] {
                 guard let head else { continue }
                 try check(!head.labels.isEmpty, at + name + ".labels", "empty", "at least one label")
@@ -318,9 +336,11 @@ public struct ModelDescription: Codable, Sendable, Equatable {
                 }
             }
         }
-        if let t = combinedTemperature {
-            try check(t.isFinite && t > 0, "combinedTemperature", "\(t)", "a positive finite number")
+        for (name, temperature) in [("combinedTemperature", combinedTemperature), ("int8CombinedTemperature", int8CombinedTemperature)] {
+            if let t = temperature { try check(t.isFinite && t > 0, name, "\(t)", "a positive finite number") }
         }
+        try check(int8CombinedTemperature == nil || backbones.contains { $0.activationRanges != nil }, "int8CombinedTemperature",
+                  "present", "absent when no backbone has activation ranges (int8)")
         // Confirmed photos name the model's breeds.
         let breedKeys = Set(backbones.first?.breedHead?.labels.map(\.key) ?? [])
         for (i, entry) in (confirmedPhotos ?? []).enumerated() {
@@ -345,7 +365,8 @@ public struct ModelDescription: Codable, Sendable, Equatable {
     // MARK: Both layouts
 
     private enum CodingKeys: String, CodingKey {
-        case formatVersion, source, backbones, decision, combinedTemperature, training, confirmedPhotos = "memory"
+        case formatVersion, source, backbones, decision, combinedTemperature, int8CombinedTemperature, training,
+             confirmedPhotos = "memory"
     }
 
     /// Format 1: one backbone, its fields at the top level.
@@ -378,6 +399,7 @@ public struct ModelDescription: Codable, Sendable, Equatable {
                   backbones: try container.decode([BackboneDescription].self, forKey: .backbones),
                   decision: try container.decode(DecisionThresholds.self, forKey: .decision),
                   combinedTemperature: try container.decodeIfPresent(Float.self, forKey: .combinedTemperature),
+                  int8CombinedTemperature: try container.decodeIfPresent(Float.self, forKey: .int8CombinedTemperature),
                   training: try container.decodeIfPresent([String: String].self, forKey: .training),
                   confirmedPhotos: try container.decodeIfPresent([ConfirmedPhoto].self, forKey: .confirmedPhotos))
     }
@@ -401,6 +423,7 @@ public struct ModelDescription: Codable, Sendable, Equatable {
         try container.encode(backbones, forKey: .backbones)
         try container.encode(decision, forKey: .decision)
         try container.encodeIfPresent(combinedTemperature, forKey: .combinedTemperature)
+        try container.encodeIfPresent(int8CombinedTemperature, forKey: .int8CombinedTemperature)
         try container.encodeIfPresent(training, forKey: .training)
         try container.encodeIfPresent(confirmedPhotos, forKey: .confirmedPhotos)
     }

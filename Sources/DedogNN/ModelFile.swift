@@ -292,7 +292,11 @@ public enum ModelFile {
         var model = model
         let cropsOnly = model.backbones.allSatisfy { $0.preprocessing.fit == .crop }
         let floatsOnly = model.backbones.allSatisfy { $0.activationRanges == nil }
-        if !cropsOnly || !floatsOnly || model.formatVersion > 1 { model.formatVersion = !floatsOnly ? 4 : cropsOnly ? 2 : 3 }
+        let int8Temperatures = model.int8CombinedTemperature != nil
+            || model.backbones.contains { $0.activationRanges?.breedTemperature != nil }
+        if !cropsOnly || !floatsOnly || model.formatVersion > 1 {
+            model.formatVersion = int8Temperatures ? 5 : !floatsOnly ? 4 : cropsOnly ? 2 : 3
+        }
         try model.validate(file: url.path)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

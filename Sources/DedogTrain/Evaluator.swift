@@ -70,7 +70,7 @@ public enum Evaluator {
             let features = results.map { Array($0.features(of: i)) }
             let all: [Float]
             do {
-                if let breed = try model.breedScores(features) {
+                if let breed = try model.breedScores(features, precision: precision) {
                     all = breed
                 } else {
                     all = (try model.imagenetProbabilities(features) ?? []).map { Foundation.log(max($0, .leastNormalMagnitude)) }
@@ -81,7 +81,8 @@ public enum Evaluator {
             // The answer classify gives (the same decision, over all of the model's breeds or dog classes).
             let answer: Classification
             do {
-                answer = try model.decide(features: features, top: 1, thresholds: model.specification.decision)
+                answer = try model.decide(features: features, top: 1, thresholds: model.specification.decision,
+                                          precision: precision)
             } catch {
                 throw .model(error.description)
             }
@@ -96,7 +97,7 @@ public enum Evaluator {
         // `rows` has one entry per class (checked above), so each image adds `classes` scores.
         assert(scores.count == y.count * classes)
         var report = EvaluationReport(logits: scores, labels: y, classNames: known.map { dataset.classes[$0] },
-                                      temperature: model.combinedTemperature)
+                                      temperature: model.combinedTemperature(for: precision))
         report.verdicts = verdicts
         report.otherBreeds = others.total > 0 ? others : nil
         if timing, let first = samples.indices.first(where: { i in results.allSatisfy { $0.present[i] } }) {
@@ -120,7 +121,7 @@ public enum Evaluator {
                     let input = try network.inputTensor(for: image, mirrored: model.specification.backbones[b].averagesMirror ?? false)
                     features.append(try session.features(input.tensor, batch: input.views))
                 }
-                _ = try model.breedProbabilities(features)
+                _ = try model.breedProbabilities(features, precision: precision)
                 _ = try model.imagenetProbabilities(features)
             } catch {
                 return nil

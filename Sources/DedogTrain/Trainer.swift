@@ -199,6 +199,15 @@ public enum Trainer {
         }
         try write(bases: bases, fits: fits, features: features, ranges: ranges, names: names, ensemble: ensemble,
                   thresholds: thresholds, record: record, confirmedPhotos: keptPhotos, to: config.output)
+        // The 8-bit answers' own temperatures, on the photos that calibrated the float ones (not when
+        // cross-validating: there every photo also trained the head that would answer for it).
+        if !split.isCrossValidated {
+            try fitInt8Temperatures(config.output, photos: split.validation.map(dataset.url),
+                                    labels: split.validation.map(\.label), configuration: config) { b, done, total in
+                progress(.extracting(phase: "validation, 8-bit" + (bases.count > 1 ? " (\(bases[b].name))" : ""),
+                                     done: done, total: total))
+            }
+        }
         var result = TrainingReport(classes: dataset.classes, labels: names.labels, matches: names.matches,
                               warnings: warnings(split: split, classes: dataset.classes, calibrationPhotos: ensemble.labels.count),
                               crossValidationFolds: split.folds, resumedClasses: record.resumedClasses,
@@ -214,6 +223,28 @@ public enum Trainer {
             result.breedsTheImageNetHeadKnows = names.labels.imagenetCounterparts(in: imagenet).filter { !$0.isEmpty }.count
         }
         return result
+    }
+
+    /// Fits the 8-bit temperatures of the model just written (`Int8Temperatures`) and writes its description again.
+    static func fitInt8Temperatures(_ output: URL, photos: [URL], labels: [Int], configuration config: TrainConfiguration,
+                                    progress: (Int, Int, Int) -> Void) throws(TrainError) {
+        let file: SafeTensors, model: Model
+        do {
+            file = try SafeTensors(contentsOf: output)
+            model = try Model(tensors: file, precision: .int8)
+        } catch {
+            throw .model(error.description)
+        }
+        let description = try Int8Temperatures.fit(model, photos: photos, labels: labels, threads: config.threads,
+                                                   kernels: config.kernels, progress: progress)
+        guard description != model.specification else { return }
+        do {
+            try ModelFile.replacingDescription(of: file, with: description, to: output)
+        } catch let .cannotWrite(_, reason) {
+            throw .output(path: output.path, reason: reason)
+        } catch {
+            throw .output(path: output.path, reason: error.description)
+        }
     }
 
     /// Fails before the long part if the model could not be written anyway.

@@ -20,9 +20,11 @@ import DedogTestSupport
     static let base = try! SafeTensors(contentsOf: BundledModel.url)
     static var baseBackbone: BackboneDescription { try! ModelDescription(from: base).backbones[0] }
 
-    /// Writes a model of the Lite0 base with one backbone per (prefix, seed, temperature).
+    /// Writes a model of the Lite0 base with one backbone per (prefix, seed, temperature); `int8`: each backbone's
+    /// 8-bit breed temperature and the combined one.
     static func write(_ backbones: [(prefix: String, seed: UInt64, temperature: Float)], combined: Float? = nil,
-                      fit: InputDescription.Fit = .crop, keepsRanges: Bool = true, to url: URL) throws {
+                      fit: InputDescription.Fit = .crop, keepsRanges: Bool = true,
+                      int8: (breed: [Float], combined: Float?)? = nil, to url: URL) throws {
         var descriptions: [BackboneDescription] = [], parts: [ModelFile.Part] = []
         for b in backbones {
             var d = baseBackbone
@@ -30,11 +32,13 @@ import DedogTestSupport
             d.tensorPrefix = b.prefix
             d.preprocessing.fit = fit
             d.breedHead = HeadDescription(weight: "", bias: "", labels: labels, temperature: b.temperature)
+            d.activationRanges?.breedTemperature = int8.flatMap { descriptions.count < $0.breed.count ? $0.breed[descriptions.count] : nil }
             descriptions.append(d)
             let (w, bias) = head(seed: b.seed)
             parts.append(ModelFile.Part(base: base, source: baseBackbone, breedWeight: w, breedBias: bias))
         }
-        try ModelFile.write(ModelDescription(backbones: descriptions, combinedTemperature: combined), parts: parts, to: url)
+        try ModelFile.write(ModelDescription(backbones: descriptions, combinedTemperature: combined,
+                                             int8CombinedTemperature: int8?.combined), parts: parts, to: url)
     }
 
     static let folder: URL = {
@@ -87,8 +91,10 @@ import DedogTestSupport
         let (w, b) = Self.head(seed: 1)
         let logits = (0..<3).map { o in (0..<1280).reduce(b[o]) { $0 + w[o * 1280 + $1] * Self.features[$1] } }
         let e = logits.map { exp(Double($0) / 1.7) }, sum = e.reduce(0, +)
-        let got = try #require(try model.breedProbabilities([Self.features]))
-        for (p, q) in zip(got, e.map { $0 / sum }) { #expect(abs(Double(p) - q) < 1e-5, "\(got)") }
+        for precision in Precision.allCases {
+            let got = try #require(try model.breedProbabilities([Self.features], precision: precision))
+            for (p, q) in zip(got, e.map { $0 / sum }) { #expect(abs(Double(p) - q) < 1e-5, "\(precision): \(got)") }
+        }
     }
 
     /// Two backbones: the mean of their calibrated log-probabilities, over the combined temperature; the
@@ -100,12 +106,12 @@ import DedogTestSupport
         try Self.write([("", 1, 1.7)], to: first)
         try Self.write([("", 2, 0.8)], to: second)
         try Self.write([("x.", 1, 1.7), ("y.", 2, 0.8)], combined: 1.3, to: both)
-        let p1 = try #require(try Model(contentsOf: first).breedProbabilities([Self.features]))
-        let p2 = try #require(try Model(contentsOf: second).breedProbabilities([Self.features]))
+        let p1 = try #require(try Model(contentsOf: first).breedProbabilities([Self.features], precision: .fp32))
+        let p2 = try #require(try Model(contentsOf: second).breedProbabilities([Self.features], precision: .fp32))
         let combined = try Model(contentsOf: both)
         #expect(combined.backbones.count == 2)
         #expect(combined.specification.backbones.map(\.tensorPrefix) == ["x.", "y."])
-        let got = try #require(try combined.breedProbabilities([Self.features, Self.features]))
+        let got = try #require(try combined.breedProbabilities([Self.features, Self.features], precision: .fp32))
         let s = zip(p1, p2).map { exp((log(Double($0)) + log(Double($1))) / 2 / 1.3) }
         for (p, q) in zip(got, s.map { $0 / s.reduce(0, +) }) { #expect(abs(Double(p) - q) < 1e-5, "\(got)") }
 
@@ -113,7 +119,57 @@ import DedogTestSupport
         let i12 = try #require(try combined.imagenetProbabilities([Self.features, Self.features]))
         #expect(zip(i1, i12).allSatisfy { abs($0 - $1) < 1e-6 }, "the same ImageNet head twice averages to itself")
         #expect(throws: ModelError.badInput(detail: "features of 1 backbones for a model of 2")) {
-            try combined.breedProbabilities([Self.features])
+            try combined.breedProbabilities([Self.features], precision: .fp32)
+        }
+    }
+
+    /// Features computed in 8 bits take the 8-bit temperatures where the file has them (format 5), each backbone's
+    /// and the combined one; in floats, and where the file has none, the float ones.
+    @Test func eightBitAnswersTakeTheirOwnTemperatures() throws {
+        let url = Self.folder.appendingPathComponent("int8-temperatures.safetensors")
+        try Self.write([("x.", 1, 1.7), ("y.", 2, 0.8)], combined: 1.3, int8: ([1.9, 0.7], 1.1), to: url)
+        let model = try Model(contentsOf: url)
+        #expect(model.specification.formatVersion == 5)
+        #expect((0..<2).map { model.breedTemperature(backbone: $0, precision: .int8) } == [1.9, 0.7])
+        #expect((0..<2).map { model.breedTemperature(backbone: $0, precision: .fp32) } == [1.7, 0.8])
+        #expect(model.combinedTemperature(for: .int8) == 1.1 && model.combinedTemperature(for: .fp32) == 1.3)
+        func expected(_ temperatures: [Double], _ combined: Double) -> [Double] {
+            var logProbabilities: [[Double]] = []
+            for (seed, t) in zip([UInt64(1), 2], temperatures) {
+                let (w, b) = Self.head(seed: seed)
+                var z: [Double] = []
+                for o in 0..<3 {
+                    var logit = b[o]
+                    for k in 0..<1280 { logit += w[o * 1280 + k] * Self.features[k] }
+                    z.append(Double(logit) / t)
+                }
+                let logSum = log(z.map { exp($0) }.reduce(0, +))
+                logProbabilities.append(z.map { $0 - logSum })
+            }
+            let s: [Double] = (0..<3).map { c in exp((logProbabilities[0][c] + logProbabilities[1][c]) / 2 / combined) }
+            return s.map { $0 / s.reduce(0, +) }
+        }
+        for (precision, want) in [(Precision.int8, expected([1.9, 0.7], 1.1)), (.fp32, expected([1.7, 0.8], 1.3))] {
+            let got = try #require(try model.breedProbabilities([Self.features, Self.features], precision: precision))
+            for (p, q) in zip(got, want) { #expect(abs(Double(p) - q) < 1e-5, "\(precision): \(got) against \(want)") }
+        }
+        // Only one 8-bit temperature given: the other backbone and the combination keep the float ones.
+        try Self.write([("x.", 1, 1.7), ("y.", 2, 0.8)], combined: 1.3, int8: ([1.9], nil), to: url)
+        let partly = try Model(contentsOf: url)
+        #expect((0..<2).map { partly.breedTemperature(backbone: $0, precision: .int8) } == [1.9, 0.8])
+        #expect(partly.combinedTemperature(for: .int8) == 1.3)
+        // None: format 4, as before.
+        try Self.write([("x.", 1, 1.7), ("y.", 2, 0.8)], combined: 1.3, to: url)
+        #expect(try Model(contentsOf: url).specification.formatVersion == 4)
+        // 8-bit temperatures need a positive value and activation ranges; the field is named.
+        for (int8, keepsRanges, field, value, requirement) in [
+            (([Float(0)], Float?.none), true, "backbones[0].int8.breedTemperature", "0.0", "a positive finite number"),
+            (([1.9], Float.infinity), true, "int8CombinedTemperature", "inf", "a positive finite number"),
+            (([], 1.1), false, "int8CombinedTemperature", "present", "absent when no backbone has activation ranges (int8)"),
+        ] {
+            #expect(throws: ModelError.invalidValue(file: url.path, field: field, value: value, requirement: requirement)) {
+                try Self.write([("x.", 1, 1.7), ("y.", 2, 0.8)], combined: 1.3, keepsRanges: keepsRanges, int8: int8, to: url)
+            }
         }
     }
 

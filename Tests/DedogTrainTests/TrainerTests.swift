@@ -42,6 +42,7 @@ import DedogTrain
         let ranges = try #require(model.backbones[0].activationRanges)
         #expect(ranges.photos == report.trainImages && ranges.method == "min-max")
         #expect(trained.backbones[0].precisions == [.fp32, .int8])
+        #expect(ranges.breedTemperature == nil, "cross-validated: no held-out photo the head did not learn from")
         #expect(model.combinedTemperature == nil, "one backbone needs no combined calibration")
         #expect(model.training?["classes"] == "3")
         #expect(model.training?["backbones"] == "lite0")
