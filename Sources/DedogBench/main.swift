@@ -3,7 +3,7 @@
 import Dedog
 import DedogCatalogue
 import DedogImage
-import DedogTrain
+@_spi(Testing) import DedogTrain
 @_spi(Benchmarks) @_spi(Testing) import DedogNN
 import Foundation
 
@@ -323,6 +323,33 @@ case "calibrate":
     }
     try! ModelFile.replacingDescription(of: file, with: description, to: url)
 
+case "int8-temperatures":
+    // int8-temperatures MODEL DATASET SPLIT [--threads T]: the 8-bit temperatures (`Int8Temperatures`) of a trained
+    // model, fitted on the photos its training held out: the split `dedog train DATASET --split SPLIT` made with the
+    // seed in the model's training record. Written into the model file, every tensor as stored.
+    let args = CommandLine.arguments
+    guard args.count >= 5 else { print("usage: dedog-bench int8-temperatures MODEL DATASET SPLIT [--threads T]"); exit(64) }
+    let url = URL(fileURLWithPath: args[2])
+    let file = try! SafeTensors(contentsOf: url)
+    let model = try! Model(tensors: file, precision: .int8)
+    var configuration = TrainConfiguration(dataset: URL(fileURLWithPath: args[3]), baseModel: url, output: url)
+    configuration.split = URL(fileURLWithPath: args[4])
+    configuration.options.seed = UInt64(model.specification.training?["seed"] ?? "") ?? configuration.options.seed
+    let dataset = try! Dataset(root: configuration.dataset)
+    let validation = try! TrainingSplit(dataset: dataset, configuration: configuration).validation
+    let keys = (model.breedLabels ?? []).map(\.key)
+    let labels = validation.map { keys.firstIndex(of: dataset.classes[$0.label]) ?? -1 }
+    let t0 = now()
+    let description = try! Int8Temperatures.fit(model, photos: validation.map(dataset.url), labels: labels,
+                                                threads: option("--threads", 2))
+    for (b, backbone) in description.backbones.enumerated() {
+        print("backbone \(b) \(backbone.architecture): temperature \(backbone.breedTemperature(for: .fp32)) fp32, "
+              + "\(backbone.breedTemperature(for: .int8)) int8")
+    }
+    print("combined: \(description.combinedTemperature(for: .fp32)) fp32, \(description.combinedTemperature(for: .int8)) int8; "
+          + "\(validation.count) photos, " + String(format: "%.1f s", now() - t0))
+    try! ModelFile.replacingDescription(of: file, with: description, to: url)
+
 default:
-    print("usage: dedog-bench latency|layers|decode|activations|check-sets|looks|pointwise8|set-fit|calibrate [--threads T] [--batch B] [--runs R] [--model FILE] [FILES]")
+    print("usage: dedog-bench latency|layers|decode|activations|check-sets|looks|pointwise8|set-fit|calibrate|int8-temperatures [--threads T] [--batch B] [--runs R] [--model FILE] [FILES]")
 }
