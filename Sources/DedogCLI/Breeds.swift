@@ -5,6 +5,7 @@ import Foundation
 
 struct Breeds: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "breeds",
         abstract: "Browse the breed catalogue (English and Czech names, FCI data, sizes).",
         discussion: """
             Examples:
@@ -34,7 +35,7 @@ struct Breeds: ParsableCommand {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the breeds, sorted by name.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the breeds, sorted by name.")
 
         @OptionGroup var options: CatalogueOptions
 
@@ -74,6 +75,7 @@ struct Breeds: ParsableCommand {
 
     struct Search: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "search",
             abstract: "Find breeds by English or Czech name, ignoring case and diacritics; tolerates typos.")
 
         @Argument(help: "Text to look for, e.g. čivava, civava, chihuahau, ovčák.")
@@ -107,7 +109,7 @@ struct Breeds: ParsableCommand {
     }
 
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show everything the catalogue knows about a breed.")
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show everything the catalogue knows about a breed.")
 
         @Argument(help: ArgumentHelp("Breed name (English or Czech, any case, with or without diacritics) or id.",
                                      valueName: "name-or-id"))

@@ -8,6 +8,7 @@ import Foundation
 
 struct Classify: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "classify",
         abstract: "Name the breed of the dog in each photo.",
         discussion: """
             Give photos (JPEG, PNG, HEIC, AVIF or WebP, any size) or folders; folders are searched recursively and files \

@@ -6,6 +6,7 @@ import Foundation
 
 struct Evaluate: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "evaluate",
         abstract: "Measure a model on a labelled folder of photos.",
         discussion: """
             MODEL is a bundled model's name (default, fast), a model file, or "bundled" for every bundled \

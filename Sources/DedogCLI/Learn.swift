@@ -25,6 +25,7 @@ func refuseBundled(_ name: String) throws {
 
 struct Learn: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "learn",
         abstract: "Teach a model photos you have confirmed show a breed.",
         discussion: """
             The photos' features are kept in the model file, and from then on the model answers \
@@ -90,6 +91,7 @@ struct Learn: ParsableCommand {
 
 struct Forget: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "forget",
         abstract: "Take confirmed photos out of a model (undoes dedog learn).",
         discussion: """
             Give the photos to forget (found by content, so renamed copies count), or --breed to forget all \

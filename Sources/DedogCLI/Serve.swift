@@ -9,6 +9,7 @@ import Logging
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "serve",
         abstract: "Answer breed questions over HTTP: one loaded model for photo managers, scripts and the web page.",
         discussion: """
             Keeps the model loaded and classifies photos sent to it, several at once. Open http://127.0.0.1:8080/ \

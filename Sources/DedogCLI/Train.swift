@@ -7,6 +7,7 @@ import Foundation
 
 struct Train: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "train",
         abstract: "Train a breed classifier on your own folder of photos (transfer learning).",
         discussion: """
             DATASET is a folder with one sub-folder per breed (the sub-folder's name is the label), photos \
