@@ -43,26 +43,28 @@ public final class EfficientNetLite: Sendable {
     }
 
     init(backbone: Backbone, input: InputDescription, stem: StemConvolution, blocks: [MBConvBlock], head: PointwiseConvolution,
-         activationRanges: ActivationRanges?) throws(ModelError) {
+         activationRanges: ActivationRanges?, threads: Int) throws(ModelError) {
         self.backbone = backbone
         self.input = input
         self.stem = stem
         floatLayers = FloatLayers(blocks: blocks, head: head)
         self.activationRanges = activationRanges
         quantized = try activationRanges.map { r throws(ModelError) in
-            try QuantizedNetwork(stem: stem, blocks: blocks.map(QuantizedNetwork.BlockWeights.init), head: .packed(head), ranges: r)
+            try QuantizedNetwork(stem: stem, blocks: blocks.map(QuantizedNetwork.BlockWeights.init), head: .packed(head), ranges: r,
+                                 threads: threads)
         }
     }
 
-    /// A network that runs in 8 bits only: its layers quantized from `blocks` and `head` with `activationRanges`.
+    /// A network that runs in 8 bits only: its layers quantized from `blocks` and `head` with `activationRanges`, on
+    /// `threads` threads.
     init(backbone: Backbone, input: InputDescription, stem: StemConvolution, bytesOnly blocks: [QuantizedNetwork.BlockWeights],
-         head: PointwiseWeights, activationRanges: ActivationRanges) throws(ModelError) {
+         head: PointwiseWeights, activationRanges: ActivationRanges, threads: Int) throws(ModelError) {
         self.backbone = backbone
         self.input = input
         self.stem = stem
         floatLayers = nil
         self.activationRanges = activationRanges
-        quantized = try QuantizedNetwork(stem: stem, blocks: blocks, head: head, ranges: activationRanges)
+        quantized = try QuantizedNetwork(stem: stem, blocks: blocks, head: head, ranges: activationRanges, threads: threads)
     }
 
     private init(_ other: EfficientNetLite) {
@@ -81,7 +83,7 @@ public final class EfficientNetLite: Sendable {
             throw .badInput(detail: "this network was loaded to run in 8 bits only; load it with its float layers to calibrate it again")
         }
         return try EfficientNetLite(backbone: backbone, input: input, stem: stem, blocks: floatLayers.blocks, head: floatLayers.head,
-                                    activationRanges: ranges)
+                                    activationRanges: ranges, threads: 2)
     }
 
     /// The 8-bit 1×1 layers as the kernels read them (panels: header, then weight bytes), in network order.
