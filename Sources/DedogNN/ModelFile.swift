@@ -341,23 +341,21 @@ extension ModelDescription {
         guard let json = tensors.metadata[Self.metadataKey] else {
             throw .invalidMetadata(file: file, detail: "no \"\(Self.metadataKey)\" entry in the safetensors metadata")
         }
-        // The version first: a newer file is reported as newer, not as malformed.
+        // A newer file is reported as newer, not as malformed: when the description does not decode, or decodes
+        // with a version this dedog does not know, its version decides the message. (One parse of the JSON when
+        // all is well: the description is a good part of a model's load.)
         struct Version: Decodable { var formatVersion: Int }
-        let version: Int
-        do {
-            version = try JSONDecoder().decode(Version.self, from: Data(json.utf8)).formatVersion
-        } catch {
-            throw Self.decodingError(error, file: file)
-        }
-        guard (1...Self.currentVersion).contains(version) else {
-            throw .unsupportedVersion(file: file, version: version, supported: Self.currentVersion)
+        func unsupported() -> ModelError? {
+            guard let version = try? JSONDecoder().decode(Version.self, from: Data(json.utf8)).formatVersion,
+                  !(1...Self.currentVersion).contains(version) else { return nil }
+            return .unsupportedVersion(file: file, version: version, supported: Self.currentVersion)
         }
         do {
             self = try JSONDecoder().decode(ModelDescription.self, from: Data(json.utf8))
         } catch {
-            throw Self.decodingError(error, file: file)
+            throw unsupported() ?? Self.decodingError(error, file: file)
         }
-        try validate(file: file)
+        try validate(file: file)  // its first check: the version
     }
 
     fileprivate static func decodingError(_ error: any Error, file: String) -> ModelError {
