@@ -89,11 +89,13 @@ public enum ModelFile {
         // An 8-bit load quantizes each backbone's layers side by side too, sharing the cores among the backbones: one
         // backbone's layers on all of them (Lite0: 12 -> 9 ms on two), two backbones' on one each.
         let cores = ProcessInfo.processInfo.activeProcessorCount, layerThreads = max(1, cores / backbones.count)
-        let parts = parallelMap(2 * backbones.count, threads: min(cores, 2 * backbones.count)) { i -> Result<(Part, Set<String>), ModelError> in
-            let backbone = backbones[i / 2]
+        // Jobs: every backbone's network first (the long ones, started at once), then every backbone's heads.
+        let n = backbones.count
+        let built = parallelMap(2 * n, threads: min(cores, 2 * n)) { i -> Result<(Part, Set<String>), ModelError> in
+            let backbone = backbones[i % n]
             var loader = StrictLoader(tensors: tensors)
             return Result { () throws(ModelError) -> (Part, Set<String>) in
-                guard i % 2 == 1 else {
+                guard i >= n else {
                     return (.network(try network(backbone, loader: &loader, precision: precision, threads: layerThreads)), loader.used)
                 }
                 let heads = BackboneHeads(
@@ -110,7 +112,7 @@ public enum ModelFile {
         }
         var loader = StrictLoader(tensors: tensors)
         var networks: [EfficientNetLite] = [], heads: [BackboneHeads] = [], rows: [[Float]] = []
-        for part in parts {
+        for part in (0..<n).flatMap({ [built[$0], built[n + $0]] }) {  // in file order: a backbone, then its heads
             let (built, used) = try part.get()
             switch built {
             case let .network(network): networks.append(network)
