@@ -70,15 +70,17 @@ struct QuantizedNetwork: Sendable {
         // needs only its weights and those encodings, quantized side by side: most of an 8-bit load's time.
         struct Layers: Sendable {
             let weights: BlockWeights
-            let input: ByteEncoding, expanded: ByteEncoding?, middle: ByteEncoding, output: ByteEncoding
+            /// The expansion's weights and output, when the block expands.
+            let expand: (weights: PointwiseWeights, output: ByteEncoding)?
+            let input: ByteEncoding, middle: ByteEncoding, output: ByteEncoding
         }
         var current = try encoding("stem")
         var layers: [Layers] = []
         for block in floatBlocks {
             let name = block.spec.name
-            let expanded = block.expand == nil ? nil : try encoding(name + ".expand")
+            let expand = try block.expand.map { e throws(ModelError) in (weights: e, output: try encoding(name + ".expand")) }
             let middle = try encoding(name + ".depthwise"), output = try encoding(name)
-            layers.append(Layers(weights: block, input: current, expanded: expanded, middle: middle, output: output))
+            layers.append(Layers(weights: block, expand: expand, input: current, middle: middle, output: output))
             current = output
         }
         let headInput = current, jobs = layers
@@ -89,10 +91,10 @@ struct QuantizedNetwork: Sendable {
                     return .head(try Self.pointwise(floatHead, input: headInput, output: .floats(clampsToSix: floatHead.clampsToSix)))
                 }
                 let l = jobs[i], block = l.weights
-                let expand = try block.expand.map { e throws(ModelError) in
-                    try Self.pointwise(e, input: l.input, output: .bytes(l.expanded ?? l.input, clampsToSix: true))
+                let expand = try l.expand.map { e throws(ModelError) in
+                    try Self.pointwise(e.weights, input: l.input, output: .bytes(e.output, clampsToSix: true))
                 }
-                let depthwise = try Self.depthwise(block.depthwise, input: l.expanded ?? l.input, output: l.middle)
+                let depthwise = try Self.depthwise(block.depthwise, input: l.expand?.output ?? l.input, output: l.middle)
                 let project = try Self.pointwise(block.project, input: l.middle, output: block.spec.hasResidual
                                                  ? .bytesAdding(l.output, residual: l.input) : .bytes(l.output, clampsToSix: false))
                 return .block(Block(expand: expand, depthwise: depthwise, project: project))
