@@ -26,6 +26,7 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--bin", type=Path, required=True)
 parser.add_argument("--root", type=Path, required=True)
 parser.add_argument("--runs", type=int, default=200)
+parser.add_argument("--installed-bin", type=Path, help="the folder of the dedog scripts/install builds (static runtime)")
 args = parser.parse_args()
 model_file = args.root / "models/efficientnet-lite0-imagenet.safetensors"
 photo = args.root / "datasets/samples/beagle.jpg"
@@ -171,8 +172,8 @@ for i in np.argsort(-p)[:3]: print(i, p[i])
     return script
 
 
-def dedog_classify(model, precision, target, threads=2, runs=15):
-    return process_time([str(args.bin / "dedog"), "classify", "--threads", str(threads), "--model", str(model),
+def dedog_classify(model, precision, target, threads=2, runs=15, bin=None):
+    return process_time([str((bin or args.bin) / "dedog"), "classify", "--threads", str(threads), "--model", str(model),
                          "--precision", precision, str(target)], runs=runs)
 
 
@@ -211,6 +212,11 @@ for name in ("default", "fast"):
         t, peak = dedog_classify(name, precision, photo)
         rows.append((f"  same, dedog --model {name} --precision {precision} (ms)", t, o_proc))
         rows.append((f"  peak RSS, dedog --model {name} --precision {precision} (MB)", peak, o_peak))
+# The same, as `scripts/install` builds dedog: the Swift runtime and Foundation linked in.
+if args.installed_bin:
+    for name in ("default", "fast"):
+        t, peak = dedog_classify(name, "int8", photo, bin=args.installed_bin)
+        rows.append((f"  same, installed dedog, --model {name} --precision int8 (ms)", t, o_proc))
 
 # Folder throughput: one process classifying 40 photos (copies of the sample, so decoding is included).
 folder = work / "throughput"
