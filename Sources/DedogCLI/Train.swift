@@ -16,7 +16,8 @@ struct Train: ParsableCommand {
             photo (cached on disk, so a second run skips this) and trains a softmax classifier on each, \
             starting from the ImageNet classifier where the folder names match its classes (as the Stanford \
             Dogs folders do). Confidences are calibrated on the validation images (temperature scaling), each \
-            backbone's and then their combination's, in floats and again in 8 bits (the int8 answers classify gives             by default). The output is one model file for `dedog classify --model`.
+            backbone's and then their combination's, in floats and again in 8 bits (the int8 answers classify gives \
+            by default). The output is one model file for `dedog classify --model`.
 
             Backbones: lite0 is the fastest (about 9 ms a photo on one core), lite1 and lite2 are 1.5 and 2 times \
             slower and 1 and 3 points more accurate on Stanford Dogs; lite1+lite2 combines both (the default, \

@@ -90,4 +90,28 @@ import DedogTestSupport
         walk(root["command"] as! [String: Any], path: "")
         #expect(missing.isEmpty, "run scripts/make-manual: docs/dedog.1 lacks \(missing)")
     }
+
+    /// A help text continued on the next source line without its trailing backslash keeps that line's indentation
+    /// in the middle of a sentence ("the int8             report"); twice so far. Only examples line up their
+    /// `#` comments with runs of spaces.
+    @Test func helpTextsHaveNoIndentationInsideASentence() throws {
+        let dump = try CLI.run(["--experimental-dump-help"])
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(dump.stdout.utf8)) as? [String: Any])
+        var gaps: [String] = []
+        func walk(_ command: [String: Any], path: String) {
+            let texts = [command["abstract"], command["discussion"]]
+                + (command["arguments"] as? [[String: Any]] ?? []).flatMap { [$0["abstract"], $0["discussion"]] }
+            for case let text as String in texts {
+                for line in text.split(separator: "\n") where !line.contains("#")
+                    && line.range(of: #"\S {4,}\S"#, options: .regularExpression) != nil {
+                    gaps.append("\(path): \(line)")
+                }
+            }
+            for sub in command["subcommands"] as? [[String: Any]] ?? [] {
+                walk(sub, path: path + " " + (sub["commandName"] as? String ?? ""))
+            }
+        }
+        walk(try #require(root["command"] as? [String: Any]), path: "dedog")
+        #expect(gaps.isEmpty, "\(gaps)")
+    }
 }
