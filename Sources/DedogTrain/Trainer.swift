@@ -238,8 +238,13 @@ public enum Trainer {
         let description = try Int8Temperatures.fit(model, photos: photos, labels: labels, threads: config.threads,
                                                    kernels: config.kernels, progress: progress)
         guard description != model.specification else { return }
+        try writing(output) { () throws(ModelError) in try ModelFile.replacingDescription(of: file, with: description, to: output) }
+    }
+
+    /// Runs `write`, which writes the model file `output`, and says what went wrong as a problem with the output.
+    static func writing(_ output: URL, _ write: () throws(ModelError) -> Void) throws(TrainError) {
         do {
-            try ModelFile.replacingDescription(of: file, with: description, to: output)
+            try write()
         } catch let .cannotWrite(_, reason) {
             throw .output(path: output.path, reason: reason)
         } catch {
@@ -296,12 +301,8 @@ public enum Trainer {
         let model = ModelDescription(source: bases[0].model.specification.source, backbones: written,
                                      decision: thresholds.decision, combinedTemperature: ensemble.temperature,
                                      training: record.fields)
-        do {
+        try writing(output) { () throws(ModelError) in
             try ModelFile.write(model, parts: parts, confirmedPhotos: confirmedPhotos, to: output)
-        } catch let .cannotWrite(_, reason) {
-            throw .output(path: output.path, reason: reason)
-        } catch {
-            throw .output(path: output.path, reason: error.description)
         }
     }
 
