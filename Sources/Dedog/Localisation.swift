@@ -26,9 +26,8 @@ import DedogTrain
         }
         self.scores = scores
         windows = model.backbones.map { Preprocessing($0.input).window(width: width, height: height) }
-        temperatures = model.specification.backbones.indices.map { b in
-            model.specification.backbones[b].breedHead != nil ? model.breedTemperature(backbone: b, precision: precision)
-                : model.specification.backbones[b].imagenetHead?.temperature ?? 1
+        temperatures = model.specification.backbones.map { d in
+            d.breedHead != nil ? d.breedTemperature(for: precision) : d.imagenetHead?.temperature ?? 1
         }
         self.width = width
         self.height = height

@@ -83,7 +83,7 @@ public final class EfficientNetLite: Sendable {
             throw .badInput(detail: "this network was loaded to run in 8 bits only; load it with its float layers to calibrate it again")
         }
         return try EfficientNetLite(backbone: backbone, input: input, stem: stem, blocks: floatLayers.blocks, head: floatLayers.head,
-                                    activationRanges: ranges, threads: 2)
+                                    activationRanges: ranges, threads: ProcessInfo.processInfo.activeProcessorCount)
     }
 
     /// The 8-bit 1×1 layers as the kernels read them (panels: header, then weight bytes), in network order.

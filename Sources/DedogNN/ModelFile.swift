@@ -91,7 +91,7 @@ public enum ModelFile {
         let cores = ProcessInfo.processInfo.activeProcessorCount, layerThreads = max(1, cores / backbones.count)
         // Jobs: every backbone's network first (the long ones, started at once), then every backbone's heads.
         let n = backbones.count
-        let built = parallelMap(2 * n, threads: min(cores, 2 * n)) { i -> Result<(Part, Set<String>), ModelError> in
+        let results = parallelMap(2 * n, threads: min(cores, 2 * n)) { i -> Result<(Part, Set<String>), ModelError> in
             let backbone = backbones[i % n]
             var loader = StrictLoader(tensors: tensors)
             return Result { () throws(ModelError) -> (Part, Set<String>) in
@@ -112,7 +112,7 @@ public enum ModelFile {
         }
         var loader = StrictLoader(tensors: tensors)
         var networks: [EfficientNetLite] = [], heads: [BackboneHeads] = [], rows: [[Float]] = []
-        for part in (0..<n).flatMap({ [built[$0], built[n + $0]] }) {  // in file order: a backbone, then its heads
+        for part in (0..<n).flatMap({ [results[$0], results[n + $0]] }) {  // in file order: a backbone, then its heads
             let (built, used) = try part.get()
             switch built {
             case let .network(network): networks.append(network)
