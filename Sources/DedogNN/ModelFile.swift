@@ -86,8 +86,10 @@ public enum ModelFile {
         // packing their weights), each by a strict loader of its own; the first failure in file order is reported.
         enum Part { case network(EfficientNetLite), heads(BackboneHeads, rows: [Float]?) }
         let backbones = description.backbones
-        // An 8-bit load quantizes each backbone's layers side by side too, sharing the cores among the backbones: one
-        // backbone's layers on all of them (Lite0: 12 -> 9 ms on two), two backbones' on one each.
+        // Each backbone's 8-bit layers may be quantized side by side too, the cores shared among the backbones. Nested
+        // in this map, Dispatch runs that inner map serially; threads of parallelMap's own made Lite0's load 12 -> 9
+        // ms, but LeakSanitizer then reported the layers built on them as leaked in every dedog process, cause not
+        // found, so parallelMap stays on Dispatch.
         let cores = ProcessInfo.processInfo.activeProcessorCount, layerThreads = max(1, cores / backbones.count)
         // Jobs: every backbone's network first (the long ones, started at once), then every backbone's heads.
         let n = backbones.count
