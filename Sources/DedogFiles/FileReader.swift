@@ -21,6 +21,10 @@ public enum FileReader {
         defer { file.close() }
         let size = file.size
         guard size <= limit else { throw .tooLarge(bytes: size, limit: limit) }
+        return try readData(file, size: size)
+    }
+
+    private static func readData(_ file: OpenFile, size: Int) throws(FileError) -> Data {
         guard size >= hugePage else {
             var data = Data(count: size)
             let filled = try data.withUnsafeMutableBytes { buffer in Result { () throws(FileError) in try file.fill(buffer) } }.get()
@@ -45,6 +49,23 @@ public enum FileReader {
     }
 
     private static let hugePage = 2 << 20
+
+    /// As `readData`, but a file of `mapFrom` bytes or more is mapped into memory instead of copied: its bytes are
+    /// the page cache's, shared with every process reading the file, and nothing is copied (the 25 MB default model:
+    /// 5 ms less in a warm process, about 2 ms in a whole one). For files read in full and kept while the program
+    /// runs, whose writers replace them by renaming a new file into place (as dedog's do): a file cut shorter in
+    /// place while it is mapped would stop the program (SIGBUS) when it touches the missing pages.
+    public static func mappedData(_ path: String, limit: Int, mapFrom: Int = 2 << 20) throws(FileError) -> Data {
+        let file = try OpenFile(path)
+        defer { file.close() }
+        let size = file.size
+        guard size <= limit else { throw .tooLarge(bytes: size, limit: limit) }
+        guard size >= max(mapFrom, 1) else { return try readData(file, size: size) }
+        // MAP_POPULATE maps every page at once (reading ahead what is not cached yet) instead of on first touch.
+        let memory = mmap(nil, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, file.fd, 0)
+        guard let memory, memory != MAP_FAILED else { throw .from(errno: errno) }
+        return Data(bytesNoCopy: memory, count: size, deallocator: .custom { pointer, count in _ = munmap(pointer, count) })
+    }
 
     /// The first `count` bytes (fewer if the file is shorter) of the regular file at `path`.
     public static func head(_ path: String, count: Int) throws(FileError) -> [UInt8] {

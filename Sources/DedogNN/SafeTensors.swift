@@ -36,7 +36,7 @@ public struct SafeTensors: Sendable {
     public init(contentsOf url: URL) throws(ModelError) {
         let bytes: Data
         do {
-            bytes = try FileReader.readData(url.path, limit: Self.maxFileBytes)
+            bytes = try FileReader.mappedData(url.path, limit: Self.maxFileBytes)
         } catch {
             throw .unreadable(file: url.path, reason: error.description)
         }

@@ -37,6 +37,27 @@ struct Scratch {
         #expect(try FileReader.head(s.path + "/a.txt", count: 99) == Array("hello".utf8))
     }
 
+    /// Mapped (from any size, here) or read (below `mapFrom`), the bytes are the file's; an empty file is read, as
+    /// nothing can be mapped; and a mapped file replaced by renaming keeps the bytes it had (dedog's writers do so).
+    @Test func mapsFilesWholeAndKeepsThemWhenReplaced() throws {
+        let s = try Scratch("map")
+        defer { s.remove() }
+        let bytes = (0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        try Data(bytes).write(to: URL(fileURLWithPath: s.path + "/model.bin"))
+        try s.write("empty", "")
+        let mapped = try FileReader.mappedData(s.path + "/model.bin", limit: 100_000, mapFrom: 1)
+        #expect(mapped == Data(bytes))
+        #expect(try FileReader.mappedData(s.path + "/model.bin", limit: 100_000) == Data(bytes))  // below 2 MB: read
+        #expect(try FileReader.mappedData(s.path + "/empty", limit: 9, mapFrom: 0) == Data())
+        #expect(throws: FileError.tooLarge(bytes: 100_000, limit: 99_999)) {
+            try FileReader.mappedData(s.path + "/model.bin", limit: 99_999, mapFrom: 1)
+        }
+        try AtomicFile.write(Array("new".utf8), to: s.path + "/model.bin")
+        #expect(mapped == Data(bytes))
+        #expect(throws: FileError.notRegularFile(kind: "a device")) { try FileReader.mappedData("/dev/zero", limit: 9, mapFrom: 1) }
+        #expect(throws: FileError.isFolder) { try FileReader.mappedData(s.path, limit: 9, mapFrom: 1) }
+    }
+
     @Test func refusesWhatIsNotARegularFileOrTooLarge() throws {
         let s = try Scratch("refuse")
         defer { s.remove() }
