@@ -94,8 +94,8 @@ size_t dedog_pointwise_packed_count(int inputs, int outputs) {
 }
 
 // Only the padding of a partial last panel needs zeros; everything else is written once.
-static void pack(const float *weight, const double *scale, const float *bias, int inputs, int outputs,
-                 size_t input_step, size_t output_step, float *packed) {
+static void pack_portable(const float *weight, const double *scale, const float *bias, int inputs, int outputs,
+                          size_t input_step, size_t output_step, float *packed) {
     const size_t panels = ((size_t)outputs + DEDOG_PANEL - 1) / DEDOG_PANEL;
     for (size_t p = 0; p < panels; p++) {
         float *panel = packed + p * DEDOG_PANEL * ((size_t)inputs + 1);
@@ -114,14 +114,104 @@ static void pack(const float *weight, const double *scale, const float *bias, in
     }
 }
 
-void dedog_pointwise_pack(const float *weight, const float *bias, int inputs, int outputs, float *packed) {
-    pack(weight, 0, bias, inputs, outputs, 1, (size_t)inputs, packed);
+#if defined(__x86_64__)
+#define PACK512 __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq")))
+
+/// Transposes the 16 × 16 floats in `r` (r[i][c] becomes r[c][i]): pairs interleaved within 128-bit lanes, then
+/// quads, then the lanes moved across registers.
+PACK512 static inline void transpose16(__m512 r[16]) {
+    __m512 t[16], u[16];
+    for (int m = 0; m < 8; m++) {
+        t[2 * m] = _mm512_unpacklo_ps(r[2 * m], r[2 * m + 1]);
+        t[2 * m + 1] = _mm512_unpackhi_ps(r[2 * m], r[2 * m + 1]);
+    }
+    // u[4g + c] holds, in 128-bit lane L, column 4L + c of rows 4g…4g+3.
+    for (int g = 0; g < 4; g++) {
+        const __m512d a = _mm512_castps_pd(t[4 * g]), b = _mm512_castps_pd(t[4 * g + 1]);
+        const __m512d c = _mm512_castps_pd(t[4 * g + 2]), d = _mm512_castps_pd(t[4 * g + 3]);
+        u[4 * g] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, c));
+        u[4 * g + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, c));
+        u[4 * g + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(b, d));
+        u[4 * g + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(b, d));
+    }
+    for (int c = 0; c < 4; c++) {
+        const __m512 v0 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0x44), v1 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0xEE);
+        const __m512 w0 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0x44), w1 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0xEE);
+        r[c] = _mm512_shuffle_f32x4(v0, w0, 0x88);
+        r[4 + c] = _mm512_shuffle_f32x4(v0, w0, 0xDD);
+        r[8 + c] = _mm512_shuffle_f32x4(v1, w1, 0x88);
+        r[12 + c] = _mm512_shuffle_f32x4(v1, w1, 0xDD);
+    }
 }
 
-void dedog_pack_stored_into(const void *weight, int half, const double *scale, const float *bias, int inputs,
-                            int outputs, float *rows, float *packed) {
+/// `v` times the 16 scales in `low` and `high` in double precision, rounded once to float (as `pack_portable`).
+PACK512 static inline __m512 scaled16(__m512 v, __m512d low, __m512d high) {
+    const __m256 a = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(v)), low));
+    const __m256 b = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_cvtps_pd(_mm512_extractf32x8_ps(v, 1)), high));
+    return _mm512_insertf32x8(_mm512_castps256_ps512(a), b, 1);
+}
+
+// The same, 16 outputs at a time: rows stored contiguously (the checkpoint's [outputs × inputs]) are read 16 inputs
+// at a time and transposed in registers; columns stored contiguously are loaded as they are. Lanes past the panel's
+// real outputs are masked to 0.
+PACK512 static void pack_avx512(const float *weight, const double *scale, const float *bias, int inputs, int outputs,
+                                size_t input_step, size_t output_step, float *packed) {
+    const size_t panels = ((size_t)outputs + DEDOG_PANEL - 1) / DEDOG_PANEL;
+    for (size_t p = 0; p < panels; p++) {
+        float *panel = packed + p * DEDOG_PANEL * ((size_t)inputs + 1);
+        const size_t first = p * DEDOG_PANEL;
+        const int width = outputs - (int)first < DEDOG_PANEL ? outputs - (int)first : DEDOG_PANEL;
+        const __mmask16 live = (__mmask16)((1u << width) - 1);
+        _mm512_storeu_ps(panel, bias ? _mm512_maskz_loadu_ps(live, bias + first) : _mm512_setzero_ps());
+        __m512d low = _mm512_setzero_pd(), high = _mm512_setzero_pd();
+        if (scale) {
+            low = _mm512_maskz_loadu_pd((__mmask8)live, scale + first);
+            high = _mm512_maskz_loadu_pd((__mmask8)(live >> 8), scale + first + 8);
+        }
+        const float *w = weight + first * output_step;
+        if (output_step == 1) {
+            for (int k = 0; k < inputs; k++) {
+                const __m512 v = _mm512_maskz_loadu_ps(live, w + (size_t)k * input_step);
+                _mm512_storeu_ps(panel + DEDOG_PANEL * ((size_t)k + 1), scale ? scaled16(v, low, high) : v);
+            }
+            continue;
+        }
+        for (int k0 = 0; k0 < inputs; k0 += 16) {
+            const int count = inputs - k0 < 16 ? inputs - k0 : 16;
+            const __mmask16 columns = (__mmask16)((1u << count) - 1);
+            __m512 r[16];
+            for (int j = 0; j < 16; j++)
+                r[j] = j < width ? _mm512_maskz_loadu_ps(columns, w + (size_t)j * output_step + (size_t)k0 * input_step)
+                                 : _mm512_setzero_ps();
+            transpose16(r);
+            for (int c = 0; c < count; c++)
+                _mm512_storeu_ps(panel + DEDOG_PANEL * ((size_t)(k0 + c) + 1), scale ? scaled16(r[c], low, high) : r[c]);
+        }
+    }
+}
+#endif
+
+static void pack(dedog_isa isa, const float *weight, const double *scale, const float *bias, int inputs, int outputs,
+                 size_t input_step, size_t output_step, float *packed) {
+#if defined(__x86_64__)
+    // The AVX-512 build reads rows or columns that lie contiguously (every caller's layout).
+    if (isa == DEDOG_ISA_AVX512 && dedog_isa_supported(isa) && (input_step == 1 || output_step == 1)) {
+        pack_avx512(weight, scale, bias, inputs, outputs, input_step, output_step, packed);
+        return;
+    }
+#endif
+    (void)isa;
+    pack_portable(weight, scale, bias, inputs, outputs, input_step, output_step, packed);
+}
+
+void dedog_pointwise_pack(dedog_isa isa, const float *weight, const float *bias, int inputs, int outputs, float *packed) {
+    pack(isa, weight, 0, bias, inputs, outputs, 1, (size_t)inputs, packed);
+}
+
+void dedog_pack_stored_into(dedog_isa isa, const void *weight, int half, const double *scale, const float *bias,
+                            int inputs, int outputs, float *rows, float *packed) {
     if (!half) {
-        pack((const float *)weight, scale, bias, inputs, outputs, 1, (size_t)inputs, packed);
+        pack(isa, (const float *)weight, scale, bias, inputs, outputs, 1, (size_t)inputs, packed);
         return;
     }
     // Halves are widened a panel's 16 rows at a time, into a buffer that stays in cache: no float copy of the tensor.
@@ -130,22 +220,23 @@ void dedog_pack_stored_into(const void *weight, int half, const double *scale, c
         const size_t first = p * DEDOG_PANEL;
         const int width = outputs - (int)first < DEDOG_PANEL ? outputs - (int)first : DEDOG_PANEL;
         dedog_f16_to_f32((const uint16_t *)weight + first * (size_t)inputs, rows, (size_t)width * (size_t)inputs);
-        pack(rows, scale ? scale + first : 0, bias ? bias + first : 0, inputs, width, 1, (size_t)inputs,
+        pack(isa, rows, scale ? scale + first : 0, bias ? bias + first : 0, inputs, width, 1, (size_t)inputs,
              packed + p * DEDOG_PANEL * ((size_t)inputs + 1));
     }
 }
 
-int dedog_pointwise_pack_stored(const void *weight, int half, const double *scale, const float *bias, int inputs,
-                                int outputs, float *packed) {
+int dedog_pointwise_pack_stored(dedog_isa isa, const void *weight, int half, const double *scale, const float *bias,
+                                int inputs, int outputs, float *packed) {
     float *rows = half ? malloc(sizeof(float) * DEDOG_PANEL * (size_t)inputs) : 0;
     if (half && !rows) return -1;
-    dedog_pack_stored_into(weight, half, scale, bias, inputs, outputs, rows, packed);
+    dedog_pack_stored_into(isa, weight, half, scale, bias, inputs, outputs, rows, packed);
     free(rows);
     return 0;
 }
 
-void dedog_pointwise_pack_columns(const float *weight, const float *bias, int inputs, int outputs, float *packed) {
-    pack(weight, 0, bias, inputs, outputs, (size_t)outputs, 1, packed);
+void dedog_pointwise_pack_columns(dedog_isa isa, const float *weight, const float *bias, int inputs, int outputs,
+                                  float *packed) {
+    pack(isa, weight, 0, bias, inputs, outputs, (size_t)outputs, 1, packed);
 }
 
 void dedog_stem_patches(const float *in, int channels, int height, int width, int kernel, int stride,

@@ -6,7 +6,7 @@
 
 /// `dedog_pointwise_pack_stored` with the caller's scratch: `rows` holds DEDOG_PANEL × `inputs` floats when `half`
 /// (one panel's rows, widened), and may be null otherwise. Allocates nothing.
-void dedog_pack_stored_into(const void *weight, int half, const double *scale, const float *bias, int inputs,
+void dedog_pack_stored_into(dedog_isa isa, const void *weight, int half, const double *scale, const float *bias, int inputs,
                             int outputs, float *rows, float *packed);
 
 #endif

@@ -74,26 +74,24 @@ void dedog_qpointwise_pack(const int8_t *weight, const int32_t *bias, const floa
     }
 }
 
-/// Panel `p` of a layer quantized from `fp`, that panel in the float layout (16 biases, then a row of 16 weights
-/// per input); 0 when an output's sums could pass the bound QuantizedPointwise checks.
-static int quantize_panel(const float *fp, size_t p, int inputs, int outputs, const float *input_scale,
-                          const int32_t *input_zero, const float *output_scale, const int32_t *out_zero,
-                          const int32_t *residual_zero, const float *residual_scale, int bias_limit, uint8_t *panel) {
-    memset(panel, 0, panel_bytes(inputs));
+/// The weight bytes of a panel quantized from float panel `fp` (16 biases, then a row of 16 weights per input), each
+/// output's weight scale `ws[j]`, Σ_k q · input_zero[k] in `zeros[j]` and Σ_k |q| in `magnitude[j]`. Each input's
+/// scale multiplies its weights first: w′ = w · s_x[k] is what a byte step of input k is worth. The weight bytes
+/// past `inputs` must be zero already.
+static void quantize_weights_portable(const float *fp, int inputs, const float *input_scale, const int32_t *input_zero,
+                                      uint8_t *panel, float *ws, int32_t *zeros, int32_t *magnitude) {
     // Row by row, the 16 outputs side by side (the float panel's layout), so that the loops over j vectorize.
-    // Each input's scale multiplies its weights first: w′ = w · s_x[k] is what a byte step of input k is worth.
     float top[QPANEL] = {0}, inverse[QPANEL];
     for (int k = 0; k < inputs; k++)
         for (int j = 0; j < QPANEL; j++) {
             const float w = fabsf(fp[QPANEL * ((size_t)k + 1) + (size_t)j] * input_scale[k]);
             top[j] = w > top[j] ? w : top[j];
         }
-    float ws[QPANEL];
     for (int j = 0; j < QPANEL; j++) {
         ws[j] = top[j] > 0 ? top[j] / 127 : 1;
         inverse[j] = 1 / ws[j];
+        zeros[j] = magnitude[j] = 0;
     }
-    int32_t zeros[QPANEL] = {0}, magnitude[QPANEL] = {0};
     for (int k = 0; k < inputs; k++) {
         uint8_t *group = panel + QHEAD + (size_t)(k / 4) * 64 + (size_t)(k % 4);
         for (int j = 0; j < QPANEL; j++) {
@@ -105,6 +103,63 @@ static int quantize_panel(const float *fp, size_t p, int inputs, int outputs, co
             group[4 * j] = (uint8_t)(int8_t)w;
         }
     }
+}
+
+#if defined(__x86_64__)
+/// The same, a row of 16 outputs per instruction: the same float operations in the same order (no fused
+/// multiply-add), so the same bytes; 4 inputs' bytes are merged into one 64-byte store.
+__attribute__((target("avx512f,avx512vl,avx512bw,avx512dq"))) static void
+quantize_weights_avx512(const float *fp, int inputs, const float *input_scale, const int32_t *input_zero, uint8_t *panel,
+                        float *ws, int32_t *zeros, int32_t *magnitude) {
+    __m512 top = _mm512_setzero_ps();
+    for (int k = 0; k < inputs; k++) {
+        const __m512 w = _mm512_abs_ps(_mm512_mul_ps(_mm512_loadu_ps(fp + QPANEL * ((size_t)k + 1)),
+                                                     _mm512_set1_ps(input_scale[k])));
+        top = _mm512_max_ps(w, top);  // w > top ? w : top, as above
+    }
+    const __mmask16 positive = _mm512_cmp_ps_mask(top, _mm512_setzero_ps(), _CMP_GT_OQ);
+    const __m512 scale = _mm512_mask_div_ps(_mm512_set1_ps(1), positive, top, _mm512_set1_ps(127));
+    const __m512 inverse = _mm512_div_ps(_mm512_set1_ps(1), scale);
+    _mm512_storeu_ps(ws, scale);
+    __m512i zsum = _mm512_setzero_si512(), msum = _mm512_setzero_si512();
+    for (int g = 0; g < (int)groups_of(inputs); g++) {
+        __m512i bytes = _mm512_setzero_si512();
+        for (int r = 0; r < 4 && 4 * g + r < inputs; r++) {
+            const int k = 4 * g + r;
+            const __m512 x = _mm512_mul_ps(_mm512_mul_ps(_mm512_loadu_ps(fp + QPANEL * ((size_t)k + 1)),
+                                                         _mm512_set1_ps(input_scale[k])), inverse);
+            // 0.5 − x for negative x is 0.5 + |x| exactly; NaN takes the positive branch, as above.
+            const __mmask16 negative = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ);
+            __m512 q = _mm512_cvtepi32_ps(_mm512_cvttps_epi32(_mm512_add_ps(_mm512_abs_ps(x), _mm512_set1_ps(0.5f))));
+            q = _mm512_mask_sub_ps(q, negative, _mm512_setzero_ps(), q);
+            q = _mm512_min_ps(_mm512_max_ps(q, _mm512_set1_ps(-127)), _mm512_set1_ps(127));
+            const __m512i w = _mm512_cvttps_epi32(q);
+            zsum = _mm512_add_epi32(zsum, _mm512_mullo_epi32(w, _mm512_set1_epi32(input_zero[k])));
+            msum = _mm512_add_epi32(msum, _mm512_abs_epi32(w));
+            bytes = _mm512_or_si512(bytes, _mm512_slli_epi32(_mm512_and_si512(w, _mm512_set1_epi32(0xFF)), (unsigned)(8 * r)));
+        }
+        _mm512_storeu_si512(panel + QHEAD + (size_t)g * 64, bytes);
+    }
+    _mm512_storeu_si512(zeros, zsum);
+    _mm512_storeu_si512(magnitude, msum);
+}
+#endif
+
+/// Panel `p` of a layer quantized from `fp`, that panel in the float layout (16 biases, then a row of 16 weights
+/// per input); 0 when an output's sums could pass the bound QuantizedPointwise checks.
+static int quantize_panel(dedog_isa isa, const float *fp, size_t p, int inputs, int outputs, const float *input_scale,
+                          const int32_t *input_zero, const float *output_scale, const int32_t *out_zero,
+                          const int32_t *residual_zero, const float *residual_scale, int bias_limit, uint8_t *panel) {
+    memset(panel, 0, panel_bytes(inputs));
+    float ws[QPANEL];
+    int32_t zeros[QPANEL], magnitude[QPANEL];
+#if defined(__x86_64__)
+    if (isa == DEDOG_ISA_AVX512 && dedog_isa_supported(isa))
+        quantize_weights_avx512(fp, inputs, input_scale, input_zero, panel, ws, zeros, magnitude);
+    else
+#endif
+        quantize_weights_portable(fp, inputs, input_scale, input_zero, panel, ws, zeros, magnitude);
+    (void)isa;
     int32_t b[QPANEL] = {0};
     float s[QPANEL] = {0};
     int fits = 1;
@@ -124,20 +179,20 @@ static int quantize_panel(const float *fp, size_t p, int inputs, int outputs, co
     return fits;
 }
 
-int dedog_qpointwise_quantize(const float *fpacked, int inputs, int outputs, const float *input_scale,
+int dedog_qpointwise_quantize(dedog_isa isa, const float *fpacked, int inputs, int outputs, const float *input_scale,
                               const int32_t *input_zero, const float *output_scale, const int32_t *out_zero,
                               const int32_t *residual_zero, const float *residual_scale, int bias_limit, void *packed) {
     const size_t panels = ((size_t)outputs + QPANEL - 1) / QPANEL, size = panel_bytes(inputs);
     const size_t fpanel = (size_t)QPANEL * ((size_t)inputs + 1);
     int fits = 1;
     for (size_t p = 0; p < panels; p++)
-        fits &= quantize_panel(fpacked + p * fpanel, p, inputs, outputs, input_scale, input_zero, output_scale, out_zero,
-                               residual_zero, residual_scale, bias_limit, (uint8_t *)packed + p * size);
+        fits &= quantize_panel(isa, fpacked + p * fpanel, p, inputs, outputs, input_scale, input_zero, output_scale,
+                               out_zero, residual_zero, residual_scale, bias_limit, (uint8_t *)packed + p * size);
     return fits;
 }
 
-int dedog_qpointwise_quantize_rows(const void *weight, int half, const double *scale, const float *bias, int inputs,
-                                   int outputs, const float *input_scale, const int32_t *input_zero,
+int dedog_qpointwise_quantize_rows(dedog_isa isa, const void *weight, int half, const double *scale, const float *bias,
+                                   int inputs, int outputs, const float *input_scale, const int32_t *input_zero,
                                    const float *output_scale, const int32_t *out_zero, const int32_t *residual_zero,
                                    const float *residual_scale, int bias_limit, void *packed) {
     const size_t panels = ((size_t)outputs + QPANEL - 1) / QPANEL, size = panel_bytes(inputs);
@@ -155,10 +210,10 @@ int dedog_qpointwise_quantize_rows(const void *weight, int half, const double *s
     for (size_t p = 0; p < panels; p++) {
         const size_t first = p * QPANEL;
         const int width = outputs - (int)first < QPANEL ? outputs - (int)first : QPANEL;
-        dedog_pack_stored_into((const uint8_t *)weight + first * (size_t)inputs * value_bytes, half, scale + first,
+        dedog_pack_stored_into(isa, (const uint8_t *)weight + first * (size_t)inputs * value_bytes, half, scale + first,
                                bias + first, inputs, width, rows, fp);
-        fits &= quantize_panel(fp, p, inputs, outputs, input_scale, input_zero, output_scale, out_zero, residual_zero,
-                               residual_scale, bias_limit, (uint8_t *)packed + p * size);
+        fits &= quantize_panel(isa, fp, p, inputs, outputs, input_scale, input_zero, output_scale, out_zero,
+                               residual_zero, residual_scale, bias_limit, (uint8_t *)packed + p * size);
     }
     free(fp);
     free(rows);

@@ -24,16 +24,77 @@ import DedogKernels
         let count = dedog_pointwise_packed_count(37, 41)
         for scaled in [true, false] {
             var fromHalves = [Float](repeating: .nan, count: count), fromFloats = [Float](repeating: .nan, count: count)
-            #expect(dedog_pointwise_pack_stored(halves, 1, scaled ? scale : nil, bias, 37, 41, &fromHalves) == 0)
-            #expect(dedog_pointwise_pack_stored(widened, 0, scaled ? scale : nil, bias, 37, 41, &fromFloats) == 0)
+            #expect(dedog_pointwise_pack_stored(DEDOG_ISA_PORTABLE, halves, 1, scaled ? scale : nil, bias, 37, 41, &fromHalves) == 0)
+            #expect(dedog_pointwise_pack_stored(DEDOG_ISA_PORTABLE, widened, 0, scaled ? scale : nil, bias, 37, 41, &fromFloats) == 0)
             #expect(fromHalves.map(\.bitPattern) == fromFloats.map(\.bitPattern), "scaled: \(scaled)")
         }
         let input = (0..<37).map { Float($0 + 1) / 512 }, zeros = [Int32](repeating: 3, count: 37)
         let output = [Float](repeating: 1.0 / 64, count: 41), size = dedog_qpointwise_packed_size(37, 41)
         var a = [UInt8](repeating: 0, count: size), b = [UInt8](repeating: 1, count: size)
-        #expect(dedog_qpointwise_quantize_rows(halves, 1, scale, bias, 37, 41, input, zeros, output, nil, nil, nil, 1 << 30, &a)
-                == dedog_qpointwise_quantize_rows(widened, 0, scale, bias, 37, 41, input, zeros, output, nil, nil, nil, 1 << 30, &b))
+        #expect(dedog_qpointwise_quantize_rows(DEDOG_ISA_PORTABLE, halves, 1, scale, bias, 37, 41, input, zeros, output, nil, nil, nil, 1 << 30, &a)
+                == dedog_qpointwise_quantize_rows(DEDOG_ISA_PORTABLE, widened, 0, scale, bias, 37, 41, input, zeros, output, nil, nil, nil, 1 << 30, &b))
         #expect(a == b)
+    }
+
+    /// Packing and quantizing run in every build this CPU has (the AVX-512 ones gather and convert 16 outputs at a
+    /// time) and must give the portable build's bits: at shapes with partial panels and groups, at Lite2's widest
+    /// layer shape, and with rows the quantizer finds awkward (all zeros; a subnormal largest weight, whose scale's
+    /// inverse is infinite; weights exactly half a step from an integer).
+    @Test(arguments: [(37, 41), (1, 1), (5, 16), (1152, 192), (320, 1280)])
+    func everyBuildPacksAndQuantizesToThePortableBits(inputs: Int, outputs: Int) {
+        var random = SeededRandom(state: UInt64(inputs * 1000 + outputs))
+        var weight = random.floats(inputs * outputs, scale: 0.5)
+        if outputs > 2 {
+            for k in 0..<inputs { weight[k] = 0 }                                         // row 0: zeros
+            for k in 0..<inputs { weight[inputs + k] = k == 0 ? 1e-40 : 0 }               // row 1: a subnormal
+            for k in 0..<inputs { weight[2 * inputs + k] = Float(k % 9 - 4) / 8 + 1 / 254 }  // row 2: near halves
+        }
+        let bias = random.floats(outputs), scale = (0..<outputs).map { Double($0 % 7 + 1) / 3 }
+        var halves = [UInt16](repeating: 0, count: weight.count)
+        for (i, w) in weight.enumerated() { halves[i] = Float16(w).bitPattern }
+        let input = (0..<inputs).map { Float($0 % 5 + 1) / 128 }, zeros = (0..<inputs).map { Int32($0 % 3 * 40) }
+        let output = (0..<outputs).map { Float($0 % 4 + 1) / 32 }
+        let count = dedog_pointwise_packed_count(Int32(inputs), Int32(outputs)), size = dedog_qpointwise_packed_size(Int32(inputs), Int32(outputs))
+        let (i, o) = (Int32(inputs), Int32(outputs))
+        func all(_ isa: dedog_isa) -> (packs: [[UInt32]], bytes: [[UInt8]], fits: [Int32]) {
+            var packs: [[UInt32]] = [], bytes: [[UInt8]] = [], fits: [Int32] = []
+            var packed = [Float](repeating: .nan, count: count)
+            dedog_pointwise_pack(isa, weight, bias, i, o, &packed)
+            packs.append(packed.map(\.bitPattern))
+            var columns = [Float](repeating: .nan, count: dedog_pointwise_packed_count(o, i))
+            dedog_pointwise_pack_columns(isa, weight, nil, o, i, &columns)  // the same numbers as [o × i] columns
+            packs.append(columns.map(\.bitPattern))
+            for (stored, half) in [(UnsafeRawPointer(weight), Int32(0)), (UnsafeRawPointer(halves), 1)] {
+                for s in [scale, nil] {
+                    packed = [Float](repeating: .nan, count: count)
+                    #expect(dedog_pointwise_pack_stored(isa, stored, half, s, bias, i, o, &packed) == 0)
+                    packs.append(packed.map(\.bitPattern))
+                }
+                var q = [UInt8](repeating: 7, count: size)
+                fits.append(dedog_qpointwise_quantize_rows(isa, stored, half, scale, bias, i, o, input, zeros, output,
+                                                           nil, nil, nil, 1 << 30, &q))
+                bytes.append(q)
+            }
+            packed = [Float](repeating: .nan, count: count)
+            dedog_pointwise_pack(isa, weight, bias, i, o, &packed)
+            var q = [UInt8](repeating: 9, count: size)
+            fits.append(dedog_qpointwise_quantize(isa, packed, i, o, input, zeros, output, nil, nil, nil, 1 << 30, &q))
+            bytes.append(q)
+            return (packs, bytes, fits)
+        }
+        let portable = all(DEDOG_ISA_PORTABLE)
+        #expect(portable.fits.allSatisfy { $0 == 1 })
+        for isa in [DEDOG_ISA_AVX2, DEDOG_ISA_AVX512] where dedog_isa_supported(isa) != 0 {
+            let other = all(isa)
+            // Where each result first differs, not the arrays (tens of thousands of values).
+            for (n, (a, b)) in zip(other.packs, portable.packs).enumerated() where a != b {
+                Issue.record("isa \(isa.rawValue): packing \(n) differs first at float \(a.indices.first { a[$0] != b[$0] } ?? -1)")
+            }
+            for (n, (a, b)) in zip(other.bytes, portable.bytes).enumerated() where a != b {
+                Issue.record("isa \(isa.rawValue): quantizing \(n) differs first at byte \(a.indices.first { a[$0] != b[$0] } ?? -1)")
+            }
+            #expect(other.fits == portable.fits, "isa \(isa.rawValue)")
+        }
     }
 
     @Test func infinitiesAndNaNsAmongHalvesAreFound() {

@@ -30,18 +30,20 @@ int dedog_isa_supported(dedog_isa isa);
 size_t dedog_pointwise_packed_count(int inputs, int outputs);
 
 /// Packs `weight` ([outputs × inputs], row-major, as in the checkpoint) and `bias` ([outputs]) into `packed`.
-void dedog_pointwise_pack(const float *weight, const float *bias, int inputs, int outputs, float *packed);
+/// Every packing and quantizing function here gives the same bits with every `isa` (an unsupported one runs the
+/// portable build); the AVX-512 builds gather and convert 16 outputs at a time.
+void dedog_pointwise_pack(dedog_isa isa, const float *weight, const float *bias, int inputs, int outputs, float *packed);
 
 /// The same packing straight from a model file's tensor: `weight` holds floats, or IEEE halves when `half` (widened
 /// exactly, a panel at a time), and each output's weights are multiplied by `scale[output]` when `scale` is given
 /// (in double precision, then rounded once): BatchNorm folded in while packing. `bias` may be null (zeros).
 /// Returns −1 when out of memory (halves only), 0 otherwise.
-int dedog_pointwise_pack_stored(const void *weight, int half, const double *scale, const float *bias, int inputs,
+int dedog_pointwise_pack_stored(dedog_isa isa, const void *weight, int half, const double *scale, const float *bias, int inputs,
                                 int outputs, float *packed);
 
 /// The same packing from weights stored [inputs × outputs] (each output's weights a column), as a trainer's
 /// activations are when they play the weights' part in a gradient product.
-void dedog_pointwise_pack_columns(const float *weight, const float *bias, int inputs, int outputs, float *packed);
+void dedog_pointwise_pack_columns(dedog_isa isa, const float *weight, const float *bias, int inputs, int outputs, float *packed);
 
 /// What the pointwise kernel does after the sum: nothing, clamp to [0, 6], or add the residual tensor.
 typedef enum { DEDOG_LINEAR = 0, DEDOG_RELU6 = 1, DEDOG_ADD_RESIDUAL = 2 } dedog_epilogue;
@@ -115,7 +117,7 @@ void dedog_qpointwise_pack(const int8_t *weight, const int32_t *bias, const floa
 /// the input zero points folded in as in `dedog_qpointwise_pack`; its store scale s_w / output_scale[c], its
 /// zero point and residual encoding as given (each may be null). Returns 0 if some output's sums times its scale
 /// could pass 2^30 − 2^20 (the layer must not run in 8 bits), 1 otherwise.
-int dedog_qpointwise_quantize(const float *fpacked, int inputs, int outputs, const float *input_scale,
+int dedog_qpointwise_quantize(dedog_isa isa, const float *fpacked, int inputs, int outputs, const float *input_scale,
                               const int32_t *input_zero, const float *output_scale, const int32_t *out_zero,
                               const int32_t *residual_zero, const float *residual_scale, int bias_limit, void *packed);
 
@@ -123,7 +125,7 @@ int dedog_qpointwise_quantize(const float *fpacked, int inputs, int outputs, con
 /// `dedog_pointwise_pack_stored`), each output's weights times `scale[c]` and its bias `bias[c]` (BatchNorm folded
 /// as that function folds it): the same bytes, without the float layer (for a network that runs in 8 bits only).
 /// Returns −1 when out of memory.
-int dedog_qpointwise_quantize_rows(const void *weight, int half, const double *scale, const float *bias, int inputs,
+int dedog_qpointwise_quantize_rows(dedog_isa isa, const void *weight, int half, const double *scale, const float *bias, int inputs,
                                    int outputs, const float *input_scale, const int32_t *input_zero,
                                    const float *output_scale, const int32_t *out_zero, const int32_t *residual_zero,
                                    const float *residual_scale, int bias_limit, void *packed);

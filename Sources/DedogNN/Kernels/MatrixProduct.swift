@@ -8,7 +8,7 @@ public enum MatrixProduct {
                                        bias: UnsafePointer<Float>?, outputs n: Int, inner k: Int,
                                        kernels: KernelSet = .best) -> [Float] {
         let layer = PointwiseConvolution(inChannels: k, outChannels: n, clampsToSix: false) {
-            dedog_pointwise_pack(b, bias, Int32(k), Int32(n), $0)
+            dedog_pointwise_pack(kernels.isa, b, bias, Int32(k), Int32(n), $0)
         }
         return product(a, rows: m, layer, kernels: kernels)
     }
@@ -19,7 +19,7 @@ public enum MatrixProduct {
         var at = [Float](repeating: 0, count: m * k)
         for r in 0..<k { for c in 0..<m { at[c * k + r] = a[r * m + c] } }
         let layer = PointwiseConvolution(inChannels: k, outChannels: n, clampsToSix: false) {
-            dedog_pointwise_pack_columns(b, nil, Int32(k), Int32(n), $0)
+            dedog_pointwise_pack_columns(kernels.isa, b, nil, Int32(k), Int32(n), $0)
         }
         return at.withUnsafeBufferPointer { product($0.baseAddress!, rows: m, layer, kernels: kernels) }
     }

@@ -17,7 +17,7 @@ public struct PointwiseConvolution: Sendable {
                                 && bias.count == outChannels,
                                 "pointwise \(inChannels)→\(outChannels)", weights: weight.count, biases: bias.count)
         self.init(inChannels: inChannels, outChannels: outChannels, clampsToSix: clampsToSix) { packed in
-            dedog_pointwise_pack(weight, bias, Int32(inChannels), Int32(outChannels), packed)
+            dedog_pointwise_pack(KernelSet.best.isa, weight, bias, Int32(inChannels), Int32(outChannels), packed)
         }
     }
 
@@ -28,8 +28,8 @@ public struct PointwiseConvolution: Sendable {
         var status: Int32 = 0
         self.init(inChannels: inChannels, outChannels: outChannels, clampsToSix: clampsToSix) { packed in
             status = weight.withPointer { w in
-                if let scale { return dedog_pointwise_pack_stored(w, weight.half ? 1 : 0, scale, bias, Int32(inChannels), Int32(outChannels), packed) }
-                return dedog_pointwise_pack_stored(w, weight.half ? 1 : 0, nil, bias, Int32(inChannels), Int32(outChannels), packed)
+                if let scale { return dedog_pointwise_pack_stored(KernelSet.best.isa, w, weight.half ? 1 : 0, scale, bias, Int32(inChannels), Int32(outChannels), packed) }
+                return dedog_pointwise_pack_stored(KernelSet.best.isa, w, weight.half ? 1 : 0, nil, bias, Int32(inChannels), Int32(outChannels), packed)
             }
         }
         guard status == 0 else { throw .badInput(detail: "pointwise \(inChannels)→\(outChannels): out of memory while packing") }

@@ -119,12 +119,12 @@ public struct QuantizedPointwise: Sendable {
             switch layer {
             case let .packed(floats):
                 fits = floats.packed.withUnsafeBufferPointer { f in
-                    dedog_qpointwise_quantize(f.baseAddress!, inputs, outputs, inputScale, zeros, outputScale, outZero,
+                    dedog_qpointwise_quantize(KernelSet.best.isa, f.baseAddress!, inputs, outputs, inputScale, zeros, outputScale, outZero,
                                               residualZero, residualScale, 1 << 30, buffer.baseAddress!)
                 }
             case let .folded(rows):
                 fits = rows.weight.withPointer { w in
-                    dedog_qpointwise_quantize_rows(w, rows.weight.half ? 1 : 0, rows.scale, rows.bias, inputs, outputs,
+                    dedog_qpointwise_quantize_rows(KernelSet.best.isa, w, rows.weight.half ? 1 : 0, rows.scale, rows.bias, inputs, outputs,
                                                    inputScale, zeros, outputScale, outZero, residualZero, residualScale,
                                                    1 << 30, buffer.baseAddress!)
                 }
