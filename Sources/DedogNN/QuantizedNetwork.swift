@@ -126,9 +126,19 @@ struct QuantizedNetwork: Sendable {
     /// rounded half away from zero (as `dedog_qpointwise_quantize` does the pointwise layers).
     /// `minimumScale` coarsens the scale where a finer one would leave a bias too large for the sums.
     static func symmetric(_ row: ArraySlice<Float>, minimumScale: Float) -> (bytes: [Int8], scale: Float) {
+        var bytes = [Int8](repeating: 0, count: row.count)
+        let scale = row.withUnsafeBufferPointer { r in
+            bytes.withUnsafeMutableBufferPointer { symmetric(r, minimumScale: minimumScale, into: $0.baseAddress!) }
+        }
+        return (bytes, scale)
+    }
+
+    /// The same into `bytes` (`row.count` of them), returning the scale: no arrays made per row.
+    static func symmetric(_ row: UnsafeBufferPointer<Float>, minimumScale: Float, into bytes: UnsafeMutablePointer<Int8>) -> Float {
         let top = row.reduce(Float(0)) { max($0, abs($1)) }
         let scale = max(top > 0 ? top / 127 : 1, minimumScale)
-        return (row.map { Int8(max(-127, min(127, ($0 / scale).rounded()))) }, scale)
+        for (i, w) in row.enumerated() { bytes[i] = Int8(max(-127, min(127, (w / scale).rounded()))) }
+        return scale
     }
 
     /// A bias at the sums' scale, within ±`limit` (what the kernel takes).
@@ -168,16 +178,25 @@ struct QuantizedNetwork: Sendable {
         guard inputZeros.allSatisfy({ $0 == 0 }), outputZeros.allSatisfy({ $0 == 0 }) else {
             throw .badInput(detail: "8-bit depthwise: its input and output must be ReLU6 outputs, ranges from 0")
         }
-        var weight: [Int8] = [], bias: [Int32] = [], sumScales: [Float] = []
-        weight.reserveCapacity(c * taps)
-        for channel in 0..<c {
-            // A channel whose bias dwarfs its weights (BatchNorm folded into a filter near zero) gets a coarser weight
-            // scale, so that its bias stays within the 2^23 that keeps the float sums exact.
-            let fits = abs(layer.bias[channel]) / (inputScales[channel] * Float(QuantizedDepthwise.biasLimit / 2))
-            let (q, s) = symmetric((0..<taps).map { layer.tapWeights[$0 * c + channel] }[...], minimumScale: fits)
-            weight += q
-            sumScales.append(inputScales[channel] * s)
-            bias.append(integerBias(layer.bias[channel], scale: inputScales[channel] * s, limit: QuantizedDepthwise.biasLimit))
+        var weight = [Int8](repeating: 0, count: c * taps), bias: [Int32] = [], sumScales: [Float] = []
+        bias.reserveCapacity(c)
+        sumScales.reserveCapacity(c)
+        var row = [Float](repeating: 0, count: taps)
+        layer.tapWeights.withUnsafeBufferPointer { w in
+            row.withUnsafeMutableBufferPointer { r in
+                weight.withUnsafeMutableBufferPointer { q in
+                    for channel in 0..<c {
+                        for t in 0..<taps { r[t] = w[t * c + channel] }
+                        // A channel whose bias dwarfs its weights (BatchNorm folded into a filter near zero) gets a
+                        // coarser weight scale, so that its bias stays within the 2^23 that keeps the float sums exact.
+                        let fits = abs(layer.bias[channel]) / (inputScales[channel] * Float(QuantizedDepthwise.biasLimit / 2))
+                        let s = symmetric(UnsafeBufferPointer(r), minimumScale: fits, into: q.baseAddress! + channel * taps)
+                        sumScales.append(inputScales[channel] * s)
+                        bias.append(integerBias(layer.bias[channel], scale: inputScales[channel] * s,
+                                                limit: QuantizedDepthwise.biasLimit))
+                    }
+                }
+            }
         }
         guard case let (.bytes(zero, low, high), _) = store(.bytes(output, clampsToSix: true), channels: c) else {
             throw .badInput(detail: "8-bit depthwise: a byte store")

@@ -46,7 +46,7 @@ import DedogKernels
         var weight = random.floats(inputs * outputs, scale: 0.5)
         if outputs > 2 {
             for k in 0..<inputs { weight[k] = 0 }                                         // row 0: zeros
-            for k in 0..<inputs { weight[inputs + k] = k == 0 ? 1e-40 : 0 }               // row 1: a subnormal
+            for k in 0..<inputs { weight[inputs + k] = k == 0 ? Float.leastNormalMagnitude / 64 : 0 }  // row 1: subnormal
             for k in 0..<inputs { weight[2 * inputs + k] = Float(k % 9 - 4) / 8 + 1 / 254 }  // row 2: near halves
         }
         let bias = random.floats(outputs), scale = (0..<outputs).map { Double($0 % 7 + 1) / 3 }
@@ -64,7 +64,12 @@ import DedogKernels
             var columns = [Float](repeating: .nan, count: dedog_pointwise_packed_count(o, i))
             dedog_pointwise_pack_columns(isa, weight, nil, o, i, &columns)  // the same numbers as [o × i] columns
             packs.append(columns.map(\.bitPattern))
-            for (stored, half) in [(UnsafeRawPointer(weight), Int32(0)), (UnsafeRawPointer(halves), 1)] {
+            // The weights as a file stores them: floats, then halves.
+            let files = [weight.withUnsafeBytes { Array($0) }, halves.withUnsafeBytes { Array($0) }]
+            for (file, half) in zip(files, [Int32(0), 1]) {
+                let stored = UnsafeMutableRawPointer.allocate(byteCount: file.count, alignment: 16)
+                defer { stored.deallocate() }
+                stored.copyMemory(from: file, byteCount: file.count)
                 for s in [scale, nil] {
                     packed = [Float](repeating: .nan, count: count)
                     #expect(dedog_pointwise_pack_stored(isa, stored, half, s, bias, i, o, &packed) == 0)

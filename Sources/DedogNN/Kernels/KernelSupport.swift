@@ -60,7 +60,13 @@ enum KernelSupport {
 
     /// [rows × taps] (checkpoint order) → [taps × rows], so that a kernel reads one tap's weights for
     /// consecutive channels contiguously.
-    static func tapMajor(_ weight: [Float], rows: Int, taps: Int) -> [Float] {
-        (0..<(taps * rows)).map { i in weight[(i % rows) * taps + i / rows] }
+    static func tapMajor<T: BitwiseCopyable>(_ weight: [T], rows: Int, taps: Int) -> [T] {
+        // Callers have checked that `weight` holds rows × taps values.
+        [T](unsafeUninitializedCapacity: rows * taps) { out, initialized in
+            for t in 0..<taps {
+                for r in 0..<rows { (out.baseAddress! + (t * rows + r)).initialize(to: weight[r * taps + t]) }
+            }
+            initialized = rows * taps
+        }
     }
 }
