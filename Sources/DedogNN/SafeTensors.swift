@@ -54,13 +54,13 @@ public struct SafeTensors: Sendable {
         }
         let start = bytes.startIndex
         let headerData = bytes[(start + 8)..<(start + 8 + Int(headerLength))]
-        let json: Any
+        let json: JSONValue
         do {
-            json = try JSONSerialization.jsonObject(with: headerData)
+            json = try headerData.withUnsafeBytes { raw in Result { () throws(JSONError) in try JSONValue.parse(raw) } }.get()
         } catch {
-            throw bad("header is not JSON")
+            throw bad("header is not JSON (\(error))")
         }
-        guard let header = json as? [String: Any] else { throw bad("header is not a JSON object") }
+        guard case let .object(header) = json else { throw bad("header is not a JSON object") }
         data = bytes[(start + 8 + Int(headerLength))...]
         let dataCount = data.count
 
@@ -68,21 +68,23 @@ public struct SafeTensors: Sendable {
         var entries: [String: Entry] = [:]
         for (name, value) in header {
             if name == "__metadata__" {
-                guard let map = value as? [String: String] else { throw bad("__metadata__ must map strings to strings") }
-                metadata = map
+                guard case let .object(map) = value else { throw bad("__metadata__ must map strings to strings") }
+                for (key, entry) in map {
+                    guard case let .string(text) = entry else { throw bad("__metadata__ must map strings to strings") }
+                    metadata[key] = text
+                }
                 continue
             }
-            guard let info = value as? [String: Any],
-                  let dtype = info["dtype"] as? String,
-                  let shapeValues = info["shape"] as? [Any],
-                  let offsetValues = info["data_offsets"] as? [Any], offsetValues.count == 2 else {
+            guard case let .object(info) = value, case let .string(dtype)? = info["dtype"],
+                  case let .array(shapeValues)? = info["shape"], case let .array(offsetValues)? = info["data_offsets"],
+                  offsetValues.count == 2 else {
                 throw bad("tensor \"\(name)\" needs dtype, shape and two data_offsets")
             }
-            let shape = try shapeValues.map { (v: Any) throws(ModelError) -> Int in
-                guard let n = Self.integer(v), n >= 0, n <= Int(Int32.max) else { throw bad("tensor \"\(name)\" has an invalid shape") }
+            let shape = try shapeValues.map { (v: JSONValue) throws(ModelError) -> Int in
+                guard let n = v.integer, n >= 0, n <= Int(Int32.max) else { throw bad("tensor \"\(name)\" has an invalid shape") }
                 return n
             }
-            guard let begin = Self.integer(offsetValues[0]), let end = Self.integer(offsetValues[1]),
+            guard let begin = offsetValues[0].integer, let end = offsetValues[1].integer,
                   begin >= 0, begin <= end, end <= dataCount else {
                 throw bad("tensor \"\(name)\" has data_offsets outside the \(dataCount) data bytes")
             }
@@ -182,13 +184,6 @@ public struct SafeTensors: Sendable {
     private static let byteWidth: [String: Int] = [
         "F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4, "I16": 2, "I8": 1, "U8": 1, "BOOL": 1,
     ]
-
-    private static func integer(_ value: Any) -> Int? {
-        guard let number = value as? NSNumber else { return nil }
-        let d = number.doubleValue
-        guard d.rounded() == d, abs(d) < 9.0e15 else { return nil }
-        return number.intValue
-    }
 
     /// Writes `tensors` (float32, in the given order) and `metadata` as a safetensors file.
     public static func encode(_ tensors: [(name: String, shape: [Int], values: [Float])],
