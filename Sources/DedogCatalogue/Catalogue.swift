@@ -17,8 +17,10 @@ public struct Catalogue: Sendable {
     public let vocabulary: [String: [String: String]]
     private let byLabel: [String: Int]
     private let byID: [String: Int]
-    /// Each breed's names and aliases, folded once for search (see `TextKey`).
-    let searchKeys: [[SearchKey]]
+    /// Each breed's names and aliases, folded for search (see `TextKey`) on the first search: a quarter of the
+    /// catalogue's load, which listing and classifying do not need.
+    private let foldedNames: FoldedNames
+    var searchKeys: [[SearchKey]] { foldedNames.keys(for: breeds) }
 
     private struct File: Codable {
         var formatVersion: Int
@@ -98,7 +100,7 @@ public struct Catalogue: Sendable {
         sources = decoded.sources
         vocabulary = decoded.vocabulary ?? [:]
         breeds = decoded.breeds
-        searchKeys = decoded.breeds.map { $0.allNames.map(SearchKey.init) }
+        foldedNames = FoldedNames()
         self.byLabel = byLabel
         self.byID = byID
     }
@@ -150,5 +152,20 @@ public struct Catalogue: Sendable {
             let name = "\(type)"
             return name.hasPrefix("Array") ? "a list" : name.hasPrefix("Dictionary") ? "an object" : "an object"
         }
+    }
+}
+
+/// The breeds' names folded for search, made once, by the first search that needs them (from any thread).
+private final class FoldedNames: @unchecked Sendable {
+    private let lock = NSLock()
+    private var folded: [[SearchKey]]?
+
+    func keys(for breeds: [Breed]) -> [[SearchKey]] {
+        lock.lock()
+        defer { lock.unlock() }
+        if let folded { return folded }
+        let keys = breeds.map { $0.allNames.map(SearchKey.init) }
+        folded = keys
+        return keys
     }
 }
