@@ -9,7 +9,9 @@ public enum JSONValue: Sendable, Equatable {
     case object([String: JSONValue])
     case array([JSONValue])
     case string(String)
-    case number(Double)
+    /// A number as written (sign, digits, fraction, exponent), read as the type that asks for it (a `Float` from
+    /// its digits, not rounded through a `Double`).
+    case number(String)
     case bool(Bool)
     case null
 
@@ -30,15 +32,48 @@ public enum JSONValue: Sendable, Equatable {
         return try array.withUnsafeBytes { raw in Result { () throws(JSONError) in try parse(raw, maxDepth: maxDepth) } }.get()
     }
 
-    /// The value as an integer, if it is a number without a fraction whose magnitude doubles hold exactly.
+    /// The value as an integer, if it is a number without a fraction whose magnitude doubles hold exactly (as
+    /// `JSONSerialization` read safetensors offsets: 1e3 and 2.0 are integers).
     public var integer: Int? {
-        guard case let .number(d) = self, d.rounded() == d, abs(d) < 9.0e15 else { return nil }
+        guard case let .number(text) = self, let d = Double(text), d.rounded() == d, abs(d) < 9.0e15 else { return nil }
         return Int(d)
+    }
+
+    /// An integer written as one (digits, perhaps a minus), as `Codable` decoders read `Int`s.
+    public var int: Int? {
+        guard case let .number(text) = self else { return nil }
+        return Int(text)
+    }
+
+    /// A number as the nearest finite `Float` to its digits.
+    public var float: Float? {
+        guard case let .number(text) = self, let f = Float(text), f.isFinite else { return nil }
+        return f
     }
 
     public var string: String? {
         guard case let .string(s) = self else { return nil }
         return s
+    }
+
+    public var bool: Bool? {
+        guard case let .bool(b) = self else { return nil }
+        return b
+    }
+
+    public var array: [JSONValue]? {
+        guard case let .array(a) = self else { return nil }
+        return a
+    }
+
+    public var object: [String: JSONValue]? {
+        guard case let .object(o) = self else { return nil }
+        return o
+    }
+
+    public var isNull: Bool {
+        guard case .null = self else { return false }
+        return true
     }
 }
 
@@ -153,7 +188,8 @@ private struct Parser {
         return at - start
     }
 
-    mutating func number() throws(JSONError) -> Double {
+    /// A number's text, checked against the grammar and finite as a double.
+    mutating func number() throws(JSONError) -> String {
         let start = at
         if bytes[at] == UInt8(ascii: "-") { at += 1 }
         guard at < end else { throw fail("a number ends early") }
@@ -173,7 +209,7 @@ private struct Parser {
         }
         let text = String(decoding: UnsafeBufferPointer(start: bytes + start, count: at - start), as: UTF8.self)
         guard let value = Double(text), value.isFinite else { throw JSONError(offset: start, reason: "the number \(text) is out of range") }
-        return value
+        return text
     }
 
     /// A string, `at` on its opening quote.

@@ -346,18 +346,23 @@ extension ModelDescription {
             throw .invalidMetadata(file: file, detail: "no \"\(Self.metadataKey)\" entry in the safetensors metadata")
         }
         // A newer file is reported as newer, not as malformed: when the description does not decode, or decodes
-        // with a version this dedog does not know, its version decides the message. (One parse of the JSON when
-        // all is well: the description is a good part of a model's load.)
+        // with a version this dedog does not know, its version decides the message. When all is well the JSON is
+        // parsed once and read without `Codable` (see ModelDescription+Quick.swift); otherwise `Codable` says what
+        // is wrong.
         struct Version: Decodable { var formatVersion: Int }
         func unsupported() -> ModelError? {
             guard let version = try? JSONDecoder().decode(Version.self, from: Data(json.utf8)).formatVersion,
                   !(1...Self.currentVersion).contains(version) else { return nil }
             return .unsupportedVersion(file: file, version: version, supported: Self.currentVersion)
         }
-        do {
-            self = try JSONDecoder().decode(ModelDescription.self, from: Data(json.utf8))
-        } catch {
-            throw unsupported() ?? Self.decodingError(error, file: file)
+        if let quick = Self.quickly(json) {
+            self = quick
+        } else {
+            do {
+                self = try JSONDecoder().decode(ModelDescription.self, from: Data(json.utf8))
+            } catch {
+                throw unsupported() ?? Self.decodingError(error, file: file)
+            }
         }
         try validate(file: file)  // its first check: the version
     }

@@ -13,19 +13,21 @@ import DedogFiles
             case let a as [Any]: return .array(a.map(convert))
             case let s as String: return .string(s)
             case is NSNull: return .null
-            case let n as NSNumber: return .number(n.doubleValue)  // true and false too: see `numbered`
+            case let n as NSNumber: return .number("\(n.doubleValue)")  // true and false too: see `numbered`
             default: return .string("unexpected \(type(of: any))")
             }
         }
         return convert(try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed]))
     }
 
-    /// `value` with true and false as the numbers 1 and 0, as Foundation reads them on Linux.
+    /// `value` with its numbers as doubles print them, and true and false as the numbers 1 and 0, as Foundation
+    /// reads them on Linux.
     static func numbered(_ value: JSONValue) -> JSONValue {
         switch value {
         case let .object(o): .object(o.mapValues(numbered))
         case let .array(a): .array(a.map(numbered))
-        case let .bool(b): .number(b ? 1 : 0)
+        case let .bool(b): .number(b ? "1.0" : "0.0")
+        case let .number(text): .number("\((Double(text) ?? .nan) + 0)")  // -0 is 0, as Foundation reads it
         default: value
         }
     }
@@ -50,6 +52,8 @@ import DedogFiles
             return
         }
         #expect(shape.map(\.integer) == [3, 224, nil])
+        #expect(shape.map(\.int) == [3, nil, nil])
+        #expect(shape.map(\.float) == [3, 224, 1.5])
         #expect(o["name"]?.string == "kéy")
         #expect(o["yes"] == .bool(true) && o["no"] == .bool(false))
     }

@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+import DedogTestSupport
+@_spi(Testing) import DedogNN
+
+/// A load reads a model's description without `Codable` when it can (`ModelDescription.quickly`) and with it
+/// otherwise: the two must agree wherever the quick reading answers, and it must answer for every bundled model.
+@Suite struct ModelDescriptionQuickTests {
+    static let bundled = ["dedog-breeds", "dedog-breeds-fast", "efficientnet-lite0-imagenet", "efficientnet-lite1-imagenet",
+                          "efficientnet-lite2-imagenet"]
+
+    static func json(_ name: String) throws -> String {
+        let url = SharedData.packageRoot.appendingPathComponent("models/\(name).safetensors")
+        return try #require(SafeTensors(contentsOf: url).metadata[ModelDescription.metadataKey])
+    }
+
+    static func codable(_ json: String) -> ModelDescription? {
+        try? JSONDecoder().decode(ModelDescription.self, from: Data(json.utf8))
+    }
+
+    @Test(arguments: bundled)
+    func readsEveryBundledModelAsCodableDoes(_ name: String) throws {
+        let json = try Self.json(name)
+        let quick = try #require(ModelDescription.quickly(json), "\(name): the quick reading gave up")
+        // Compared, not printed: a description holds a thousand labels.
+        if quick != Self.codable(json) { Issue.record("\(name): the quick and Codable readings differ") }
+    }
+
+    /// The fast model's description altered one way at a time (JSON objects edited with `JSONSerialization`).
+    static let alterations: [(String, Bool, @Sendable (inout [String: Any]) -> Void)] = [
+        ("an unknown key", true, { $0["future"] = ["x": 1] }),
+        ("a float written as an integer", true, { d in edit(&d) { $0["batchNormEpsilon"] = 1 } }),
+        ("an optional field null", true, { $0["source"] = NSNull() }),
+        ("no decision", false, { $0["decision"] = nil }),
+        ("a required field null", false, { d in edit(&d) { $0["tensorPrefix"] = NSNull() } }),
+        ("a number as a string", false, { d in edit(&d) { $0["batchNormEpsilon"] = "0.001" } }),
+        ("an integer with a fraction", false, { d in edit(&d) { p in
+            var pre = p["preprocessing"] as! [String: Any]; pre["cropSize"] = 224.5; p["preprocessing"] = pre } }),
+        ("an unknown fit", false, { d in edit(&d) { p in
+            var pre = p["preprocessing"] as! [String: Any]; pre["fit"] = "zoom"; p["preprocessing"] = pre } }),
+        ("a label without isDog", false, { d in edit(&d) { p in
+            var head = p["breedHead"] as! [String: Any]; var labels = head["labels"] as! [[String: Any]]
+            labels[0]["isDog"] = nil; head["labels"] = labels; p["breedHead"] = head } }),
+        ("a range that is not a number", false, { d in edit(&d) { p in
+            var int8 = p["int8"] as! [String: Any]; var ranges = int8["ranges"] as! [String: Any]
+            ranges["stem"] = [0, "6"]; int8["ranges"] = ranges; p["int8"] = int8 } }),
+        ("format 1", false, { $0["formatVersion"] = 1 }),
+    ]
+
+    /// Applies `change` to the first backbone.
+    static func edit(_ d: inout [String: Any], _ change: (inout [String: Any]) -> Void) {
+        var backbones = d["backbones"] as! [[String: Any]]
+        change(&backbones[0])
+        d["backbones"] = backbones
+    }
+
+    @Test func agreesWithCodableWhereverItAnswers() throws {
+        let original = try JSONSerialization.jsonObject(with: Data(Self.json("dedog-breeds-fast").utf8)) as! [String: Any]
+        for (name, answers, change) in Self.alterations {
+            var d = original
+            change(&d)
+            let json = String(decoding: try JSONSerialization.data(withJSONObject: d), as: UTF8.self)
+            let quick = ModelDescription.quickly(json)
+            #expect((quick != nil) == answers, "\(name): the quick reading \(quick == nil ? "gave up" : "answered")")
+            if let quick, quick != Self.codable(json) { Issue.record("\(name): the quick and Codable readings differ") }
+        }
+    }
+}
