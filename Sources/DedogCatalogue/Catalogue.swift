@@ -66,9 +66,26 @@ public struct Catalogue: Sendable {
     }
 
     public init(_ data: Data, file: String) throws(CatalogueError) {
+        try self.init(data, file: file, quickly: true)
+    }
+
+    /// The catalogue in `data` read with `Codable` only (for tests of the quick reading).
+    @_spi(Testing) public static func decodedWithCodable(_ data: Data, file: String) throws(CatalogueError) -> Catalogue {
+        try Catalogue(data, file: file, quickly: false)
+    }
+
+    /// Whether the catalogue in `data` is read without `Codable` (Catalogue+Quick.swift).
+    @_spi(Testing) public static func readsQuickly(_ data: Data) -> Bool { data.withUnsafeBytes(quickly) != nil }
+
+    private init(_ data: Data, file: String, quickly: Bool) throws(CatalogueError) {
         let decoded: File
         do {
-            decoded = try JSONDecoder().decode(File.self, from: data)
+            if quickly, let quick = data.withUnsafeBytes(Self.quickly) {
+                decoded = File(formatVersion: quick.formatVersion, sources: quick.sources, vocabulary: quick.vocabulary,
+                               breeds: quick.breeds)
+            } else {
+                decoded = try JSONDecoder().decode(File.self, from: data)
+            }
         } catch let DecodingError.keyNotFound(key, context) {
             throw .invalid(file: file, path: Self.path(context.codingPath), detail: "\"\(key.stringValue)\" is missing")
         } catch let DecodingError.typeMismatch(type, context) {

@@ -34,46 +34,97 @@ public enum JSONValue: Sendable, Equatable {
 
     /// The value as an integer, if it is a number without a fraction whose magnitude doubles hold exactly (as
     /// `JSONSerialization` read safetensors offsets: 1e3 and 2.0 are integers).
+    @inlinable
     public var integer: Int? {
         guard case let .number(text) = self, let d = Double(text), d.rounded() == d, abs(d) < 9.0e15 else { return nil }
         return Int(d)
     }
 
     /// An integer written as one (digits, perhaps a minus), as `Codable` decoders read `Int`s.
+    @inlinable
     public var int: Int? {
         guard case let .number(text) = self else { return nil }
         return Int(text)
     }
 
     /// A number as the nearest finite `Float` to its digits.
+    @inlinable
     public var float: Float? {
         guard case let .number(text) = self, let f = Float(text), f.isFinite else { return nil }
         return f
     }
 
+    /// A number as the nearest `Double` to its digits.
+    @inlinable
+    public var double: Double? {
+        guard case let .number(text) = self else { return nil }
+        return Double(text)
+    }
+
+    @inlinable
     public var string: String? {
         guard case let .string(s) = self else { return nil }
         return s
     }
 
+    @inlinable
     public var bool: Bool? {
         guard case let .bool(b) = self else { return nil }
         return b
     }
 
+    @inlinable
     public var array: [JSONValue]? {
         guard case let .array(a) = self else { return nil }
         return a
     }
 
+    @inlinable
     public var object: [String: JSONValue]? {
         guard case let .object(o) = self else { return nil }
         return o
     }
 
+    @inlinable
     public var isNull: Bool {
         guard case .null = self else { return false }
         return true
+    }
+
+    // Reading typed values by hand, as `Codable` would read them (see DedogNN's ModelDescription+Quick.swift).
+
+    /// An array whose every element `read` reads; nil if it is not an array or one element does not read.
+    @inlinable
+    public func list<T>(_ read: (JSONValue) -> T?) -> [T]? {
+        guard case let .array(elements) = self else { return nil }
+        var result: [T] = []
+        result.reserveCapacity(elements.count)
+        for element in elements {
+            guard let value = read(element) else { return nil }
+            result.append(value)
+        }
+        return result
+    }
+
+    /// An object whose every value `read` reads, by key; nil if it is not an object or one value does not read.
+    @inlinable
+    public func map<T>(_ read: (JSONValue) -> T?) -> [String: T]? {
+        guard case let .object(members) = self else { return nil }
+        var result: [String: T] = [:]
+        result.reserveCapacity(members.count)
+        for (key, member) in members {
+            guard let value = read(member) else { return nil }
+            result[key] = value
+        }
+        return result
+    }
+
+    /// An optional field as `Codable` reads one: absent or null is `.some(nil)`; otherwise `read` of it, which is nil
+    /// (and so the whole reading fails) when `read` cannot read it.
+    @inlinable
+    public static func optional<T>(_ value: JSONValue?, _ read: (JSONValue) -> T?) -> T?? {
+        guard let value, !value.isNull else { return .some(nil) }
+        return read(value).map { .some($0) }
     }
 }
 
@@ -115,23 +166,26 @@ private struct Parser {
         case UInt8(ascii: "{"):
             guard depth < maxDepth else { throw fail("nested deeper than \(maxDepth)") }
             at += 1
-            var members: [String: JSONValue] = [:]
             if try next() == UInt8(ascii: "}") {
                 at += 1
-                return .object(members)
+                return .object([:])
             }
+            // The members first, then the dictionary at its final size (no growing on the way).
+            var pairs: [(key: String, value: JSONValue, at: Int)] = []
             while true {
                 guard try next() == UInt8(ascii: "\"") else { throw fail("expected a key") }
                 let keyAt = at
                 let key = try string()
                 guard try next() == UInt8(ascii: ":") else { throw fail("expected ':'") }
                 at += 1
-                let member = try value(depth: depth + 1)
-                guard members.updateValue(member, forKey: key) == nil else {
-                    throw JSONError(offset: keyAt, reason: "the key \"\(key)\" appears twice")
-                }
-                if try comma(closing: UInt8(ascii: "}")) { return .object(members) }
+                pairs.append((key, try value(depth: depth + 1), keyAt))
+                if try comma(closing: UInt8(ascii: "}")) { break }
             }
+            var members = [String: JSONValue](minimumCapacity: pairs.count)
+            for pair in pairs where members.updateValue(pair.value, forKey: pair.key) != nil {
+                throw JSONError(offset: pair.at, reason: "the key \"\(pair.key)\" appears twice")
+            }
+            return .object(members)
         case UInt8(ascii: "["):
             guard depth < maxDepth else { throw fail("nested deeper than \(maxDepth)") }
             at += 1
@@ -217,9 +271,11 @@ private struct Parser {
         at += 1
         var start = at
         var unescaped: [UInt8]? = nil  // made at the first escape
+        var bits: UInt8 = 0  // every byte or-ed: below 0x80, the string is ASCII and so valid UTF-8
         while true {
             guard at < end else { throw fail("a string ends early") }
             let c = bytes[at]
+            bits |= c
             if c == UInt8(ascii: "\"") { break }
             if c < 0x20 { throw fail("a control character in a string") }
             guard c == UInt8(ascii: "\\") else {
@@ -266,6 +322,8 @@ private struct Parser {
         if var unescaped {
             unescaped.append(contentsOf: raw)
             text = String(validating: unescaped, as: UTF8.self)
+        } else if bits < 0x80 {
+            text = String(decoding: raw, as: UTF8.self)  // ASCII: nothing to check (a tenth of a catalogue's reading)
         } else {
             text = String(validating: raw, as: UTF8.self)
         }

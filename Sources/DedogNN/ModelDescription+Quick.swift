@@ -18,13 +18,13 @@ extension ModelDescription {
 
     init?(quickly value: JSONValue) {
         guard let o = value.object, let version = o["formatVersion"]?.int, version >= 2,
-              let parts = o["backbones"]?.array?.map(BackboneDescription.init(quickly:)),
+              let backbones = o["backbones"]?.list(BackboneDescription.init(quickly:)),
               let decision = o["decision"].flatMap(DecisionThresholds.init(quickly:)),
-              let source = optional(o["source"], \.string), let combined = optional(o["combinedTemperature"], \.float),
-              let int8Combined = optional(o["int8CombinedTemperature"], \.float),
-              let training = optional(o["training"], { $0.object.flatMap { strings($0) } }),
-              let photos = optional(o["memory"], { $0.array.flatMap { all($0.map(ConfirmedPhoto.init(quickly:))) } }),
-              let backbones = all(parts) else { return nil }
+              let source = JSONValue.optional(o["source"], \.string),
+              let combined = JSONValue.optional(o["combinedTemperature"], \.float),
+              let int8Combined = JSONValue.optional(o["int8CombinedTemperature"], \.float),
+              let training = JSONValue.optional(o["training"], { $0.map(\.string) }),
+              let photos = JSONValue.optional(o["memory"], { $0.list(ConfirmedPhoto.init(quickly:)) }) else { return nil }
         self.init(formatVersion: version, source: source, backbones: backbones, decision: decision,
                   combinedTemperature: combined, int8CombinedTemperature: int8Combined, training: training,
                   confirmedPhotos: photos)
@@ -36,10 +36,10 @@ extension BackboneDescription {
         guard let o = value.object, let architecture = o["architecture"]?.string, let prefix = o["tensorPrefix"]?.string,
               let preprocessing = o["preprocessing"].flatMap(InputDescription.init(quickly:)),
               let epsilon = o["batchNormEpsilon"]?.float,
-              let imagenet = optional(o["imagenetHead"], HeadDescription.init(quickly:)),
-              let breed = optional(o["breedHead"], HeadDescription.init(quickly:)),
-              let mirror = optional(o["averagesMirror"], \.bool), let prototypes = optional(o["prototypes"], \.string),
-              let memory = optional(o["memory"], \.string), let ranges = optional(o["int8"], ActivationRanges.init(quickly:))
+              let imagenet = JSONValue.optional(o["imagenetHead"], HeadDescription.init(quickly:)),
+              let breed = JSONValue.optional(o["breedHead"], HeadDescription.init(quickly:)),
+              let mirror = JSONValue.optional(o["averagesMirror"], \.bool), let prototypes = JSONValue.optional(o["prototypes"], \.string),
+              let memory = JSONValue.optional(o["memory"], \.string), let ranges = JSONValue.optional(o["int8"], ActivationRanges.init(quickly:))
         else { return nil }
         self.init(architecture: architecture, tensorPrefix: prefix, preprocessing: preprocessing, batchNormEpsilon: epsilon,
                   imagenetHead: imagenet, breedHead: breed, averagesMirror: mirror, prototypes: prototypes,
@@ -50,9 +50,8 @@ extension BackboneDescription {
 extension InputDescription {
     init?(quickly value: JSONValue) {
         guard let o = value.object, let resize = o["resizeShorterSide"]?.int, let crop = o["cropSize"]?.int,
-              let mean = o["mean"]?.array.flatMap({ all($0.map(\.float)) }),
-              let std = o["std"]?.array.flatMap({ all($0.map(\.float)) }),
-              let fit = optional(o["fit"], { $0.string.flatMap(Fit.init(rawValue:)) }) else { return nil }
+              let mean = o["mean"]?.list(\.float), let std = o["std"]?.list(\.float),
+              let fit = JSONValue.optional(o["fit"], { $0.string.flatMap(Fit.init(rawValue:)) }) else { return nil }
         self.init(resizeShorterSide: resize, cropSize: crop, mean: mean, std: std, fit: fit ?? .crop)
     }
 }
@@ -60,8 +59,8 @@ extension InputDescription {
 extension HeadDescription {
     init?(quickly value: JSONValue) {
         guard let o = value.object, let weight = o["weight"]?.string, let bias = o["bias"]?.string,
-              let labels = o["labels"]?.array.flatMap({ all($0.map(Label.init(quickly:))) }),
-              let temperature = optional(o["temperature"], \.float) else { return nil }
+              let labels = o["labels"]?.list(Label.init(quickly:)),
+              let temperature = JSONValue.optional(o["temperature"], \.float) else { return nil }
         self.init(weight: weight, bias: bias, labels: labels, temperature: temperature)
     }
 }
@@ -69,8 +68,8 @@ extension HeadDescription {
 extension Label {
     init?(quickly value: JSONValue) {
         guard let o = value.object, let key = o["key"]?.string, let name = o["name"]?.string, let isDog = o["isDog"]?.bool,
-              let breed = optional(o["breed"], \.string),
-              let keys = optional(o["imagenetKeys"], { $0.array.flatMap { all($0.map(\.string)) } }) else { return nil }
+              let breed = JSONValue.optional(o["breed"], \.string),
+              let keys = JSONValue.optional(o["imagenetKeys"], { $0.list(\.string) }) else { return nil }
         self.init(key: key, name: name, isDog: isDog, breed: breed, imagenetKeys: keys)
     }
 }
@@ -78,8 +77,8 @@ extension Label {
 extension DecisionThresholds {
     init?(quickly value: JSONValue) {
         guard let o = value.object, let noDog = o["noDogBelow"]?.float, let unsure = o["unsureBelow"]?.float,
-              let margin = o["unsureMargin"]?.float, let other = optional(o["otherBreedBelow"], \.float),
-              let vote = optional(o["breedVote"], BreedVote.init(quickly:)) else { return nil }
+              let margin = o["unsureMargin"]?.float, let other = JSONValue.optional(o["otherBreedBelow"], \.float),
+              let vote = JSONValue.optional(o["breedVote"], BreedVote.init(quickly:)) else { return nil }
         self.init(noDogBelow: noDog, unsureBelow: unsure, unsureMargin: margin, otherBreedBelow: other, breedVote: vote)
     }
 }
@@ -103,39 +102,8 @@ extension ConfirmedPhoto {
 extension ActivationRanges {
     init?(quickly value: JSONValue) {
         guard let o = value.object, let photos = o["photos"]?.int, let method = o["method"]?.string,
-              let table = o["ranges"]?.object, let temperature = optional(o["breedTemperature"], \.float) else { return nil }
-        var ranges: [String: [Float]] = [:]
-        for (name, values) in table {
-            guard let numbers = values.array.flatMap({ all($0.map(\.float)) }) else { return nil }
-            ranges[name] = numbers
-        }
+              let ranges = o["ranges"]?.map({ $0.list(\.float) }),
+              let temperature = JSONValue.optional(o["breedTemperature"], \.float) else { return nil }
         self.init(photos: photos, method: method, ranges: ranges, breedTemperature: temperature)
     }
-}
-
-/// An optional field as `Codable` reads one: absent or null is `.some(nil)`; present, `read` of it, or nil (the
-/// whole quick reading fails) when `read` cannot.
-private func optional<T>(_ value: JSONValue?, _ read: (JSONValue) -> T?) -> T?? {
-    guard let value, !value.isNull else { return .some(nil) }
-    return read(value).map { .some($0) }
-}
-
-/// Every element, or nil if one is missing.
-private func all<T>(_ values: [T?]) -> [T]? {
-    var result: [T] = []
-    result.reserveCapacity(values.count)
-    for v in values {
-        guard let v else { return nil }
-        result.append(v)
-    }
-    return result
-}
-
-private func strings(_ object: [String: JSONValue]) -> [String: String]? {
-    var result: [String: String] = [:]
-    for (key, value) in object {
-        guard let s = value.string else { return nil }
-        result[key] = s
-    }
-    return result
 }
