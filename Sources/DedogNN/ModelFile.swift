@@ -86,10 +86,9 @@ public enum ModelFile {
         // packing their weights), each by a strict loader of its own; the first failure in file order is reported.
         enum Part { case network(EfficientNetLite), heads(BackboneHeads, rows: [Float]?) }
         let backbones = description.backbones
-        // Each backbone's 8-bit layers may be quantized side by side too, the cores shared among the backbones. Nested
-        // in this map, Dispatch runs that inner map serially; threads of parallelMap's own made Lite0's load 12 -> 9
-        // ms, but LeakSanitizer then reported the layers built on them as leaked in every dedog process, cause not
-        // found, so parallelMap stays on Dispatch.
+        // Each backbone's 8-bit layers are quantized side by side too, the cores shared among the backbones: inside
+        // this map, parallelMap's workers are Dispatch's global queue's and take layers as cores come free (the heads
+        // are done long before a network). More workers than cores only made two backbones' load slower.
         let cores = ProcessInfo.processInfo.activeProcessorCount, layerThreads = max(1, cores / backbones.count)
         // Jobs: every backbone's network first (the long ones, started at once), then every backbone's heads.
         let n = backbones.count
