@@ -3,30 +3,32 @@ import Foundation
 
 /// `body(i)` for i in 0..<count on up to `threads` threads, the results in order. The calling thread takes part and
 /// the other workers are Dispatch's global queue's; each takes the next index not yet taken, so that uneven jobs
-/// balance, and a worker that starts late (every core busy) finds nothing left and returns. Unlike
-/// `concurrentPerform`, which runs serially inside another `concurrentPerform`, this also spreads a map made inside a
-/// map (a model's backbones built side by side, each quantizing its layers side by side) over idle cores.
+/// balance. Unlike `concurrentPerform`, which runs serially inside another `concurrentPerform`, this also spreads a
+/// map made inside a map (a model's backbones built side by side, each quantizing its layers side by side) over
+/// cores that come free.
+/// The caller waits only for the workers that have started: one still waiting for a thread when the work runs out
+/// (every pool thread busy, perhaps waiting in a map of its own) is not waited for, and does nothing when it starts.
+/// Waiting for it made one process in six stall for a second until Dispatch added a thread.
 public func parallelMap<T: Sendable>(_ count: Int, threads: Int, _ body: @Sendable (Int) -> T) -> [T] {
     if threads <= 1 || count <= 1 { return (0..<count).map(body) }
     return withoutActuallyEscaping(body) { body in
         let work = ParallelWork<T>(count: count, body: body)
-        let group = DispatchGroup()
         for _ in 1..<min(threads, count) {
-            DispatchQueue.global().async(group: group) { work.run() }
+            DispatchQueue.global().async { work.run() }
         }
         work.run()
-        group.wait()
-        // Every worker has returned; the blocks Dispatch may still hold keep only `work`, now without `body`.
         return work.finish()
     }
 }
 
-/// `parallelMap`'s shared state: the next index, the results, and the body until the map is over.
+/// `parallelMap`'s shared state: the next index, the results, the workers inside, and the body until the map is over.
 private final class ParallelWork<T: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
+    private let condition = NSCondition()
     private var next = 0
     private var values: [T?]
     private var body: (@Sendable (Int) -> T)?
+    private var working = 0  // workers between their start and their end, the caller's included
+    private var closed = false  // the caller has finished: a worker starting now does nothing
 
     init(count: Int, body: @escaping @Sendable (Int) -> T) {
         values = Array(repeating: nil, count: count)
@@ -35,26 +37,32 @@ private final class ParallelWork<T: Sendable>: @unchecked Sendable {
 
     /// Takes indices until none is left.
     func run() {
-        while let (i, body) = claim() {
-            let value = body(i)
-            lock.lock()
-            values[i] = value
-            lock.unlock()
+        condition.lock()
+        guard !closed else {
+            condition.unlock()
+            return
         }
+        working += 1
+        while next < values.count, let body {
+            let i = next
+            next += 1
+            condition.unlock()
+            let value = body(i)
+            condition.lock()
+            values[i] = value
+        }
+        working -= 1
+        condition.broadcast()
+        condition.unlock()
     }
 
-    private func claim() -> (Int, @Sendable (Int) -> T)? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard next < values.count, let body else { return nil }
-        next += 1
-        return (next - 1, body)
-    }
-
-    /// Every result (each index was taken once and its value stored before `run` returned), and the body released.
+    /// Every result, once the workers inside have left (each index was taken once and its value stored before its
+    /// worker left); the body is released and later workers do nothing.
     func finish() -> [T] {
-        lock.lock()
-        defer { lock.unlock() }
+        condition.lock()
+        defer { condition.unlock() }
+        closed = true
+        while working > 0 { condition.wait() }
         body = nil
         return values.map { $0! }
     }

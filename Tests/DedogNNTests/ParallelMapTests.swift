@@ -1,0 +1,42 @@
+import Dispatch
+import Foundation
+import Testing
+@_spi(Testing) import DedogNN
+
+/// `parallelMap` gives every result in its place, from the calling thread and Dispatch's workers, also when it is
+/// called inside another map that holds every thread of Dispatch's pool.
+@Suite struct ParallelMapTests {
+    @Test func resultsAreInOrderWhateverTheThreads() {
+        for threads in [1, 2, 3, 8] {
+            #expect(parallelMap(100, threads: threads) { $0 * $0 } == (0..<100).map { $0 * $0 }, "threads \(threads)")
+        }
+        #expect(parallelMap(0, threads: 4) { $0 }.isEmpty)
+    }
+
+    /// Every pool thread runs a map of its own, whose extra worker cannot get a thread until the others are done.
+    /// The maps must not wait for workers that have not started: Dispatch adds a thread only after about a second,
+    /// and a map that waited for its late worker stalled one process in six that long. The bound is far above a
+    /// map's own time (microseconds) and below that second.
+    @Test func aMapInsideMapsThatHoldEveryThreadDoesNotWaitForLateWorkers() {
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        for _ in 0..<5 {
+            let start = DispatchTime.now()
+            let sums = UnsafeSendableSums(count: cores)
+            DispatchQueue.concurrentPerform(iterations: cores) { c in
+                sums.set(c, parallelMap(16, threads: 2) { $0 + c }.reduce(0, +))
+            }
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+            #expect(sums.all == (0..<cores).map { 120 + 16 * $0 })
+            #expect(seconds < 0.5, "\(seconds) s")
+        }
+    }
+}
+
+/// One slot per iteration, each written by its own iteration only.
+private final class UnsafeSendableSums: @unchecked Sendable {
+    private var values: [Int]
+    private let lock = NSLock()
+    init(count: Int) { values = Array(repeating: -1, count: count) }
+    func set(_ i: Int, _ v: Int) { lock.lock(); values[i] = v; lock.unlock() }
+    var all: [Int] { lock.lock(); defer { lock.unlock() }; return values }
+}
