@@ -64,7 +64,7 @@ public enum FileReader {
         // MAP_POPULATE maps every page at once (reading ahead what is not cached yet) instead of on first touch.
         let memory = mmap(nil, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, file.fd, 0)
         guard let memory, memory != MAP_FAILED else { throw .from(errno: errno) }
-        return Data(bytesNoCopy: memory, count: size, deallocator: .custom { pointer, count in _ = munmap(pointer, count) })
+        return Data(bytesNoCopy: memory, count: size, deallocator: .unmap)
     }
 
     /// The first `count` bytes (fewer if the file is shorter) of the regular file at `path`.

@@ -3,8 +3,8 @@ import Foundation
 import Testing
 @_spi(Testing) import DedogNN
 
-/// `parallelMap` gives every result in its place, from the calling thread and Dispatch's workers, also when it is
-/// called inside another map that holds every thread of Dispatch's pool.
+/// `parallelMap` gives every result in its place, also when it is called inside another map that holds every thread
+/// of Dispatch's pool.
 @Suite struct ParallelMapTests {
     @Test func resultsAreInOrderWhateverTheThreads() {
         for threads in [1, 2, 3, 8] {
@@ -13,10 +13,10 @@ import Testing
         #expect(parallelMap(0, threads: 4) { $0 }.isEmpty)
     }
 
-    /// Every pool thread runs a map of its own, whose extra worker cannot get a thread until the others are done.
-    /// The maps must not wait for workers that have not started: Dispatch adds a thread only after about a second,
-    /// and a map that waited for its late worker stalled one process in six that long. The bound is far above a
-    /// map's own time (microseconds) and below that second.
+    /// Every pool thread runs a map of its own, whose extra workers cannot get a thread until the others are done.
+    /// A map must not wait for workers that have not started: Dispatch adds a thread only after about a second, and
+    /// a version that waited for its late worker (ace1e48) stalled one process in six that long. The bound is far
+    /// above a map's own time (microseconds) and below that second.
     @Test func aMapInsideMapsThatHoldEveryThreadDoesNotWaitForLateWorkers() {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         for _ in 0..<5 {
