@@ -88,8 +88,8 @@ public enum ModelFile {
         let backbones = description.backbones
         // Each backbone's 8-bit layers may be quantized side by side too, the cores shared among the backbones. Nested
         // in this map, Dispatch runs that inner map serially. Workers of parallelMap's own (threads, or Dispatch's
-        // global queue) took Lite0's build from 7 to 5.7 ms, but LeakSanitizer then reported the layers built on them
-        // as leaked in every dedog process, cause not found, so parallelMap stays on concurrentPerform.
+        // global queue) took Lite0's build from 7 to 5.7 ms; they were reverted over a LeakSanitizer report of the
+        // layers' scale arrays that turned out to come with concurrentPerform too (README, Performance).
         let cores = ProcessInfo.processInfo.activeProcessorCount, layerThreads = max(1, cores / backbones.count)
         // Jobs: every backbone's network first (the long ones, started at once), then every backbone's heads.
         let n = backbones.count
