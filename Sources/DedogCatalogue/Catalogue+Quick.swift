@@ -8,14 +8,13 @@ import DedogFiles
 // `CatalogueQuickTests` checks that both read the bundled catalogue and altered ones alike.
 
 extension Catalogue {
-    /// The catalogue file's fields read the quick way; nil where that leaves the reading to `Codable`.
-    static func quickly(_ bytes: UnsafeRawBufferPointer) -> (formatVersion: Int, sources: [Source],
-                                                            vocabulary: [String: [String: String]]?, breeds: [Breed])? {
+    /// The catalogue file read the quick way; nil where that leaves the reading to `Codable`.
+    static func quickly(_ bytes: UnsafeRawBufferPointer) -> File? {
         guard let value = try? JSONValue.parse(bytes), let o = value.object, let version = o["formatVersion"]?.int,
               let sources = o["sources"]?.list(Source.init(quickly:)),
               let vocabulary = JSONValue.optional(o["vocabulary"], { $0.map { $0.map(\.string) } }),
               let breeds = o["breeds"]?.list(Breed.init(quickly:)) else { return nil }
-        return (version, sources, vocabulary, breeds)
+        return File(formatVersion: version, sources: sources, vocabulary: vocabulary, breeds: breeds)
     }
 }
 

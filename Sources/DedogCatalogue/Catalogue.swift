@@ -22,7 +22,8 @@ public struct Catalogue: Sendable {
     private let foldedNames: FoldedNames
     var searchKeys: [[SearchKey]] { foldedNames.keys(for: breeds) }
 
-    private struct File: Codable {
+    /// The file as stored (read by `Codable`, or by `quickly`).
+    struct File: Codable {
         var formatVersion: Int
         var sources: [Source]
         var vocabulary: [String: [String: String]]?  // optional so that a version-1 file gets the version message
@@ -81,8 +82,7 @@ public struct Catalogue: Sendable {
         let decoded: File
         do {
             if quickly, let quick = data.withUnsafeBytes(Self.quickly) {
-                decoded = File(formatVersion: quick.formatVersion, sources: quick.sources, vocabulary: quick.vocabulary,
-                               breeds: quick.breeds)
+                decoded = quick
             } else {
                 decoded = try JSONDecoder().decode(File.self, from: data)
             }
