@@ -98,7 +98,7 @@ enum JSONResponse {
         return make(status, data: data, headers: headers)
     }
 
-    static func make(_ status: HTTPResponse.Status = .ok, data: Data, headers: HTTPFields = [:]) -> Response {
+    static func make(_ status: HTTPResponse.Status = .ok, data: some Sequence<UInt8>, headers: HTTPFields = [:]) -> Response {
         var headers = headers
         headers[.contentType] = "application/json; charset=utf-8"
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))

@@ -27,7 +27,7 @@ public final class DedogService: Sendable {
     private let warm = Atomic<Bool>(false)
     /// The catalogue ids of the breeds the loaded model can name.
     private let recognised: Set<String>
-    private let openAPI: Data
+    private let openAPI: [UInt8]
 
     /// Every route the API answers, as its OpenAPI document lists them; the router is built from this table.
     public static let routes: [(method: HTTPRequest.Method, path: String)] = [

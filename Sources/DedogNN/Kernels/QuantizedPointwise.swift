@@ -16,8 +16,6 @@ public struct QuantizedPointwise: Sendable {
         /// sum · scale[c] as a float, clamped to 0…6 when `clampsToSix`.
         case floats(clampsToSix: Bool)
 
-        var isBytes: Bool { if case .floats = self { false } else { true } }
-
         /// Whether every zero point and clamp is a byte, every residual scale finite, and there is one of each per
         /// output or one for all.
         func fits(outputs: Int) -> Bool {
@@ -51,7 +49,11 @@ public struct QuantizedPointwise: Sendable {
 
     public let inChannels: Int
     public let outChannels: Int
-    public let store: Store
+    /// What the kernel is told of the store at each call. Its zero points and residual encodings are in `packed`'s
+    /// panel headers, and the layer keeps no `Store`: Swift keeps that enum's case in spare bits of the residual
+    /// scales' array pointer, which LeakSanitizer does not follow, so every model alive at a process's exit had
+    /// those arrays reported as leaked.
+    private let storeKind: StoreKind
     /// `dedog_qpointwise_pack`'s layout: per panel of 16 outputs, the header (biases, scales, zero points, the
     /// residual's encoding), then weight bytes.
     let packed: [UInt8]
@@ -84,7 +86,7 @@ public struct QuantizedPointwise: Sendable {
         }
         self.inChannels = inChannels
         self.outChannels = outChannels
-        self.store = store
+        storeKind = StoreKind(store)
         let zeros = (inputZero.count == inChannels ? inputZero : Array(repeating: inputZero[0], count: inChannels)).map(Int32.init)
         let (outZero, residualZero, residualScale) = store.encodings(outputs: outChannels)
         let count = dedog_qpointwise_packed_size(Int32(inChannels), Int32(outChannels))
@@ -109,7 +111,7 @@ public struct QuantizedPointwise: Sendable {
         }
         inChannels = layer.inChannels
         outChannels = layer.outChannels
-        self.store = store
+        storeKind = StoreKind(store)
         let (outZero, residualZero, residualScale) = store.encodings(outputs: outChannels)
         let count = dedog_qpointwise_packed_size(Int32(inChannels), Int32(outChannels))
         let zeros = inputZero.map(Int32.init)
@@ -143,10 +145,10 @@ public struct QuantizedPointwise: Sendable {
     /// exactly when the store adds one) and the result are [pixels × outChannels].
     public func callAsFunction(_ input: [UInt8], pixels: Int, residual: [UInt8]? = nil, threads: Int = 1,
                                kernels: KernelSet = .best) throws(ModelError) -> [UInt8] {
-        let adds = if case .bytesAddingResidual = store { true } else { false }
-        guard store.isBytes, adds == (residual != nil), residual.map({ $0.count == outChannels * pixels }) ?? true else {
-            throw .badInput(detail: "8-bit pointwise: store \(store) with \(residual?.count ?? 0) residual bytes "
-                            + "for \(pixels) pixels of \(outChannels)")
+        let adds = storeKind.kind == DEDOG_Q_U8_ADD
+        guard storeKind.isBytes, adds == (residual != nil), residual.map({ $0.count == outChannels * pixels }) ?? true else {
+            throw .badInput(detail: "8-bit pointwise: a store \(adds ? "adding" : "without") a residual, given "
+                            + "\(residual?.count ?? 0) residual bytes for \(pixels) pixels of \(outChannels)")
         }
         return try KernelSupport.callBytes(input, expecting: inChannels * pixels, kernel: "8-bit pointwise",
                                            outputCount: outChannels * pixels) { x, y in
@@ -161,7 +163,7 @@ public struct QuantizedPointwise: Sendable {
 
     /// Safe entry point for the float store: [pixels × inChannels] bytes in, [pixels × outChannels] floats out.
     public func floats(_ input: [UInt8], pixels: Int, threads: Int = 1, kernels: KernelSet = .best) throws(ModelError) -> [Float] {
-        guard !store.isBytes else { throw .badInput(detail: "8-bit pointwise: store \(store) makes bytes, not floats") }
+        guard !storeKind.isBytes else { throw .badInput(detail: "8-bit pointwise: this layer stores bytes, not floats") }
         return try KernelSupport.call(input, expecting: inChannels * pixels, kernel: "8-bit pointwise",
                                       outputCount: outChannels * pixels) { x, y in
             run(x, UnsafeMutableRawPointer(y), pixels: pixels, parallel: Parallel(threads: threads, kernels: kernels))
@@ -174,7 +176,7 @@ public struct QuantizedPointwise: Sendable {
         let src = SharedPointer(UnsafeMutablePointer(mutating: input))
         let dst = SharedPointer(output.assumingMemoryBound(to: UInt8.self))
         let res = residual.map { SharedPointer(UnsafeMutablePointer(mutating: $0)) }
-        let elementSize = store.isBytes ? 1 : MemoryLayout<Float>.stride
+        let elementSize = storeKind.isBytes ? 1 : MemoryLayout<Float>.stride
         let cin = inChannels, cout = outChannels, kernels = parallel.kernels
         parallel.pointwise(pixels: pixels, panels: panelCount) { rows, panels in
             runRows(src.base + rows.lowerBound * cin,
@@ -198,19 +200,29 @@ public struct QuantizedPointwise: Sendable {
         args.out = output
         args.out_stride = outChannels
         args.residual = residual
-        switch store {
-        case let .bytes(_, low, high):
-            (args.store, args.out_min, args.out_max) = (DEDOG_Q_U8, Int32(low), Int32(high))
-        case let .bytesAddingResidual(_, low, high, _, _):
-            (args.store, args.out_min, args.out_max) = (DEDOG_Q_U8_ADD, Int32(low), Int32(high))
-        case let .floats(clampsToSix):
-            (args.store, args.relu6) = (DEDOG_Q_F32, clampsToSix ? 1 : 0)
-        }
+        (args.store, args.out_min, args.out_max, args.relu6) = (storeKind.kind, storeKind.low, storeKind.high, storeKind.relu6)
         packed.withUnsafeBytes { w in
             args.packed = w.baseAddress!
             dedog_qpointwise(kernels.isa, &args)
         }
     }
+}
+
+/// A `QuantizedPointwise.Store` as the kernel's arguments take it: the kind of store and its clamps.
+private struct StoreKind: Sendable {
+    let kind: dedog_qstore
+    let low: Int32, high: Int32
+    let relu6: Int32
+
+    init(_ store: QuantizedPointwise.Store) {
+        switch store {
+        case let .bytes(_, low, high): (kind, self.low, self.high, relu6) = (DEDOG_Q_U8, Int32(low), Int32(high), 0)
+        case let .bytesAddingResidual(_, low, high, _, _): (kind, self.low, self.high, relu6) = (DEDOG_Q_U8_ADD, Int32(low), Int32(high), 0)
+        case let .floats(clampsToSix): (kind, low, high, relu6) = (DEDOG_Q_F32, 0, 0, clampsToSix ? 1 : 0)
+        }
+    }
+
+    var isBytes: Bool { kind != DEDOG_Q_F32 }
 }
 
 /// A 1×1 convolution's float weights, whichever form they are at hand in: a float layer (packed, BatchNorm
