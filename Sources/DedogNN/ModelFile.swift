@@ -86,10 +86,9 @@ public enum ModelFile {
         // packing their weights), each by a strict loader of its own; the first failure in file order is reported.
         enum Part { case network(EfficientNetLite), heads(BackboneHeads, rows: [Float]?) }
         let backbones = description.backbones
-        // Each backbone's 8-bit layers may be quantized side by side too, the cores shared among the backbones. Nested
-        // in this map, Dispatch runs that inner map serially. Workers of parallelMap's own (threads, or Dispatch's
-        // global queue) took Lite0's build from 7 to 5.7 ms; they were reverted over a LeakSanitizer report of the
-        // layers' scale arrays that turned out to come with concurrentPerform too (README, Performance).
+        // Each backbone's 8-bit layers are quantized side by side too, the cores shared among the backbones: inside
+        // this map, parallelMap's workers are Dispatch's global queue's and take layers as cores come free (the heads
+        // are done long before a network). More workers than cores only made two backbones' load slower.
         let cores = ProcessInfo.processInfo.activeProcessorCount, layerThreads = max(1, cores / backbones.count)
         // Jobs: every backbone's network first (the long ones, started at once), then every backbone's heads.
         let n = backbones.count

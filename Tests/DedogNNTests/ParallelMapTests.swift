@@ -3,8 +3,8 @@ import Foundation
 import Testing
 @_spi(Testing) import DedogNN
 
-/// `parallelMap` gives every result in its place, also when it is called inside another map that holds every thread
-/// of Dispatch's pool.
+/// `parallelMap` gives every result in its place, from the calling thread and Dispatch's workers, also when it is
+/// called inside another map that holds every thread of Dispatch's pool.
 @Suite struct ParallelMapTests {
     @Test func resultsAreInOrderWhateverTheThreads() {
         for threads in [1, 2, 3, 8] {
