@@ -15,6 +15,7 @@ public enum Resampler {
               regionHeight >= 0, left + regionWidth <= width, top + regionHeight <= height else {
             throw .invalidArgument(detail: "a \(regionWidth)×\(regionHeight) window at (\(left), \(top)) of a \(image.width)×\(image.height) image resized to \(width)×\(height)")
         }
+        if regionWidth == 0 || regionHeight == 0 { return RGBImage(checked: regionWidth, regionHeight, []) }
         let horizontal = Weights(inSize: image.width, outSize: width, first: left, count: regionWidth)
         let vertical = Weights(inSize: image.height, outSize: height, first: top, count: regionHeight)
         // Rows of the source that the vertical pass reads.
@@ -29,12 +30,12 @@ public enum Resampler {
                         let srcRow = y * image.width * 3
                         let dstRow = (y - rowStart) * regionWidth * 3
                         for x in 0..<regionWidth {
-                            let s = start[x], n = length[x], k = x * horizontal.stride
+                            let n = length[x], taps = coefficients.baseAddress! + x * horizontal.stride
+                            let px = src.baseAddress! + srcRow + start[x] * 3
                             var r = Weights.half, g = Weights.half, b = Weights.half
                             for i in 0..<n {
-                                let w = coefficients[k + i]
-                                let p = srcRow + (s + i) * 3
-                                r += Int32(src[p]) * w; g += Int32(src[p + 1]) * w; b += Int32(src[p + 2]) * w
+                                let w = taps[i], p = px + i &* 3
+                                r &+= Int32(p[0]) &* w; g &+= Int32(p[1]) &* w; b &+= Int32(p[2]) &* w
                             }
                             dst[dstRow + x * 3] = Weights.clip(r)
                             dst[dstRow + x * 3 + 1] = Weights.clip(g)
@@ -47,17 +48,21 @@ public enum Resampler {
 
         var out = [UInt8](repeating: 0, count: regionWidth * regionHeight * 3)
         let rowBytes = regionWidth * 3
+        // A row of sums at a time, a source row added to all of them per tap: the inner loop runs along the row.
+        var sums = [Int32](repeating: 0, count: rowBytes)
         middle.withUnsafeBufferPointer { src in
             out.withUnsafeMutableBufferPointer { dst in
-                vertical.withBuffers { start, length, coefficients in
-                    for y in 0..<regionHeight {
-                        let s = start[y] - rowStart, n = length[y], k = y * vertical.stride
-                        for c in 0..<rowBytes {
-                            var acc = Weights.half
+                sums.withUnsafeMutableBufferPointer { acc in
+                    vertical.withBuffers { start, length, coefficients in
+                        for y in 0..<regionHeight {
+                            let s = start[y] - rowStart, n = length[y], k = y * vertical.stride
+                            let sums = acc.baseAddress!, line = dst.baseAddress! + y * rowBytes
+                            for c in 0..<rowBytes { sums[c] = Weights.half }
                             for i in 0..<n {
-                                acc += Int32(src[(s + i) * rowBytes + c]) * coefficients[k + i]
+                                let w = coefficients[k + i], row = src.baseAddress! + (s + i) * rowBytes
+                                for c in 0..<rowBytes { sums[c] &+= Int32(row[c]) &* w }
                             }
-                            dst[y * rowBytes + c] = Weights.clip(acc)
+                            for c in 0..<rowBytes { line[c] = Weights.clip(sums[c]) }
                         }
                     }
                 }
@@ -68,6 +73,8 @@ public enum Resampler {
 }
 
 /// Per output pixel: the first source pixel, how many follow, and their fixed-point weights.
+/// The weights are never negative (a triangle) and each pixel's add up to 2^22 give or take their rounding, so a
+/// sum of bytes times weights stays under 2^31: the passes add and multiply without overflow checks.
 private struct Weights {
     static let precisionBits: Int32 = 32 - 8 - 2
     static let half: Int32 = 1 << (precisionBits - 1)

@@ -38,6 +38,55 @@ import DedogImage
         #expect(try p.tensor(image, mirrored: true) == p.tensor(image.mirrored()))
     }
 
+    /// The resampler against a plain implementation of the same arithmetic (Pillow's bilinear filter, 22-bit
+    /// weights, each pass rounded to bytes), written for clarity in 64-bit integers: the same bytes, for up- and
+    /// downscaling by many factors, windows included.
+    @Test(arguments: [(37, 23, 20, 11), (37, 23, 50, 31), (640, 480, 341, 256), (301, 300, 256, 256),
+                      (1001, 250, 260, 65), (224, 224, 292, 292), (4000, 30, 256, 7), (5, 3, 40, 17)])
+    func resamplerMatchesAPlainImplementation(_ sizes: (Int, Int, Int, Int)) throws {
+        let (w, h, outW, outH) = sizes
+        var pixels = [UInt8](repeating: 0, count: w * h * 3)
+        var state = UInt32(w * 31 + h)
+        for i in pixels.indices { state = state &* 1664525 &+ 1013904223; pixels[i] = UInt8(state >> 24) }
+        // Extremes too: runs of black and white, where a sum overflowing or a clamp off by one would show.
+        for i in stride(from: 0, to: pixels.count, by: 97) { pixels[i] = i % 2 == 0 ? 255 : 0 }
+        let image = try RGBImage(width: w, height: h, pixels: pixels)
+        #expect(try Resampler.resized(image, width: outW, height: outH).pixels == Self.plainResize(pixels, w, h, outW, outH))
+        let window = try Resampler.resizedRegion(image, width: outW, height: outH, left: outW / 3, top: outH / 4,
+                                                 regionWidth: outW / 2, regionHeight: outH / 2)
+        #expect(try window == RGBImage(width: outW, height: outH, pixels: Self.plainResize(pixels, w, h, outW, outH))
+            .cropped(left: outW / 3, top: outH / 4, width: outW / 2, height: outH / 2))
+    }
+
+    /// Pillow's `ImagingResample` for RGB bytes and the bilinear filter, one pass per axis.
+    static func plainResize(_ pixels: [UInt8], _ w: Int, _ h: Int, _ outW: Int, _ outH: Int) -> [UInt8] {
+        func weights(_ inSize: Int, _ outSize: Int) -> [(start: Int, taps: [Int64])] {
+            let scale = Double(inSize) / Double(outSize), filterScale = max(scale, 1), support = filterScale
+            return (0..<outSize).map { o in
+                let center = (Double(o) + 0.5) * scale
+                let lo = max(Int(center - support + 0.5), 0), hi = min(Int(center + support + 0.5), inSize)
+                let k = (lo..<hi).map { i in max(0, 1 - abs((Double(i) - center + 0.5) / filterScale)) }
+                let total = k.reduce(0, +)
+                return (lo, k.map { Int64(((total != 0 ? $0 / total : 0) * Double(1 << 22) + 0.5).rounded(.towardZero)) })
+            }
+        }
+        func clip(_ v: Int64) -> UInt8 { UInt8(max(0, min(255, v >> 22))) }
+        let across = weights(w, outW), down = weights(h, outH)
+        var middle = [UInt8](repeating: 0, count: outW * h * 3)
+        for y in 0..<h { for x in 0..<outW { for c in 0..<3 {
+            let (start, taps) = across[x]
+            let sum = taps.indices.reduce(Int64(1 << 21)) { $0 + Int64(pixels[(y * w + start + $1) * 3 + c]) * taps[$1] }
+            middle[(y * outW + x) * 3 + c] = clip(sum)
+        } } }
+        var out = [UInt8](repeating: 0, count: outW * outH * 3)
+        for y in 0..<outH { for x in 0..<outW { for c in 0..<3 {
+            let (start, taps) = down[y]
+            let sum = taps.indices.reduce(Int64(1 << 21)) { $0 + Int64(middle[((start + $1) * outW + x) * 3 + c]) * taps[$1] }
+            out[(y * outW + x) * 3 + c] = clip(sum)
+        } } }
+        return out
+    }
+
     @Test func downscalingAveragesInsteadOfAliasing() throws {
         // A one-pixel checkerboard shrunk 4× must come out flat grey, not a moiré of black and white.
         var pixels = [UInt8](repeating: 0, count: 64 * 64 * 3)
