@@ -56,13 +56,13 @@ public enum Resampler {
                     vertical.withBuffers { start, length, coefficients in
                         for y in 0..<regionHeight {
                             let s = start[y] - rowStart, n = length[y], k = y * vertical.stride
-                            let sums = acc.baseAddress!, line = dst.baseAddress! + y * rowBytes
-                            for c in 0..<rowBytes { sums[c] = Weights.half }
+                            let line = dst.baseAddress! + y * rowBytes
+                            acc.update(repeating: Weights.half)
                             for i in 0..<n {
                                 let w = coefficients[k + i], row = src.baseAddress! + (s + i) * rowBytes
-                                for c in 0..<rowBytes { sums[c] &+= Int32(row[c]) &* w }
+                                for c in 0..<rowBytes { acc[c] &+= Int32(row[c]) &* w }
                             }
-                            for c in 0..<rowBytes { line[c] = Weights.clip(sums[c]) }
+                            for c in 0..<rowBytes { line[c] = Weights.clip(acc[c]) }
                         }
                     }
                 }
