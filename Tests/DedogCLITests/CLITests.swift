@@ -172,7 +172,7 @@ struct CLI {
     @Test func kernelSetFromTheEnvironment() throws {
         let photo = ["classify", "datasets/samples/beagle.jpg"]
         let forced = try CLI.run(photo, environment: ["DEDOG_KERNELS": "portable"])
-        #expect(forced.status == 0)
+        #expect(forced.status == 0, "\(forced.stderr)")
         #expect(forced.stdout.hasPrefix("datasets/samples/beagle.jpg: Beagle"))
         let wrong = try CLI.run(photo, environment: ["DEDOG_KERNELS": "sse9"])
         #expect(wrong.status == 2)
