@@ -239,6 +239,15 @@ void dedog_pointwise_pack_columns(dedog_isa isa, const float *weight, const floa
     pack(isa, weight, 0, bias, inputs, outputs, (size_t)outputs, 1, packed);
 }
 
+void dedog_linear(dedog_isa isa, const dedog_linear_args *args) {
+#if defined(__x86_64__)
+    if (isa == DEDOG_ISA_AVX512 && dedog_isa_supported(isa)) { avx512_linear(args); return; }
+    if (isa == DEDOG_ISA_AVX2 && dedog_isa_supported(isa)) { avx2_linear(args); return; }
+#endif
+    (void)isa;
+    portable_linear(args);
+}
+
 void dedog_stem_patches(const float *in, int channels, int height, int width, int kernel, int stride,
                         int pad_top, int pad_left, int row, int out_width, float *patches) {
     const int taps = channels * kernel * kernel;

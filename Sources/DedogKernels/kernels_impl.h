@@ -7,7 +7,7 @@
 //   PX1, PX2        output pixels per depthwise step at stride 1 and 2, sharing loads of weights and inputs
 //   KFUSED          1 where the instruction set has fused multiply-add
 // and includes it, which undefines them again. Nothing here is visible outside the translation unit but
-// KFN(pointwise) and KFN(depthwise).
+// KFN(pointwise), KFN(depthwise) and KFN(linear).
 
 #define NV (DEDOG_PANEL / VW)  // vectors per panel
 
@@ -246,6 +246,49 @@ KTARGET void KFN(depthwise)(const dedog_depthwise_args *g) {
     else if (g->kernel == 5 && g->stride == 2) KFN(depthwise_rows)(g, 5, 2, PX2);
     else KFN(depthwise_rows)(g, g->kernel, g->stride, 0);
 }
+
+/// `dedog_linear`: each output's weight row is read once (halves widened a piece at a time into `widened`, which
+/// stays in cache) and dotted with up to LINEAR_ROWS input rows at a time, one vector of partial sums per row.
+#define LINEAR_ROWS 4
+#define LINEAR_PIECE 512
+KTARGET void KFN(linear)(const dedog_linear_args *g) {
+    float widened[LINEAR_PIECE] __attribute__((aligned(64)));
+    const int n = g->inputs;
+    for (int o = g->first_output; o < g->end_output; o++) {
+        for (int r = 0; r < g->rows; r++) g->out[(size_t)r * g->out_stride + o] = g->bias ? g->bias[o] : 0;
+        for (int k0 = 0; k0 < n; k0 += LINEAR_PIECE) {
+            const int len = n - k0 < LINEAR_PIECE ? n - k0 : LINEAR_PIECE;
+            const size_t at = (size_t)o * (size_t)n + (size_t)k0;
+            const float *w = (const float *)g->weight + at;
+            if (g->half) {
+                dedog_f16_to_f32((const uint16_t *)g->weight + at, widened, (size_t)len);
+                w = widened;
+            }
+            for (int r0 = 0; r0 < g->rows; r0 += LINEAR_ROWS) {
+                const int rows = g->rows - r0 < LINEAR_ROWS ? g->rows - r0 : LINEAR_ROWS;
+                const float *x[LINEAR_ROWS];
+                V acc[LINEAR_ROWS];
+                for (int r = 0; r < LINEAR_ROWS; r++) {
+                    x[r] = g->in + (size_t)(r0 + (r < rows ? r : 0)) * g->in_stride + k0;
+                    acc[r] = (V){0};
+                }
+                int k = 0;
+                for (; k + VW <= len; k += VW) {
+                    const V wv = KFN(load)(w + k);
+                    for (int r = 0; r < LINEAR_ROWS; r++) acc[r] = KFN(fma)(KFN(load)(x[r] + k), wv, acc[r]);
+                }
+                for (int r = 0; r < rows; r++) {
+                    float sum = 0;
+                    for (int l = 0; l < VW; l++) sum += acc[r][l];
+                    for (int kk = k; kk < len; kk++) sum += x[r][kk] * w[kk];
+                    g->out[(size_t)(r0 + r) * g->out_stride + o] += sum;
+                }
+            }
+        }
+    }
+}
+#undef LINEAR_ROWS
+#undef LINEAR_PIECE
 
 #undef NV
 #undef V

@@ -113,4 +113,62 @@ import DedogKernels
             }
         }
     }
+
+    /// The fully-connected kernel reads a head's weights as the file stores them: from halves and from their widened
+    /// floats it gives the same bits, and in every build sums within rounding of a double-precision reference. At the
+    /// ImageNet head's shape and at widths with a partial vector and several 512-input pieces; 1 to 9 rows (whole and
+    /// partial groups of 4); only the middle outputs asked for, and nothing written outside them (guard zones).
+    @Test(arguments: [(1280, 1000, 2), (37, 41, 9), (1283, 7, 5), (1, 3, 1), (2049, 4, 4)])
+    func linearReadsStoredWeights(inputs: Int, outputs: Int, rows: Int) {
+        var random = SeededRandom(state: UInt64(inputs * 31 + outputs * 7 + rows))
+        let weight = random.floats(inputs * outputs, scale: 0.5).map { Float(Float16($0)) }  // exactly halves
+        let halves = weight.map { Float16($0).bitPattern }
+        let x = random.floats(rows * inputs), bias = random.floats(outputs)
+        let (first, end) = (outputs / 3, outputs - outputs / 4)
+        let zone = 64, guardBits: UInt32 = 0x7FA5_C3E1
+        var results: [[UInt32]] = []
+        for isa in [DEDOG_ISA_PORTABLE, DEDOG_ISA_AVX2, DEDOG_ISA_AVX512] where dedog_isa_supported(isa) != 0 {
+            var fromFloats: [UInt32] = []
+            for half in [Int32(0), 1] {
+                var out = [Float](repeating: Float(bitPattern: guardBits), count: zone + rows * outputs + zone)
+                x.withUnsafeBufferPointer { xp in
+                    bias.withUnsafeBufferPointer { bp in
+                        out.withUnsafeMutableBufferPointer { op in
+                            let y = op.baseAddress! + zone
+                            func call(_ w: UnsafeRawPointer) {
+                                var args = dedog_linear_args(in: xp.baseAddress, in_stride: inputs, weight: w, half: half,
+                                                             bias: bp.baseAddress, inputs: Int32(inputs), rows: Int32(rows),
+                                                             first_output: Int32(first), end_output: Int32(end),
+                                                             out: y, out_stride: outputs)
+                                dedog_linear(isa, &args)
+                            }
+                            if half == 1 { halves.withUnsafeBytes { call($0.baseAddress!) } } else { weight.withUnsafeBytes { call($0.baseAddress!) } }
+                        }
+                    }
+                }
+                let values = Array(out[zone..<(zone + rows * outputs)])
+                let outside = (out[..<zone] + out[(zone + rows * outputs)...]).filter { $0.bitPattern != guardBits }.count
+                #expect(outside == 0, "isa \(isa.rawValue), half \(half): \(outside) floats written outside the output")
+                for r in 0..<rows {
+                    for o in 0..<outputs {
+                        let got = values[r * outputs + o]
+                        guard (first..<end).contains(o) else {
+                            #expect(got.bitPattern == guardBits, "isa \(isa.rawValue): output \(o) was not asked for")
+                            continue
+                        }
+                        var sum = Double(bias[o]), size = abs(Double(bias[o]))
+                        for k in 0..<inputs {
+                            let term = Double(x[r * inputs + k]) * Double(weight[o * inputs + k])
+                            sum += term
+                            size += abs(term)
+                        }
+                        #expect(abs(Double(got) - sum) <= 2e-6 * size, "isa \(isa.rawValue), row \(r), output \(o): \(got) for \(sum)")
+                    }
+                }
+                if half == 0 { fromFloats = values.map(\.bitPattern) } else { #expect(values.map(\.bitPattern) == fromFloats, "isa \(isa.rawValue)") }
+            }
+            results.append(fromFloats)
+        }
+        #expect(results.count >= 1)
+    }
 }

@@ -86,6 +86,25 @@ typedef struct {
 
 void dedog_depthwise(dedog_isa isa, const dedog_depthwise_args *args);
 
+/// A fully-connected layer on its weights as a model file stores them, not packed: out[r][o] = bias[o] +
+/// Σ_k in[r][k] · W[o][k] for rows 0..<rows and outputs first_output..<end_output. `weight` is [outputs × inputs],
+/// row-major, floats, or IEEE halves when `half` (widened exactly, a piece of a row at a time); `bias` may be null
+/// (zeros). `in` rows are `in_stride` floats apart, `out` rows `out_stride`. Each row's sum is added up in pieces
+/// of 512 inputs, each piece in vector lanes: the builds agree to rounding, not bit for bit.
+typedef struct {
+    const float *in;
+    size_t in_stride;
+    const void *weight;
+    int half;
+    const float *bias;
+    int inputs, rows;
+    int first_output, end_output;
+    float *out;
+    size_t out_stride;
+} dedog_linear_args;
+
+void dedog_linear(dedog_isa isa, const dedog_linear_args *args);
+
 /// The stem's im2col: for output row `row` of one image, the k·k·channels inputs of each of its `out_width`
 /// pixels (zero outside the image), from the planar (NCHW) network input. Rows of `patches` are
 /// channels·k·k floats, ordered channel, ky, kx as the checkpoint's weights are.

@@ -1,4 +1,5 @@
 import DedogKernels
+import struct Foundation.Data
 
 /// Global average pooling of the channels-last activation: [n][hw][c] → features [n][c].
 public enum GlobalAveragePool {
@@ -25,27 +26,46 @@ public enum GlobalAveragePool {
     }
 }
 
-/// A fully-connected layer: out[n × outputs] = x[n × inputs] · Wᵀ + bias, on the pointwise kernel (a batch of
-/// feature rows is a 1×1 convolution over `n` pixels).
+/// A fully-connected layer: out[n × outputs] = x[n × inputs] · Wᵀ + bias, on its weights as the model file stores
+/// them ([outputs × inputs], floats or halves, read in place by `dedog_linear`). Not packed: a head runs on a few
+/// rows per photo, and packing the ImageNet head's 1.3 M weights meant writing 5 MB of fresh floats at every start.
 public struct Linear: Sendable {
-    let layer: PointwiseConvolution
-    public var inputs: Int { layer.inChannels }
-    public var outputs: Int { layer.outChannels }
+    let weight: StoredFloats
+    let bias: [Float]
+    public let inputs: Int
+    public let outputs: Int
 
     /// `weight` is [outputs × inputs], `bias` [outputs].
     public init(inputs: Int, outputs: Int, weight: [Float], bias: [Float]) throws(ModelError) {
-        layer = try PointwiseConvolution(inChannels: inputs, outChannels: outputs, weight: weight, bias: bias,
-                                         clampsToSix: false)
+        try self.init(inputs: inputs, outputs: outputs, weight: StoredFloats(bytes: weight.withUnsafeBytes { Data($0) }, half: false),
+                      bias: bias)
     }
 
     init(inputs: Int, outputs: Int, weight: StoredFloats, bias: [Float]) throws(ModelError) {
-        layer = try PointwiseConvolution(inChannels: inputs, outChannels: outputs, weight: weight, scale: nil, bias: bias,
-                                         clampsToSix: false)
+        let count = weight.bytes.count / (weight.half ? 2 : 4)
+        try KernelSupport.check(inputs > 0 && outputs > 0 && count == inputs * outputs && bias.count == outputs,
+                                "linear \(inputs)→\(outputs)", weights: count, biases: bias.count)
+        self.weight = weight
+        self.bias = bias
+        self.inputs = inputs
+        self.outputs = outputs
     }
 
     /// Output `o`'s row of the weight matrix and its bias (e.g. to start a new head from a known class).
     public func row(_ o: Int) -> (weight: [Float], bias: Float)? {
-        (0..<outputs).contains(o) ? layer.row(o) : nil
+        guard (0..<outputs).contains(o) else { return nil }
+        let row = [Float](unsafeUninitializedCapacity: inputs) { out, initialized in
+            weight.withPointer { w in
+                guard let w else { return }
+                if weight.half {
+                    dedog_f16_to_f32(w.assumingMemoryBound(to: UInt16.self) + o * inputs, out.baseAddress!, inputs)
+                } else {
+                    out.baseAddress!.update(from: w.assumingMemoryBound(to: Float.self) + o * inputs, count: inputs)
+                }
+            }
+            initialized = inputs
+        }
+        return (row, bias[o])
     }
 
     /// Applies the layer to `batch` rows of `x`.
@@ -53,7 +73,16 @@ public struct Linear: Sendable {
         guard batch > 0, x.count == batch * inputs else {
             throw .badInput(detail: "Linear: \(x.count) values are not \(batch) rows of \(inputs)")
         }
-        return try layer(x, pixels: batch, kernels: kernels)
+        return try KernelSupport.call(x, expecting: batch * inputs, kernel: "linear", outputCount: batch * outputs) { x, y in
+            weight.withPointer { w in
+                bias.withUnsafeBufferPointer { b in
+                    var args = dedog_linear_args(in: x, in_stride: inputs, weight: w, half: weight.half ? 1 : 0,
+                                                 bias: b.baseAddress, inputs: Int32(inputs), rows: Int32(batch),
+                                                 first_output: 0, end_output: Int32(outputs), out: y, out_stride: outputs)
+                    dedog_linear(kernels.isa, &args)
+                }
+            }
+        }
     }
 
     /// The outputs for several views of one image (`x` holds `views` rows), averaged: one row of `outputs`.
