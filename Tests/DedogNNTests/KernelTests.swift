@@ -142,7 +142,7 @@ struct SeededRandom {
         let ours = try linear(x, batch: 3, kernels: kernels)
         let expected = ReferenceKernels.linear(x, n: 3, inputs: 1280, weight: w, bias: b, outputs: 10)
         #expect(zip(ours, expected).allSatisfy { abs($0 - $1) <= 1e-4 * (1 + abs($1)) })
-        // Rows read back from the packed weights are the rows given.
+        // Rows read back are the rows given.
         for o in [0, 9] {
             #expect(linear.row(o)?.weight == Array(w[(o * 1280)..<((o + 1) * 1280)]))
             #expect(linear.row(o)?.bias == b[o])
