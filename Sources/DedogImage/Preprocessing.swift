@@ -180,9 +180,10 @@ public struct Preprocessing: Sendable, Equatable {
 
     /// The normalised CHW tensor of `image`, or of its mirror image.
     public func tensor(_ image: RGBImage, mirrored: Bool = false) throws(ImageError) -> [Float] {
-        let placed = try placed(image, mirrored: mirrored)
-        var out = [Float](repeating: 0, count: 3 * cropSize * cropSize)
-        out.withUnsafeMutableBufferPointer { normalise(placed, into: $0) }
-        return out
+        let placed = try placed(image, mirrored: mirrored), count = 3 * cropSize * cropSize
+        return [Float](unsafeUninitializedCapacity: count) { out, initialized in
+            normalise(placed, into: out)  // writes every value
+            initialized = count
+        }
     }
 }

@@ -17,7 +17,20 @@ extension EfficientNetLite {
     /// This network's input for `image`: its centre crop, then the crop of its mirror image when `mirrored`
     /// (logits are averaged over the views); `views` is the batch to run.
     public func inputTensor(for image: RGBImage, mirrored: Bool) throws(ImageError) -> (tensor: [Float], views: Int) {
-        let p = Preprocessing(input)
-        return (try p.tensor(image) + (mirrored ? p.tensor(image, mirrored: true) : []), mirrored ? 2 : 1)
+        let p = Preprocessing(input), views = mirrored ? 2 : 1, size = 3 * p.cropSize * p.cropSize
+        // Both views written in place into one array: no copies of fresh pages to join them.
+        var failure: ImageError?
+        let tensor = [Float](unsafeUninitializedCapacity: views * size) { buffer, initialized in
+            for view in 0..<views where failure == nil {
+                do throws(ImageError) {
+                    try p.write(image, mirrored: view == 1, into: UnsafeMutableBufferPointer(rebasing: buffer[(view * size)..<((view + 1) * size)]))
+                } catch {
+                    failure = error
+                }
+            }
+            initialized = failure == nil ? views * size : 0
+        }
+        if let failure { throw failure }
+        return (tensor, views)
     }
 }
