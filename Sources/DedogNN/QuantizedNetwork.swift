@@ -122,25 +122,6 @@ struct QuantizedNetwork: Sendable {
         case floats(clampsToSix: Bool)
     }
 
-    /// Signed bytes with one scale per row: w ≈ q · scale, q in −127…127, scale = max |w| / 127 (1 for a zero row),
-    /// rounded half away from zero (as `dedog_qpointwise_quantize` does the pointwise layers).
-    /// `minimumScale` coarsens the scale where a finer one would leave a bias too large for the sums.
-    static func symmetric(_ row: ArraySlice<Float>, minimumScale: Float) -> (bytes: [Int8], scale: Float) {
-        var bytes = [Int8](repeating: 0, count: row.count)
-        let scale = row.withUnsafeBufferPointer { r in
-            bytes.withUnsafeMutableBufferPointer { symmetric(r, minimumScale: minimumScale, into: $0.baseAddress!) }
-        }
-        return (bytes, scale)
-    }
-
-    /// The same into `bytes` (`row.count` of them), returning the scale: no arrays made per row.
-    static func symmetric(_ row: UnsafeBufferPointer<Float>, minimumScale: Float, into bytes: UnsafeMutablePointer<Int8>) -> Float {
-        let top = row.reduce(Float(0)) { max($0, abs($1)) }
-        let scale = max(top > 0 ? top / 127 : 1, minimumScale)
-        for (i, w) in row.enumerated() { bytes[i] = Int8(max(-127, min(127, (w / scale).rounded()))) }
-        return scale
-    }
-
     /// A bias at the sums' scale, within ±`limit` (what the kernel takes).
     static func integerBias(_ bias: Float, scale: Float, limit: Int32) -> Int32 {
         let b = (bias / scale).rounded()
@@ -178,30 +159,39 @@ struct QuantizedNetwork: Sendable {
         guard inputZeros.allSatisfy({ $0 == 0 }), outputZeros.allSatisfy({ $0 == 0 }) else {
             throw .badInput(detail: "8-bit depthwise: its input and output must be ReLU6 outputs, ranges from 0")
         }
-        var weight = [Int8](repeating: 0, count: c * taps), bias: [Int32] = [], sumScales: [Float] = []
+        // Signed bytes with one scale per channel, w ≈ q · s, q in −127…127, s = max |w| / 127 over the channel's
+        // taps (1 for a zero channel), rounded half away from zero, as `dedog_qpointwise_quantize` does the pointwise
+        // layers; kept tap-major as floats, as the kernels read them. A channel whose bias dwarfs its weights
+        // (BatchNorm folded into a filter near zero) gets a coarser scale, so that its bias stays within the 2^23 that
+        // keeps the float sums exact. Rows of the tap-major weights are read in order: no gathering per channel.
+        var top = [Float](repeating: 0, count: c), weightScale = [Float](repeating: 1, count: c)
+        layer.tapWeights.withUnsafeBufferPointer { w in
+            for t in 0..<taps { for channel in 0..<c { top[channel] = max(top[channel], abs(w[t * c + channel])) } }
+        }
+        var bias: [Int32] = [], sumScales: [Float] = []
         bias.reserveCapacity(c)
         sumScales.reserveCapacity(c)
-        var row = [Float](repeating: 0, count: taps)
-        layer.tapWeights.withUnsafeBufferPointer { w in
-            row.withUnsafeMutableBufferPointer { r in
-                weight.withUnsafeMutableBufferPointer { q in
-                    for channel in 0..<c {
-                        for t in 0..<taps { r[t] = w[t * c + channel] }
-                        // A channel whose bias dwarfs its weights (BatchNorm folded into a filter near zero) gets a
-                        // coarser weight scale, so that its bias stays within the 2^23 that keeps the float sums exact.
-                        let fits = abs(layer.bias[channel]) / (inputScales[channel] * Float(QuantizedDepthwise.biasLimit / 2))
-                        let s = symmetric(UnsafeBufferPointer(r), minimumScale: fits, into: q.baseAddress! + channel * taps)
-                        sumScales.append(inputScales[channel] * s)
-                        bias.append(integerBias(layer.bias[channel], scale: inputScales[channel] * s,
-                                                limit: QuantizedDepthwise.biasLimit))
+        for channel in 0..<c {
+            let fits = abs(layer.bias[channel]) / (inputScales[channel] * Float(QuantizedDepthwise.biasLimit / 2))
+            let s = max(top[channel] > 0 ? top[channel] / 127 : 1, fits)
+            weightScale[channel] = s
+            sumScales.append(inputScales[channel] * s)
+            bias.append(integerBias(layer.bias[channel], scale: inputScales[channel] * s, limit: QuantizedDepthwise.biasLimit))
+        }
+        let weight = [Float](unsafeUninitializedCapacity: c * taps) { q, initialized in
+            layer.tapWeights.withUnsafeBufferPointer { w in
+                weightScale.withUnsafeBufferPointer { s in
+                    for t in 0..<taps {
+                        for channel in 0..<c { q[t * c + channel] = max(-127, min(127, (w[t * c + channel] / s[channel]).rounded())) }
                     }
                 }
             }
+            initialized = c * taps
         }
         guard case let (.bytes(zero, low, high), _) = store(.bytes(output, clampsToSix: true), channels: c) else {
             throw .badInput(detail: "8-bit depthwise: a byte store")
         }
-        return try QuantizedDepthwise(channels: c, kernel: layer.kernel, stride: layer.stride, weight: weight, bias: bias,
+        return try QuantizedDepthwise(channels: c, kernel: layer.kernel, stride: layer.stride, tapWeights: weight, bias: bias,
                                       scale: zip(sumScales, outputScales).map { $0 / $1 }, zero: zero[0], low: low, high: high)
     }
 

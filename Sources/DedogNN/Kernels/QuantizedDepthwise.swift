@@ -26,10 +26,22 @@ public struct QuantizedDepthwise: Sendable {
     /// in the store.
     public init(channels: Int, kernel: Int, stride: Int, weight: [Int8], bias: [Int32]?, scale: [Float], zero: Int,
                 low: Int, high: Int) throws(ModelError) {
-        try KernelSupport.check(channels > 0 && Self.kernels.contains(kernel) && stride >= 1
-                                && weight.count == channels * kernel * kernel && (bias?.count ?? channels) == channels
-                                && scale.count == channels,
+        try KernelSupport.check(channels > 0 && Self.kernels.contains(kernel) && weight.count == channels * kernel * kernel,
                                 "8-bit depthwise \(channels)ch \(kernel)×\(kernel)/\(stride)", weights: weight.count,
+                                biases: bias?.count ?? channels)
+        try self.init(channels: channels, kernel: kernel, stride: stride,
+                      tapWeights: KernelSupport.tapMajor(weight.map(Float.init), rows: channels, taps: kernel * kernel),
+                      bias: bias, scale: scale, zero: zero, low: low, high: high)
+    }
+
+    /// The same from weights already tap-major as floats, [kernel × kernel × channels], each an integer in −127…127
+    /// (as `QuantizedNetwork` makes them).
+    init(channels: Int, kernel: Int, stride: Int, tapWeights: [Float], bias: [Int32]?, scale: [Float], zero: Int,
+         low: Int, high: Int) throws(ModelError) {
+        try KernelSupport.check(channels > 0 && Self.kernels.contains(kernel) && stride >= 1
+                                && tapWeights.count == channels * kernel * kernel && (bias?.count ?? channels) == channels
+                                && scale.count == channels,
+                                "8-bit depthwise \(channels)ch \(kernel)×\(kernel)/\(stride)", weights: tapWeights.count,
                                 biases: bias?.count ?? channels)
         let byte = 0...255, limit = Self.biasLimit
         guard byte.contains(zero), byte.contains(low), byte.contains(high), low <= high, scale.allSatisfy(\.isFinite),
@@ -45,7 +57,7 @@ public struct QuantizedDepthwise: Sendable {
         self.high = high
         self.bias = bias ?? [Int32](repeating: 0, count: channels)
         self.scale = scale
-        tapWeights = KernelSupport.tapMajor(weight.map(Float.init), rows: channels, taps: kernel * kernel)
+        self.tapWeights = tapWeights
     }
 
     public func outputSize(height: Int, width: Int) -> (height: Int, width: Int) {
