@@ -251,11 +251,32 @@ KTARGET void KFN(depthwise)(const dedog_depthwise_args *g) {
 /// stays in cache) and dotted with up to LINEAR_ROWS input rows at a time, one vector of partial sums per row.
 #define LINEAR_ROWS 4
 #define LINEAR_PIECE 512
+
+/// `nr` rows of `x` (`stride` apart; a constant where inlined, so the sums live in registers) dotted with `len`
+/// weights, each row's sum added to `out[r * out_stride]`.
+INLINE void KFN(linear_dots)(const float *x, size_t stride, const int nr, const float *w, int len, float *out,
+                             size_t out_stride) {
+    V acc[LINEAR_ROWS];
+    for (int r = 0; r < nr; r++) acc[r] = (V){0};
+    int k = 0;
+    for (; k + VW <= len; k += VW) {
+        const V wv = KFN(load)(w + k);
+        for (int r = 0; r < nr; r++) acc[r] = KFN(fma)(KFN(load)(x + r * stride + k), wv, acc[r]);
+    }
+    for (int r = 0; r < nr; r++) {
+        float sum = 0;
+        for (int l = 0; l < VW; l++) sum += acc[r][l];
+        for (int kk = k; kk < len; kk++) sum += x[r * stride + kk] * w[kk];
+        out[r * out_stride] += sum;
+    }
+}
+
 KTARGET void KFN(linear)(const dedog_linear_args *g) {
     float widened[LINEAR_PIECE] __attribute__((aligned(64)));
     const int n = g->inputs;
     for (int o = g->first_output; o < g->end_output; o++) {
-        for (int r = 0; r < g->rows; r++) g->out[(size_t)r * g->out_stride + o] = g->bias ? g->bias[o] : 0;
+        float *out = g->out + o;
+        for (int r = 0; r < g->rows; r++) out[(size_t)r * g->out_stride] = g->bias ? g->bias[o] : 0;
         for (int k0 = 0; k0 < n; k0 += LINEAR_PIECE) {
             const int len = n - k0 < LINEAR_PIECE ? n - k0 : LINEAR_PIECE;
             const size_t at = (size_t)o * (size_t)n + (size_t)k0;
@@ -265,23 +286,13 @@ KTARGET void KFN(linear)(const dedog_linear_args *g) {
                 w = widened;
             }
             for (int r0 = 0; r0 < g->rows; r0 += LINEAR_ROWS) {
-                const int rows = g->rows - r0 < LINEAR_ROWS ? g->rows - r0 : LINEAR_ROWS;
-                const float *x[LINEAR_ROWS];
-                V acc[LINEAR_ROWS];
-                for (int r = 0; r < LINEAR_ROWS; r++) {
-                    x[r] = g->in + (size_t)(r0 + (r < rows ? r : 0)) * g->in_stride + k0;
-                    acc[r] = (V){0};
-                }
-                int k = 0;
-                for (; k + VW <= len; k += VW) {
-                    const V wv = KFN(load)(w + k);
-                    for (int r = 0; r < LINEAR_ROWS; r++) acc[r] = KFN(fma)(KFN(load)(x[r] + k), wv, acc[r]);
-                }
-                for (int r = 0; r < rows; r++) {
-                    float sum = 0;
-                    for (int l = 0; l < VW; l++) sum += acc[r][l];
-                    for (int kk = k; kk < len; kk++) sum += x[r][kk] * w[kk];
-                    g->out[(size_t)(r0 + r) * g->out_stride + o] += sum;
+                const float *x = g->in + (size_t)r0 * g->in_stride + k0;
+                float *y = out + (size_t)r0 * g->out_stride;
+                switch (g->rows - r0 < LINEAR_ROWS ? g->rows - r0 : LINEAR_ROWS) {
+                case 1: KFN(linear_dots)(x, g->in_stride, 1, w, len, y, g->out_stride); break;
+                case 2: KFN(linear_dots)(x, g->in_stride, 2, w, len, y, g->out_stride); break;
+                case 3: KFN(linear_dots)(x, g->in_stride, 3, w, len, y, g->out_stride); break;
+                default: KFN(linear_dots)(x, g->in_stride, LINEAR_ROWS, w, len, y, g->out_stride); break;
                 }
             }
         }

@@ -27,37 +27,53 @@ public enum GlobalAveragePool {
 }
 
 /// A fully-connected layer: out[n × outputs] = x[n × inputs] · Wᵀ + bias, on its weights as the model file stores
-/// them ([outputs × inputs], floats or halves, read in place by `dedog_linear`). Not packed: a head runs on a few
-/// rows per photo, and packing the ImageNet head's 1.3 M weights meant writing 5 MB of fresh floats at every start.
+/// them ([outputs × inputs], halves or floats), read by `dedog_linear`. Not packed: a head runs on a few rows per
+/// photo, and packing the ImageNet head's 1.3 M weights meant writing 5 MB of fresh floats at every start. Copied
+/// from the file, not read in place: a long-running server must not hold a mapping of a file that may be replaced
+/// in place (`cp` over it) while it runs.
 public struct Linear: Sendable {
-    let weight: StoredFloats
+    /// The weights as halves, or empty when they are `floats`.
+    private let halves: [UInt16]
+    private let floats: [Float]
     let bias: [Float]
     public let inputs: Int
     public let outputs: Int
 
     /// `weight` is [outputs × inputs], `bias` [outputs].
     public init(inputs: Int, outputs: Int, weight: [Float], bias: [Float]) throws(ModelError) {
-        try self.init(inputs: inputs, outputs: outputs, weight: StoredFloats(bytes: weight.withUnsafeBytes { Data($0) }, half: false),
-                      bias: bias)
+        try Self.check(inputs: inputs, outputs: outputs, weights: weight.count, biases: bias.count)
+        (halves, floats) = ([], weight)
+        (self.bias, self.inputs, self.outputs) = (bias, inputs, outputs)
     }
 
     init(inputs: Int, outputs: Int, weight: StoredFloats, bias: [Float]) throws(ModelError) {
         let count = weight.bytes.count / (weight.half ? 2 : 4)
-        try KernelSupport.check(inputs > 0 && outputs > 0 && count == inputs * outputs && bias.count == outputs,
-                                "linear \(inputs)→\(outputs)", weights: count, biases: bias.count)
-        self.weight = weight
-        self.bias = bias
-        self.inputs = inputs
-        self.outputs = outputs
+        try Self.check(inputs: inputs, outputs: outputs, weights: count, biases: bias.count)
+        let bytes = weight.bytes
+        if weight.half {
+            (halves, floats) = ([UInt16](unsafeUninitializedCapacity: count) { out, n in n = bytes.copyBytes(to: out) / 2 }, [])
+        } else {
+            (halves, floats) = ([], [Float](unsafeUninitializedCapacity: count) { out, n in n = bytes.copyBytes(to: out) / 4 })
+        }
+        (self.bias, self.inputs, self.outputs) = (bias, inputs, outputs)
+    }
+
+    private static func check(inputs: Int, outputs: Int, weights: Int, biases: Int) throws(ModelError) {
+        try KernelSupport.check(inputs > 0 && outputs > 0 && weights == inputs * outputs && biases == outputs,
+                                "linear \(inputs)→\(outputs)", weights: weights, biases: biases)
+    }
+
+    /// Calls `body` with the weights' address and whether they are halves.
+    private func withWeights<R>(_ body: (UnsafeRawPointer, Bool) -> R) -> R {
+        halves.isEmpty ? floats.withUnsafeBytes { body($0.baseAddress!, false) } : halves.withUnsafeBytes { body($0.baseAddress!, true) }
     }
 
     /// Output `o`'s row of the weight matrix and its bias (e.g. to start a new head from a known class).
     public func row(_ o: Int) -> (weight: [Float], bias: Float)? {
         guard (0..<outputs).contains(o) else { return nil }
         let row = [Float](unsafeUninitializedCapacity: inputs) { out, initialized in
-            weight.withPointer { w in
-                guard let w else { return }
-                if weight.half {
+            withWeights { w, half in
+                if half {
                     dedog_f16_to_f32(w.assumingMemoryBound(to: UInt16.self) + o * inputs, out.baseAddress!, inputs)
                 } else {
                     out.baseAddress!.update(from: w.assumingMemoryBound(to: Float.self) + o * inputs, count: inputs)
@@ -74,9 +90,9 @@ public struct Linear: Sendable {
             throw .badInput(detail: "Linear: \(x.count) values are not \(batch) rows of \(inputs)")
         }
         return try KernelSupport.call(x, expecting: batch * inputs, kernel: "linear", outputCount: batch * outputs) { x, y in
-            weight.withPointer { w in
+            withWeights { w, half in
                 bias.withUnsafeBufferPointer { b in
-                    var args = dedog_linear_args(in: x, in_stride: inputs, weight: w, half: weight.half ? 1 : 0,
+                    var args = dedog_linear_args(in: x, in_stride: inputs, weight: w, half: half ? 1 : 0,
                                                  bias: b.baseAddress, inputs: Int32(inputs), rows: Int32(batch),
                                                  first_output: 0, end_output: Int32(outputs), out: y, out_stride: outputs)
                     dedog_linear(kernels.isa, &args)
