@@ -128,10 +128,163 @@ public enum JSONValue: Sendable, Equatable {
     }
 }
 
+/// A JSON document read value by value straight into the caller's types, with `JSONValue.parse`'s strictness (it
+/// refuses the same documents) but no tree of values: for large documents read often, such as the breed catalogue,
+/// where building and freeing the tree (a dictionary per object) was most of the reading.
+///
+/// Each reading function takes the next value, which must be of its type; anything else throws, as does a
+/// document that is not JSON.
+///
+/// ```swift
+/// let point = try JSONReader.read(bytes) { r throws(JSONError) in
+///     var x = 0.0, y = 0.0
+///     try r.object { r, key throws(JSONError) in
+///         switch key {
+///         case "x": x = try r.double()
+///         case "y": y = try r.double()
+///         default: try r.skip()
+///         }
+///     }
+///     return (x, y)
+/// }
+/// ```
+public struct JSONReader {
+    private var parser: Parser
+    private var depth = 0
+
+    private init(_ parser: Parser) {
+        self.parser = parser
+    }
+
+    /// The document `bytes` read by `read`, which must take its one value; only white space may follow it.
+    public static func read<T>(_ bytes: UnsafeRawBufferPointer, maxDepth: Int = JSONValue.defaultMaxDepth,
+                               _ read: (inout JSONReader) throws(JSONError) -> T) throws(JSONError) -> T {
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { throw JSONError(offset: 0, reason: "no bytes") }
+        var reader = JSONReader(Parser(bytes: base, end: bytes.count, maxDepth: maxDepth))
+        let value = try read(&reader)
+        reader.parser.skipSpace()
+        guard reader.parser.at == bytes.count else { throw JSONError(offset: reader.parser.at, reason: "more after the value") }
+        return value
+    }
+
+    private func mismatch(_ expected: String) -> JSONError { parser.fail("expected \(expected)") }
+
+    public mutating func string() throws(JSONError) -> String {
+        guard try parser.next() == UInt8(ascii: "\"") else { throw mismatch("a string") }
+        return try parser.string()
+    }
+
+    /// A number as it is written (checked against the grammar, finite as a double).
+    private mutating func number() throws(JSONError) -> String {
+        let c = try parser.next()
+        guard c == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(c) else { throw mismatch("a number") }
+        return try parser.number()
+    }
+
+    /// An integer written as one (digits, perhaps a minus), as `Codable` decoders read `Int`s.
+    public mutating func int() throws(JSONError) -> Int {
+        let at = parser.at, text = try number()
+        guard let value = Int(text) else { throw JSONError(offset: at, reason: "expected an integer, found \(text)") }
+        return value
+    }
+
+    /// A number as the nearest `Double` to its digits.
+    public mutating func double() throws(JSONError) -> Double {
+        let at = parser.at, text = try number()
+        guard let value = Double(text) else { throw JSONError(offset: at, reason: "the number \(text) is out of range") }
+        return value
+    }
+
+    public mutating func bool() throws(JSONError) -> Bool {
+        switch try parser.next() {
+        case UInt8(ascii: "t"): try parser.literal("true"); return true
+        case UInt8(ascii: "f"): try parser.literal("false"); return false
+        default: throw mismatch("true or false")
+        }
+    }
+
+    /// nil for null (consumed), otherwise `read` of the value: as `Codable` reads an optional that is present.
+    public mutating func optional<T>(_ read: (inout JSONReader) throws(JSONError) -> T) throws(JSONError) -> T? {
+        guard try parser.next() == UInt8(ascii: "n") else { return try read(&self) }
+        try parser.literal("null")
+        return nil
+    }
+
+    /// An array, each element read by `element`.
+    public mutating func array<T>(_ element: (inout JSONReader) throws(JSONError) -> T) throws(JSONError) -> [T] {
+        guard try parser.next() == UInt8(ascii: "[") else { throw mismatch("an array") }
+        guard depth < parser.maxDepth else { throw parser.fail("nested deeper than \(parser.maxDepth)") }
+        parser.at += 1
+        var elements: [T] = []
+        if try parser.next() == UInt8(ascii: "]") {
+            parser.at += 1
+            return elements
+        }
+        depth += 1
+        defer { depth -= 1 }
+        while true {
+            elements.append(try element(&self))
+            if try parser.comma(closing: UInt8(ascii: "]")) { return elements }
+        }
+    }
+
+    /// An object: `member` is called with each key in turn and must read (or `skip`) its value. A key that appears
+    /// twice is an error, as in `JSONValue.parse`.
+    public mutating func object(_ member: (inout JSONReader, String) throws(JSONError) -> Void) throws(JSONError) {
+        guard try parser.next() == UInt8(ascii: "{") else { throw mismatch("an object") }
+        guard depth < parser.maxDepth else { throw parser.fail("nested deeper than \(parser.maxDepth)") }
+        parser.at += 1
+        if try parser.next() == UInt8(ascii: "}") {
+            parser.at += 1
+            return
+        }
+        depth += 1
+        defer { depth -= 1 }
+        // Most objects have a few keys, which a list searched finds sooner than hashing each key; past 16, a set
+        // (a stranger's object of many keys must not take quadratic time).
+        var keys: [String] = [], many: Set<String>? = nil
+        while true {
+            guard try parser.next() == UInt8(ascii: "\"") else { throw parser.fail("expected a key") }
+            let keyAt = parser.at
+            let key = try parser.string()
+            let twice: Bool
+            if many != nil {
+                twice = !many!.insert(key).inserted
+            } else {
+                twice = keys.contains(key)
+                keys.append(key)
+                if keys.count > 16 { many = Set(keys) }
+            }
+            if twice { throw JSONError(offset: keyAt, reason: "the key \"\(key)\" appears twice") }
+            guard try parser.next() == UInt8(ascii: ":") else { throw parser.fail("expected ':'") }
+            parser.at += 1
+            try member(&self, key)
+            if try parser.comma(closing: UInt8(ascii: "}")) { return }
+        }
+    }
+
+    /// An object whose every value `read` reads, by key.
+    public mutating func dictionary<T>(_ read: (inout JSONReader) throws(JSONError) -> T) throws(JSONError) -> [String: T] {
+        var result: [String: T] = [:]
+        try object { r, key throws(JSONError) in result[key] = try read(&r) }
+        return result
+    }
+
+    /// Passes over the next value, checking it as `JSONValue.parse` would.
+    public mutating func skip() throws(JSONError) {
+        _ = try parser.value(depth: depth)
+    }
+}
+
 /// Why a document is not JSON, and the byte where that was found.
 public struct JSONError: Error, Equatable, Sendable, CustomStringConvertible {
     public let offset: Int
     public let reason: String
+
+    public init(offset: Int, reason: String) {
+        self.offset = offset
+        self.reason = reason
+    }
 
     public var description: String { "\(reason) at byte \(offset)" }
 }

@@ -84,3 +84,90 @@ import DedogFiles
         #expect(throws: JSONError.self) { try JSONValue.parse(Array(deep.utf8), maxDepth: 63) }
     }
 }
+
+/// The reader that reads JSON straight into typed values: what it reads, and that it refuses what `JSONValue.parse`
+/// refuses on each of its paths (objects, arrays, skipped values), and a value of another type.
+@Suite struct JSONReaderTests {
+    struct Record: Equatable {
+        var id = "", count = 0, ratio = 0.0, flag = false, note: String? = "unset", tags: [String] = []
+        var names: [String: String] = [:]
+    }
+
+    static func record(_ text: String) throws(JSONError) -> Record {
+        let bytes = Array(text.utf8)
+        return try bytes.withUnsafeBytes { raw in
+            Result { () throws(JSONError) in
+                try JSONReader.read(raw) { r throws(JSONError) in
+                    var record = Record()
+                    try r.object { r, key throws(JSONError) in
+                        switch key {
+                        case "id": record.id = try r.string()
+                        case "count": record.count = try r.int()
+                        case "ratio": record.ratio = try r.double()
+                        case "flag": record.flag = try r.bool()
+                        case "note": record.note = try r.optional { r throws(JSONError) in try r.string() }
+                        case "tags": record.tags = try r.array { r throws(JSONError) in try r.string() }
+                        case "names": record.names = try r.dictionary { r throws(JSONError) in try r.string() }
+                        default: try r.skip()
+                        }
+                    }
+                    return record
+                }
+            }
+        }.get()
+    }
+
+    @Test func readsTypedValues() throws {
+        let text = #" {"id": "k\u00e9y \"1\"", "count": -12, "ratio": 25e-1, "flag": true, "note": null, "#
+            + #""tags": ["a", "čivava 🐶", ""], "names": {"en": "Beagle", "cs": "bígl"}, "later": [{"x": [1, {}]}, null]} "#
+        #expect(try Self.record(text) == Record(id: "kéy \"1\"", count: -12, ratio: 2.5, flag: true, note: nil,
+                                                 tags: ["a", "čivava 🐶", ""], names: ["en": "Beagle", "cs": "bígl"]))
+        #expect(try Self.record(#"{"note": "here", "tags": []}"#).note == "here")
+        #expect(try Self.record("{}") == Record())
+    }
+
+    static let refused: [(String, String)] = [
+        ("a key twice", #"{"id": "a", "id": "b"}"#),
+        ("an unknown key twice", #"{"x": 1, "x": 2}"#),
+        ("a key twice among many", "{" + (0..<40).map { #""k\#($0)": \#($0)"# }.joined(separator: ", ") + #", "k3": 0}"#),
+        ("a trailing comma in an object", #"{"id": "a",}"#),
+        ("a trailing comma in an array", #"{"tags": ["a",]}"#),
+        ("a missing colon", #"{"id" "a"}"#),
+        ("a fraction for an integer", #"{"count": 1.0}"#),
+        ("a string for a number", #"{"ratio": "1"}"#),
+        ("null for a string", #"{"id": null}"#),
+        ("a number for a bool", #"{"flag": 1}"#),
+        ("an object for an array", #"{"tags": {}}"#),
+        ("a bad value passed over", #"{"later": [1 2]}"#),
+        ("a bad escape passed over", #"{"later": "\x"}"#),
+        ("an array, not an object", "[]"),
+        ("more after the value", #"{} {}"#),
+        ("an infinite number", #"{"ratio": 1e999}"#),
+    ]
+
+    @Test(arguments: refused)
+    func refuses(_ name: String, _ text: String) {
+        #expect(throws: JSONError.self, "\(name)") { try Self.record(text) }
+    }
+
+    @Test func refusesInvalidUTF8AndDeepNesting() {
+        let invalid: [UInt8] = Array(#"{"id": ""#.utf8) + [0xFF] + Array(#""}"#.utf8)
+        #expect(throws: JSONError.self) {
+            try invalid.withUnsafeBytes { raw in
+                try Result { () throws(JSONError) in try JSONReader.read(raw) { r throws(JSONError) in try r.object { r, _ throws(JSONError) in _ = try r.string() } } }.get()
+            }
+        }
+        // Arrays read with `array` count towards the limit, and so do values passed over inside them.
+        func nested(_ depth: Int, maxDepth: Int) throws(JSONError) {
+            let bytes = Array((String(repeating: "[", count: depth) + String(repeating: "]", count: depth)).utf8)
+            func read(_ r: inout JSONReader, _ level: Int) throws(JSONError) {
+                _ = try r.array { r throws(JSONError) in level < 3 ? try read(&r, level + 1) : try r.skip() }
+            }
+            try bytes.withUnsafeBytes { raw in
+                Result { () throws(JSONError) in try JSONReader.read(raw, maxDepth: maxDepth) { r throws(JSONError) in try read(&r, 1) } }
+            }.get()
+        }
+        #expect(throws: Never.self) { try nested(10, maxDepth: 10) }
+        #expect(throws: JSONError.self) { try nested(11, maxDepth: 10) }
+    }
+}
