@@ -189,6 +189,9 @@ struct Classify: ParsableCommand {
                                + (classified == 1 ? "was." : "were."))
             throw Status.someInputsFailed
         }
+        // Everything is printed: the process ends here rather than first taking the classifier, its model and the
+        // catalogue apart, which the kernel does anyway, faster (1 ms of a fast one-photo run, 2.5 of a default one).
+        Foundation.exit(0)
     }
 }
 
