@@ -112,14 +112,12 @@ public struct Preprocessing: Sendable, Equatable {
         let top = origin.top
         guard fit == .pad else {
             // The window where the mirror image's would fall; only the small crop is mirrored.
-            if mirrored { left = canvas.width - cropSize - left }
+            left = windowLeft(left, photo: photo, canvas: canvas, offset: offset, mirrored: mirrored)
             let crop = try Resampler.resizedRegion(image, width: photo.width, height: photo.height,
                                                    left: left, top: top, regionWidth: cropSize, regionHeight: cropSize)
             return (mirrored ? crop.mirrored() : crop, (0, 0, cropSize, cropSize))
         }
-        // Mirrored: the window of this canvas whose mirror image is the mirrored photo's window (the photo may sit
-        // a pixel off centre).
-        if mirrored { left = photo.width + 2 * offset.x - cropSize - left }
+        left = windowLeft(left, photo: photo, canvas: canvas, offset: offset, mirrored: mirrored)
         // The part of the window the photo covers, in canvas coordinates.
         let x0 = max(left, offset.x), x1 = min(left + cropSize, offset.x + photo.width)
         let y0 = max(top, offset.y), y1 = min(top + cropSize, offset.y + photo.height)
@@ -143,6 +141,33 @@ public struct Preprocessing: Sendable, Equatable {
             content.x = cropSize - content.x - content.width
         }
         return (crop, content)
+    }
+
+    /// Where a view's window starts on the canvas, from the centre crop's `left`. Mirrored: the window whose mirror
+    /// image is the mirrored photo's window (with `pad`, the photo may sit a pixel off centre).
+    private func windowLeft(_ left: Int, photo: (width: Int, height: Int), canvas: (width: Int, height: Int),
+                            offset: (x: Int, y: Int), mirrored: Bool) -> Int {
+        guard mirrored else { return left }
+        return fit == .pad ? photo.width + 2 * offset.x - cropSize - left : canvas.width - cropSize - left
+    }
+
+    /// `write` of `image` and, when `mirrored`, of its mirror image after it (`output` then holds two tensors). Where
+    /// the mirror image's window is the photo's own (a centred crop with an even margin, as with every square photo),
+    /// the second view is the first one mirrored rather than resampled again: the same values, half the resampling.
+    public func writeViews(_ image: RGBImage, mirrored: Bool, into output: UnsafeMutableBufferPointer<Float>) throws(ImageError) {
+        let size = 3 * cropSize * cropSize, views = mirrored ? 2 : 1
+        guard output.count >= views * size else {
+            throw .invalidArgument(detail: "output holds \(output.count) floats, needs \(views * size)")
+        }
+        let first = try placed(image, mirrored: false)
+        normalise(first, into: UnsafeMutableBufferPointer(rebasing: output[0..<size]))
+        guard mirrored else { return }
+        let (photo, canvas, offset) = layout(width: image.width, height: image.height)
+        let left = cropOrigin(canvas).left, c = first.content
+        let second = windowLeft(left, photo: photo, canvas: canvas, offset: offset, mirrored: true) == left
+            ? (first.crop.mirrored(), (x: cropSize - c.x - c.width, y: c.y, width: c.width, height: c.height))
+            : try placed(image, mirrored: true)
+        normalise(second, into: UnsafeMutableBufferPointer(rebasing: output[size..<(2 * size)]))
     }
 
     /// Writes the normalised CHW tensor of `image` (`3 × cropSize × cropSize` floats) into `output`.

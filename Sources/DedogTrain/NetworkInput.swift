@@ -17,18 +17,17 @@ extension EfficientNetLite {
     /// This network's input for `image`: its centre crop, then the crop of its mirror image when `mirrored`
     /// (logits are averaged over the views); `views` is the batch to run.
     public func inputTensor(for image: RGBImage, mirrored: Bool) throws(ImageError) -> (tensor: [Float], views: Int) {
-        let p = Preprocessing(input), views = mirrored ? 2 : 1, size = 3 * p.cropSize * p.cropSize
-        // Both views written in place into one array: no copies of fresh pages to join them.
+        let p = Preprocessing(input), views = mirrored ? 2 : 1, count = views * 3 * p.cropSize * p.cropSize
+        // Both views written in place into one array (no copies of fresh pages to join them).
         var failure: ImageError?
-        let tensor = [Float](unsafeUninitializedCapacity: views * size) { buffer, initialized in
-            for view in 0..<views where failure == nil {
-                do throws(ImageError) {
-                    try p.write(image, mirrored: view == 1, into: UnsafeMutableBufferPointer(rebasing: buffer[(view * size)..<((view + 1) * size)]))
-                } catch {
-                    failure = error
-                }
+        let tensor = [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
+            do throws(ImageError) {
+                try p.writeViews(image, mirrored: mirrored, into: buffer)
+                initialized = count
+            } catch {
+                failure = error
+                initialized = 0
             }
-            initialized = failure == nil ? views * size : 0
         }
         if let failure { throw failure }
         return (tensor, views)

@@ -265,4 +265,25 @@ import DedogImage
         let mirrored = try Preprocessing.Fit.allCases.map { try Self.preprocessing($0).tensor(square, mirrored: true) }
         #expect(mirrored[0] == mirrored[1] && mirrored[1] == mirrored[2])
     }
+
+    /// Both views written at once are the two tensors made one by one, for every fit, on photos whose margins are
+    /// even (the mirrored view is then the first one mirrored) and odd (it is resampled on its own window).
+    @Test(arguments: [(200, 100), (201, 100), (100, 201), (64, 64), (67, 64), (120, 119)])
+    func viewsWrittenTogetherAreTheViewsOneByOne(_ size: (Int, Int)) throws {
+        let (w, h) = size
+        let image = try RGBImage(width: w, height: h, pixels: (0..<(w * h * 3)).map { UInt8(truncatingIfNeeded: $0 &* 29 &+ $0 / 500) })
+        for fit in Preprocessing.Fit.allCases {
+            let p = Self.preprocessing(fit), n = 3 * p.cropSize * p.cropSize
+            let expected = try p.tensor(image) + p.tensor(image, mirrored: true)
+            var both = [Float](repeating: .nan, count: 2 * n), one = [Float](repeating: .nan, count: n)
+            try both.withUnsafeMutableBufferPointer { buffer throws(ImageError) in try p.writeViews(image, mirrored: true, into: buffer) }
+            try one.withUnsafeMutableBufferPointer { buffer throws(ImageError) in try p.writeViews(image, mirrored: false, into: buffer) }
+            #expect(both.map(\.bitPattern) == expected.map(\.bitPattern), "\(w)×\(h) \(fit)")
+            #expect(one.map(\.bitPattern) == expected[..<n].map(\.bitPattern), "\(w)×\(h) \(fit)")
+        }
+        var short = [Float](repeating: 0, count: 3 * 56 * 56)
+        #expect(throws: ImageError.self) {
+            try short.withUnsafeMutableBufferPointer { buffer throws(ImageError) in try Self.preprocessing(.crop).writeViews(image, mirrored: true, into: buffer) }
+        }
+    }
 }
