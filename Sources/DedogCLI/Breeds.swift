@@ -158,7 +158,7 @@ extension Language: ExpressibleByArgument {}
 /// The catalogue of `--catalogue FILE`, or the bundled one; a file that cannot be used is said and exits 1 (it is
 /// never silently replaced by the bundled one).
 func loadCatalogue(_ path: String?) throws -> Catalogue {
-    try loadCatalogue { () throws(CatalogueError) in try Catalogue.load(path) }
+    try loadCatalogue { () throws(CatalogueError) in try EarlyCatalogue.load(path) }
 }
 
 /// The catalogue `load` gives, or its error said and the exit status for it.

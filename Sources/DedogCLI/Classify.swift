@@ -92,8 +92,9 @@ struct Classify: ParsableCommand {
 
     func run() throws {
         // The catalogue is read on another thread while the model loads: each takes a good part of the start-up.
+        // The bundled one has been read since the process started (EarlyCatalogue).
         let catalogueLoad = OrderedWork<Result<Catalogue, CatalogueError>>(concurrency: 1)
-        catalogueLoad.submit({ [catalogue] in Result { () throws(CatalogueError) in try Catalogue.load(catalogue) } }, deliver: { _ in })
+        catalogueLoad.submit({ [catalogue] in Result { () throws(CatalogueError) in try EarlyCatalogue.load(catalogue) } }, deliver: { _ in })
         let classifier: Classifier
         do throws(ClassifierError) {
             let kernels: KernelSet
@@ -110,7 +111,7 @@ struct Classify: ParsableCommand {
         catalogueLoad.finish { loaded = $0 }
         let breeds = try loadCatalogue { () throws(CatalogueError) in
             if let loaded { return try loaded.get() }
-            return try Catalogue.load(catalogue)
+            return try EarlyCatalogue.load(catalogue)
         }
         let language = lang ?? .fromLocale()
         let printer = ResultPrinter(format: outputFormat, catalogue: breeds, language: language, top: top)

@@ -21,6 +21,10 @@ struct DedogCommand: AsyncParsableCommand {
     static func main() async {
         // Past a file size limit (`ulimit -f`), a write then fails with a message instead of killing us.
         signal(SIGXFSZ, SIG_IGN)
+        // Commands that show breeds get their catalogue read while the command line is parsed (see EarlyCatalogue).
+        if let command = CommandLine.arguments.dropFirst().first, ["classify", "breeds"].contains(command) {
+            EarlyCatalogue.start()
+        }
         await main(nil)
     }
 }
