@@ -280,11 +280,8 @@ KTARGET void KFN(linear)(const dedog_linear_args *g) {
         for (int k0 = 0; k0 < n; k0 += LINEAR_PIECE) {
             const int len = n - k0 < LINEAR_PIECE ? n - k0 : LINEAR_PIECE;
             const size_t at = (size_t)o * (size_t)n + (size_t)k0;
-            const float *w = (const float *)g->weight + at;
-            if (g->half) {
-                dedog_f16_to_f32((const uint16_t *)g->weight + at, widened, (size_t)len);
-                w = widened;
-            }
+            if (g->half) dedog_f16_to_f32((const uint16_t *)g->weight + at, widened, (size_t)len);
+            const float *w = g->half ? widened : (const float *)g->weight + at;
             for (int r0 = 0; r0 < g->rows; r0 += LINEAR_ROWS) {
                 const float *x = g->in + (size_t)r0 * g->in_stride + k0;
                 float *y = out + (size_t)r0 * g->out_stride;
