@@ -145,15 +145,30 @@ def cpu_flags():
     return f"{model}; {os.cpu_count()} CPUs; " + " ".join(wanted)
 
 
-def process_time(cmd, runs=15):
-    times, peak = [], 0
+def run_process(cmd):
+    """Wall time (s) and peak RSS (kB) of one run of `cmd`."""
+    t0 = time.perf_counter()
+    r = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, capture_output=True, text=True)
+    elapsed = time.perf_counter() - t0
+    assert r.returncode == 0, r.stderr
+    return elapsed, int(r.stderr.strip().splitlines()[-1])
+
+
+def process_time(cmd, runs=15, peer=None):
+    """Median wall time (ms) and peak RSS (MB) of `cmd` over `runs` runs. With `peer` (the Python process it is
+    compared with), each run of `cmd` follows one of `peer` and the peer's figures come back too: interleaved, a
+    machine that slows down part-way through (these shared ones do) slows both sides of the ratio alike."""
+    times, peak, peer_times, peer_peak = [], 0, [], 0
     for _ in range(runs):
-        t0 = time.perf_counter()
-        r = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, capture_output=True, text=True)
-        times.append(time.perf_counter() - t0)
-        assert r.returncode == 0, r.stderr
-        peak = max(peak, int(r.stderr.strip().splitlines()[-1]))
-    return statistics.median(times) * 1000, peak / 1024
+        if peer:
+            t, kb = run_process(peer)
+            peer_times.append(t)
+            peer_peak = max(peer_peak, kb)
+        t, kb = run_process(cmd)
+        times.append(t)
+        peak = max(peak, kb)
+    mine = (statistics.median(times) * 1000, peak / 1024)
+    return mine + ((statistics.median(peer_times) * 1000, peer_peak / 1024) if peer else ())
 
 
 def ort_script(path, name):
@@ -172,9 +187,9 @@ for i in np.argsort(-p)[:3]: print(i, p[i])
     return script
 
 
-def dedog_classify(model, precision, target, threads=2, runs=15, bin=None):
+def dedog_classify(model, precision, target, threads=2, runs=15, bin=None, peer=None):
     return process_time([str((bin or args.bin) / "dedog"), "classify", "--threads", str(threads), "--model", str(model),
-                         "--precision", precision, str(target)], runs=runs)
+                         "--precision", precision, str(target)], runs=runs, peer=peer)
 
 
 rows = []
@@ -194,28 +209,30 @@ for precision, path in (("fp32", onnx_path), ("int8", int8_path)):
             d = nan
         rows.append((f"{precision} batch 1, 1 thread, {kernels} forced (ms)", d, ort_1))
 
-o_proc, o_peak = process_time([sys.executable, str(ort_script(onnx_path, "classify_ort.py")), str(photo)])
-whole = {}
+# Whole processes, each dedog row timed in turns with the Python + ORT process it is compared with.
+ort_process = [sys.executable, str(ort_script(onnx_path, "classify_ort.py")), str(photo)]
 for precision in ("fp32", "int8"):
-    d_proc, d_peak = whole[precision] = dedog_classify(model_file, precision, photo)
+    d_proc, d_peak, o_proc, o_peak = dedog_classify(model_file, precision, photo, peer=ort_process)
     rows.append((f"classify one photo, whole process, {precision} (ms)", d_proc, o_proc))
     rows.append((f"  peak RSS of that process, {precision} (MB)", d_peak, o_peak))
 # dedog int8 against a Python + ORT INT8 process.
-d_proc, d_peak = whole["int8"]
-q_proc, q_peak = (process_time([sys.executable, str(ort_script(int8_path, "classify_ort_int8.py")), str(photo)])
-                  if int8_path else (nan, nan))
+if int8_path:
+    d_proc, d_peak, q_proc, q_peak = dedog_classify(model_file, "int8", photo,
+                                                    peer=[sys.executable, str(ort_script(int8_path, "classify_ort_int8.py")), str(photo)])
+else:
+    d_proc, d_peak, q_proc, q_peak = nan, nan, nan, nan
 rows.append(("  same, int8, against Python + ORT INT8 (ms)", d_proc, q_proc))
 rows.append(("  peak RSS, int8, against Python + ORT INT8 (MB)", d_peak, q_peak))
 # The bundled breed models, whole process, against the same Python + ORT FP32 process running Lite0 alone.
 for name in ("default", "fast"):
     for precision in ("int8", "fp32"):
-        t, peak = dedog_classify(name, precision, photo)
+        t, peak, o_proc, o_peak = dedog_classify(name, precision, photo, peer=ort_process)
         rows.append((f"  same, dedog --model {name} --precision {precision} (ms)", t, o_proc))
         rows.append((f"  peak RSS, dedog --model {name} --precision {precision} (MB)", peak, o_peak))
 # The same, as `scripts/install` builds dedog: the Swift runtime and Foundation linked in.
 if args.installed_bin:
     for name in ("default", "fast"):
-        t, peak = dedog_classify(name, "int8", photo, bin=args.installed_bin)
+        t, _, o_proc, _ = dedog_classify(name, "int8", photo, bin=args.installed_bin, peer=ort_process)
         rows.append((f"  same, installed dedog, --model {name} --precision int8 (ms)", t, o_proc))
 
 # Folder throughput: one process classifying 40 photos (copies of the sample, so decoding is included).
