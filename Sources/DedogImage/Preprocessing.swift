@@ -101,46 +101,20 @@ public struct Preprocessing: Sendable, Equatable {
         try placed(image, mirrored: mirrored).crop
     }
 
-    /// The crop, and the rectangle of it the photo covers (all of it unless `pad` added bars).
-    func placed(_ image: RGBImage, mirrored: Bool) throws(ImageError)
-        -> (crop: RGBImage, content: (x: Int, y: Int, width: Int, height: Int)) {
-        if let problem { throw .invalidArgument(detail: "preprocessing: \(problem)") }
-        guard image.width > 0, image.height > 0 else { throw .invalidArgument(detail: "cannot preprocess an empty image") }
+    /// A rectangle of pixels.
+    typealias Rect = (x: Int, y: Int, width: Int, height: Int)
+
+    /// One view's window: the size the photo is resized to, the rectangle of the crop the photo covers (`content`;
+    /// all of it unless `pad` added bars) and the same pixels' rectangle in the resized photo (`region`).
+    private func window(_ image: RGBImage, mirrored: Bool) -> (photo: (width: Int, height: Int), content: Rect, region: Rect) {
         let (photo, canvas, offset) = layout(width: image.width, height: image.height)
-        let origin = cropOrigin(canvas)
-        var left = origin.left
-        let top = origin.top
-        guard fit == .pad else {
-            // The window where the mirror image's would fall; only the small crop is mirrored.
-            left = windowLeft(left, photo: photo, canvas: canvas, offset: offset, mirrored: mirrored)
-            let crop = try Resampler.resizedRegion(image, width: photo.width, height: photo.height,
-                                                   left: left, top: top, regionWidth: cropSize, regionHeight: cropSize)
-            return (mirrored ? crop.mirrored() : crop, (0, 0, cropSize, cropSize))
-        }
-        left = windowLeft(left, photo: photo, canvas: canvas, offset: offset, mirrored: mirrored)
-        // The part of the window the photo covers, in canvas coordinates.
+        let origin = cropOrigin(canvas), top = origin.top
+        let left = windowLeft(origin.left, photo: photo, canvas: canvas, offset: offset, mirrored: mirrored)
+        // The part of the window the photo covers, in canvas coordinates (all of it but with `pad`).
         let x0 = max(left, offset.x), x1 = min(left + cropSize, offset.x + photo.width)
         let y0 = max(top, offset.y), y1 = min(top + cropSize, offset.y + photo.height)
-        let fill = mean.map { UInt8(clamping: Int($0.rounded())) }, count = cropSize * cropSize * 3
-        var crop = try RGBImage(width: cropSize, height: cropSize, pixels: [UInt8](unsafeUninitializedCapacity: count) { p, n in
-            for i in stride(from: 0, to: count, by: 3) { (p[i], p[i + 1], p[i + 2]) = (fill[0], fill[1], fill[2]) }
-            n = count
-        })
-        var content = (x: x0 - left, y: y0 - top, width: max(0, x1 - x0), height: max(0, y1 - y0))
-        if content.width > 0 && content.height > 0 {
-            let region = try Resampler.resizedRegion(image, width: photo.width, height: photo.height,
-                                                     left: x0 - offset.x, top: y0 - offset.y,
-                                                     regionWidth: content.width, regionHeight: content.height)
-            for row in 0..<content.height {
-                let from = row * content.width * 3, to = ((content.y + row) * cropSize + content.x) * 3
-                crop.pixels.replaceSubrange(to..<(to + content.width * 3), with: region.pixels[from..<(from + content.width * 3)])
-            }
-        }
-        if mirrored {
-            crop = crop.mirrored()
-            content.x = cropSize - content.x - content.width
-        }
-        return (crop, content)
+        let content = (x: x0 - left, y: y0 - top, width: max(0, x1 - x0), height: max(0, y1 - y0))
+        return (photo, content, (x0 - offset.x, y0 - offset.y, content.width, content.height))
     }
 
     /// Where a view's window starts on the canvas, from the centre crop's `left`. Mirrored: the window whose mirror
@@ -151,23 +125,74 @@ public struct Preprocessing: Sendable, Equatable {
         return fit == .pad ? photo.width + 2 * offset.x - cropSize - left : canvas.width - cropSize - left
     }
 
-    /// `write` of `image` and, when `mirrored`, of its mirror image after it (`output` then holds two tensors). Where
-    /// the mirror image's window is the photo's own (a centred crop with an even margin, as with every square photo),
-    /// the second view is the first one mirrored rather than resampled again: the same values, half the resampling.
+    /// The view's crop from `source`: pixels of the resized photo, rows from the view's region's top and columns
+    /// from `sourceX`. The photo's part is copied in (or is the source, when that is exactly the crop), the rest is
+    /// the mean; `mirrored`, the crop is mirrored left to right, and so is its content rectangle.
+    private func compose(content: Rect, region: Rect, source: RGBImage, sourceX: Int,
+                         mirrored: Bool) throws(ImageError) -> (crop: RGBImage, content: Rect) {
+        var content = content, crop: RGBImage
+        if content == (0, 0, cropSize, cropSize) && sourceX == region.x && source.width == cropSize && source.height == cropSize {
+            crop = source
+        } else {
+            let fill = mean.map { UInt8(clamping: Int($0.rounded())) }, count = cropSize * cropSize * 3
+            crop = try RGBImage(width: cropSize, height: cropSize, pixels: [UInt8](unsafeUninitializedCapacity: count) { p, n in
+                for i in stride(from: 0, to: count, by: 3) { (p[i], p[i + 1], p[i + 2]) = (fill[0], fill[1], fill[2]) }
+                n = count
+            })
+            for row in 0..<content.height {
+                let from = (row * source.width + region.x - sourceX) * 3, to = ((content.y + row) * cropSize + content.x) * 3
+                crop.pixels.replaceSubrange(to..<(to + content.width * 3), with: source.pixels[from..<(from + content.width * 3)])
+            }
+        }
+        if mirrored {
+            crop = crop.mirrored()
+            content.x = cropSize - content.x - content.width
+        }
+        return (crop, content)
+    }
+
+    /// The crop, and the rectangle of it the photo covers (all of it unless `pad` added bars).
+    func placed(_ image: RGBImage, mirrored: Bool) throws(ImageError) -> (crop: RGBImage, content: Rect) {
+        if let problem { throw .invalidArgument(detail: "preprocessing: \(problem)") }
+        guard image.width > 0, image.height > 0 else { throw .invalidArgument(detail: "cannot preprocess an empty image") }
+        // The window where the mirror image's would fall; only the small crop is mirrored.
+        let view = window(image, mirrored: mirrored), r = view.region
+        let source = try Resampler.resizedRegion(image, width: view.photo.width, height: view.photo.height,
+                                                 left: r.x, top: r.y, regionWidth: r.width, regionHeight: r.height)
+        return try compose(content: view.content, region: r, source: source, sourceX: r.x, mirrored: mirrored)
+    }
+
+    /// `write` of `image` and, when `mirrored`, of its mirror image after it (`output` then holds two tensors). The
+    /// two views' windows are the same, or a pixel apart (a centred crop with an odd margin): the photo is resampled
+    /// once, over both, and each view cut from that (the resampler's pixels do not depend on the region asked for),
+    /// which halves the resampling and gives the same values.
     public func writeViews(_ image: RGBImage, mirrored: Bool, into output: UnsafeMutableBufferPointer<Float>) throws(ImageError) {
         let size = 3 * cropSize * cropSize, views = mirrored ? 2 : 1
         guard output.count >= views * size else {
             throw .invalidArgument(detail: "output holds \(output.count) floats, needs \(views * size)")
         }
-        let first = try placed(image, mirrored: false)
-        normalise(first, into: UnsafeMutableBufferPointer(rebasing: output[0..<size]))
-        guard mirrored else { return }
-        let (photo, canvas, offset) = layout(width: image.width, height: image.height)
-        let left = cropOrigin(canvas).left, c = first.content
-        let second = windowLeft(left, photo: photo, canvas: canvas, offset: offset, mirrored: true) == left
-            ? (first.crop.mirrored(), (x: cropSize - c.x - c.width, y: c.y, width: c.width, height: c.height))
-            : try placed(image, mirrored: true)
-        normalise(second, into: UnsafeMutableBufferPointer(rebasing: output[size..<(2 * size)]))
+        guard mirrored else {
+            normalise(try placed(image, mirrored: false), into: output)
+            return
+        }
+        if let problem { throw .invalidArgument(detail: "preprocessing: \(problem)") }
+        guard image.width > 0, image.height > 0 else { throw .invalidArgument(detail: "cannot preprocess an empty image") }
+        let first = window(image, mirrored: false), second = window(image, mirrored: true)
+        let (a, b) = (first.region, second.region)
+        let x = min(a.x, b.x), end = max(a.x + a.width, b.x + b.width)
+        // Both regions on the same rows, side by side or overlapping (always, for these windows; the check keeps
+        // the union from spanning a gap).
+        guard a.y == b.y, a.height == b.height, end - x <= a.width + b.width else {
+            normalise(try placed(image, mirrored: false), into: UnsafeMutableBufferPointer(rebasing: output[0..<size]))
+            normalise(try placed(image, mirrored: true), into: UnsafeMutableBufferPointer(rebasing: output[size..<(2 * size)]))
+            return
+        }
+        let source = try Resampler.resizedRegion(image, width: first.photo.width, height: first.photo.height,
+                                                 left: x, top: a.y, regionWidth: end - x, regionHeight: a.height)
+        normalise(try compose(content: first.content, region: a, source: source, sourceX: x, mirrored: false),
+                  into: UnsafeMutableBufferPointer(rebasing: output[0..<size]))
+        normalise(try compose(content: second.content, region: b, source: source, sourceX: x, mirrored: true),
+                  into: UnsafeMutableBufferPointer(rebasing: output[size..<(2 * size)]))
     }
 
     /// Writes the normalised CHW tensor of `image` (`3 × cropSize × cropSize` floats) into `output`.

@@ -266,8 +266,8 @@ import DedogImage
         #expect(mirrored[0] == mirrored[1] && mirrored[1] == mirrored[2])
     }
 
-    /// Both views written at once are the two tensors made one by one, for every fit, on photos whose margins are
-    /// even (the mirrored view is then the first one mirrored) and odd (it is resampled on its own window).
+    /// Both views written at once (one resampling over both windows) are the two tensors made one by one, for every
+    /// fit, on photos whose margins are even (the same window) and odd (windows a pixel apart), with and without bars.
     @Test(arguments: [(200, 100), (201, 100), (100, 201), (64, 64), (67, 64), (120, 119)])
     func viewsWrittenTogetherAreTheViewsOneByOne(_ size: (Int, Int)) throws {
         let (w, h) = size
