@@ -24,6 +24,8 @@ public struct Breed: Codable, Sendable, Equatable {
     public var sources: [SourceUse]
     /// Whether dedog's bundled models recognise this breed (it is one of their classes, the Stanford Dogs breeds).
     public var bundledModel: Bool
+    /// For a cross of two breeds (a Labradoodle), its parent breeds; nil for a breed.
+    public var cross: Cross?
 
     public struct Names: Codable, Sendable, Equatable {
         public var en: String
@@ -64,6 +66,17 @@ public struct Breed: Codable, Sendable, Equatable {
     public struct Coat: Codable, Sendable, Equatable {
         public var grooming: String?
         public var shedding: String?
+    }
+
+    /// A cross's parents, each a breed or a family of catalogue entries (a poodle of any size).
+    public struct Cross: Codable, Sendable, Equatable {
+        public struct Parent: Codable, Sendable, Equatable {
+            public var name: Names
+            /// The catalogue entries the parent may be, by id.
+            public var breeds: [String]
+        }
+
+        public var parents: [Parent]
     }
 
     public struct SourceUse: Codable, Sendable, Equatable {

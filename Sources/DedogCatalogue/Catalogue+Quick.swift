@@ -46,7 +46,7 @@ extension Breed {
     init(reading r: inout JSONReader) throws(JSONError) {
         var id: String?, labels: [String]?, name: Names?, aliases: Aliases?, fci: FCI?, fciNote: String?, origin: String?
         var size: String?, height: Measure?, weight: Measure?, lifeSpan: Range?, coat: Coat?, colours: [String]?
-        var temperament: [String]?, sources: [SourceUse]?, bundled: Bool?
+        var temperament: [String]?, sources: [SourceUse]?, bundled: Bool?, cross: Cross?
         try r.object { r, key throws(JSONError) in
             switch key {
             case "id": id = try r.string()
@@ -65,13 +65,14 @@ extension Breed {
             case "temperament": temperament = try strings(&r)
             case "sources": sources = try r.array(SourceUse.init(reading:))
             case "bundledModel": bundled = try r.bool()
+            case "cross": cross = try r.optional(Cross.init(reading:))
             default: try r.skip()
             }
         }
         self.init(id: try required(id), labels: try required(labels), name: try required(name), aliases: try required(aliases),
                   fci: fci, fciNote: fciNote, origin: origin, size: size, height: height, weight: weight, lifeSpan: lifeSpan,
                   coat: coat, colours: try required(colours), temperament: try required(temperament),
-                  sources: try required(sources), bundledModel: try required(bundled))
+                  sources: try required(sources), bundledModel: try required(bundled), cross: cross)
     }
 }
 
@@ -100,6 +101,33 @@ extension Breed.Aliases {
             }
         }
         self.init(en: try required(en), cs: try required(cs))
+    }
+}
+
+extension Breed.Cross {
+    init(reading r: inout JSONReader) throws(JSONError) {
+        var parents: [Parent]?
+        try r.object { r, key throws(JSONError) in
+            switch key {
+            case "parents": parents = try r.array(Parent.init(reading:))
+            default: try r.skip()
+            }
+        }
+        self.init(parents: try required(parents))
+    }
+}
+
+extension Breed.Cross.Parent {
+    init(reading r: inout JSONReader) throws(JSONError) {
+        var name: Breed.Names?, breeds: [String]?
+        try r.object { r, key throws(JSONError) in
+            switch key {
+            case "name": name = try Breed.Names(reading: &r)
+            case "breeds": breeds = try strings(&r)
+            default: try r.skip()
+            }
+        }
+        self.init(name: try required(name), breeds: try required(breeds))
     }
 }
 

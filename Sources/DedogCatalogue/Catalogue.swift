@@ -181,7 +181,7 @@ private final class FoldedNames: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let folded { return folded }
-        let keys = breeds.map { $0.allNames.map(SearchKey.init) }
+        let keys = breeds.map(SearchKey.keys(for:))
         folded = keys
         return keys
     }

@@ -26,11 +26,20 @@ struct SearchKey: Sendable {
     let name: String
     let key: String
     let words: [String]
+    /// An alias (an everyday form, a variety, an older name), not one of the breed's two names.
+    let isAlias: Bool
 
-    init(_ name: String) {
+    init(_ name: String, isAlias: Bool) {
         self.name = name
         key = TextKey.normalized(name)
         words = key.split(separator: " ").map(String.init)
+        self.isAlias = isAlias
+    }
+
+    /// A breed's names, then its aliases.
+    static func keys(for breed: Breed) -> [SearchKey] {
+        ([breed.name.en] + (breed.name.cs.map { [$0] } ?? [])).map { SearchKey($0, isAlias: false) }
+            + (breed.aliases.en + breed.aliases.cs).map { SearchKey($0, isAlias: true) }
     }
 }
 
@@ -45,6 +54,8 @@ public struct SearchHit: Sendable, Equatable {
     public let kind: Kind
     /// The name or alias that matched, as written in the catalogue.
     public let matched: String
+    /// Whether `matched` is an alias rather than the breed's English or Czech name.
+    public let isAlias: Bool
     /// Edit distance for `similar` hits, 0 otherwise.
     public let distance: Int
 }
@@ -56,8 +67,9 @@ extension Catalogue {
     }
 
     /// Breeds whose English or Czech name or alias matches `text`, ignoring case and diacritics: exact matches
-    /// first, then names starting with the text, then names with a word starting with it, then containing it,
-    /// then typo-tolerant matches (edit distance up to 1 for short queries, 2 from 6 letters, 3 from 10).
+    /// first (a breed's name before an alias), then names starting with the text, then names with a word starting
+    /// with it, then containing it, then typo-tolerant matches (edit distance up to 1 for short queries, 2 from 6
+    /// letters, 3 from 10).
     public func search(_ text: String) -> [SearchHit] {
         let query = TextKey.normalized(text)
         guard !query.isEmpty else { return [] }
@@ -68,17 +80,17 @@ extension Catalogue {
                 let key = name.key
                 let hit: SearchHit?
                 if key == query {
-                    hit = SearchHit(breed: breed, kind: .exact, matched: name.name, distance: 0)
+                    hit = SearchHit(breed: breed, kind: .exact, matched: name.name, isAlias: name.isAlias, distance: 0)
                 } else if key.hasPrefix(query) {
-                    hit = SearchHit(breed: breed, kind: .prefix, matched: name.name, distance: 0)
+                    hit = SearchHit(breed: breed, kind: .prefix, matched: name.name, isAlias: name.isAlias, distance: 0)
                 } else if name.words.contains(where: { $0.hasPrefix(query) }) {
-                    hit = SearchHit(breed: breed, kind: .wordPrefix, matched: name.name, distance: 0)
+                    hit = SearchHit(breed: breed, kind: .wordPrefix, matched: name.name, isAlias: name.isAlias, distance: 0)
                 } else if key.contains(query) {
-                    hit = SearchHit(breed: breed, kind: .substring, matched: name.name, distance: 0)
+                    hit = SearchHit(breed: breed, kind: .substring, matched: name.name, isAlias: name.isAlias, distance: 0)
                 } else {
                     // Whole name, or any single word of it, within the limit.
                     let d = ([key] + name.words).map { Self.editDistance(query, $0, limit: limit) }.min() ?? .max
-                    hit = d <= limit ? SearchHit(breed: breed, kind: .similar, matched: name.name, distance: d) : nil
+                    hit = d <= limit ? SearchHit(breed: breed, kind: .similar, matched: name.name, isAlias: name.isAlias, distance: d) : nil
                 }
                 if let hit, best[breed.id].map({ Self.ranks(hit, before: $0) }) ?? true {
                     best[breed.id] = hit
@@ -101,10 +113,11 @@ extension Catalogue {
         return scored.prefix(count).map(\.breed)
     }
 
-    /// Better kinds of match first, then fewer typos, then breeds the bundled models recognise (what most people
-    /// look up), then by name.
+    /// Better kinds of match first, a breed's own name before an alias, then fewer typos, then breeds the bundled
+    /// models recognise (what most people look up), then by name.
     static func ranks(_ a: SearchHit, before b: SearchHit) -> Bool {
         if a.kind != b.kind { return a.kind < b.kind }
+        if a.isAlias != b.isAlias { return !a.isAlias }
         if a.distance != b.distance { return a.distance < b.distance }
         return breedFirst(a.breed, b.breed)
     }

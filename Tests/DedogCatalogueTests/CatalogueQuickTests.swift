@@ -51,4 +51,50 @@ import DedogTestSupport
             #expect(Self.same(quick, codable), "\(name): the quick and Codable readings differ")
         }
     }
+
+    /// A catalogue whose one breed gives every field a value (every optional present, every list non-empty).
+    static let everyField = #"""
+        {"formatVersion": 2, "future": [1],
+         "sources": [{"id": "s", "title": "T", "repository": "r/r", "commit": "c", "path": "p", "licence": "l"}],
+         "vocabulary": {"cs": {"Terriers": "teriéři"}},
+         "breeds": [{"id": "x", "labels": ["n0-x"], "name": {"en": "X", "cs": "x"}, "aliases": {"en": ["Ex"], "cs": ["ex"]},
+                     "fci": {"number": 1, "group": 3, "groupName": "Terriers", "section": "S", "provisional": true, "variety": "V"},
+                     "fciNote": "n", "origin": "o", "size": "small",
+                     "height": {"min": 30, "max": 40.5, "unit": "cm", "male": {"min": 35, "max": 40.5, "unit": "cm"},
+                                "female": {"min": 30, "max": 35, "unit": "cm"}},
+                     "weight": {"min": 5, "max": 9, "unit": "kg", "male": {"min": 6, "max": 9, "unit": "kg"},
+                                "female": {"min": 5, "max": 8, "unit": "kg"}},
+                     "lifeSpan": {"min": 12, "max": 15, "unit": "years"}, "coat": {"grooming": "g", "shedding": "h"},
+                     "colours": ["black"], "temperament": ["Alert"], "sources": [{"source": "s", "fields": ["fci"]}],
+                     "bundledModel": true,
+                     "cross": {"parents": [{"name": {"en": "P", "cs": "p"}, "breeds": ["p"]}]}}]}
+        """#
+
+    /// The paths under `value` that hold nothing: a nil optional, an empty list.
+    static func emptyPaths(_ value: Any, path: String) -> [String] {
+        let mirror = Mirror(reflecting: value)
+        switch mirror.displayStyle {
+        case .optional:
+            guard let child = mirror.children.first else { return [path] }
+            return emptyPaths(child.value, path: path)
+        case .collection, .dictionary, .set:
+            if mirror.children.isEmpty { return [path] }
+            return mirror.children.enumerated().flatMap { i, child in emptyPaths(child.value, path: "\(path)[\(i)]") }
+        default:
+            return mirror.children.flatMap { emptyPaths($0.value, path: "\(path).\($0.label ?? "?")") }
+        }
+    }
+
+    /// A field added to the catalogue's types fails here until the fixture gives it a value, and then until the
+    /// quick reader reads it: the fixture read both ways must come out the same.
+    @Test func theQuickReaderReadsEveryField() throws {
+        let data = Data(Self.everyField.utf8)
+        let codable = try Catalogue.decodedWithCodable(data, file: "c.json")
+        let empty = Self.emptyPaths(codable.breeds, path: "breeds") + Self.emptyPaths(codable.sources, path: "sources")
+            + Self.emptyPaths(codable.vocabulary, path: "vocabulary")
+        #expect(empty.isEmpty, "give these a value in `everyField`: \(empty)")
+        #expect(Catalogue.readsQuickly(data), "the quick reader gave up on `everyField`")
+        let quick = try Catalogue(data, file: "c.json")
+        #expect(Self.same(quick, codable), "the quick reader drops or changes a field: \(quick.breeds) against \(codable.breeds)")
+    }
 }
