@@ -64,10 +64,12 @@ enum BreedText {
          b.origin.map { origin($0, catalogue, language) }].compactMap { $0 }.joined(separator: " · ")
     }
 
-    /// The breed's name, and in Czech a note when the catalogue has no Czech name (no source gave one).
+    /// The breed's name, and in Czech a note when the catalogue has no Czech name (no source gave one). A cross's
+    /// name is its own word in both languages (Labradoodle).
     static func title(_ b: Breed, _ language: Language) -> String {
         switch (language, b.name.cs) {
         case (.cs, let cs?): return "\(cs) (\(b.name.en))"
+        case (.cs, nil) where b.cross != nil: return b.name.en
         case (.cs, nil): return "\(b.name.en) (český název nemáme: žádný veřejný zdroj ho neuvádí)"
         case (_, let cs?): return "\(b.name.en) (\(cs))"
         case (_, nil): return b.name.en
@@ -80,6 +82,10 @@ enum BreedText {
         var rows: [[String]] = [["id", b.id]]
         let aliases = (czech ? b.aliases.cs + b.aliases.en : b.aliases.en + b.aliases.cs)
         if !aliases.isEmpty { rows.append([czech ? "také" : "also known as", aliases.joined(separator: ", ")]) }
+        if let cross = b.cross {
+            let parents = cross.parents.map { czech ? $0.name.cs ?? $0.name.en : $0.name.en }
+            rows.append([czech ? "kříženec plemen" : "a cross of", parents.joined(separator: " × ")])
+        }
         if let f = b.fci {
             var text = "\(f.number) · " + (czech ? "skupina" : "group") + " \(f.group) \(t(f.groupName))"
             if let section = f.section { text += " · " + (czech ? "sekce " : "section ") + t(section) }
@@ -109,7 +115,8 @@ enum BreedText {
         let titles = Dictionary(uniqueKeysWithValues: catalogue.sources.map { ($0.id, "\(t($0.title)) (\($0.repository))") })
         let fieldNames = czech ? ["fci": "FCI", "origin": "původ", "height": "výška", "weight": "hmotnost",
                                   "lifeSpan": "délka života", "coat": "srst", "colours": "barvy",
-                                  "temperament": "povaha", "name.cs": "český název"] : [:]
+                                  "temperament": "povaha", "name.cs": "český název", "aliases.cs": "další české názvy",
+                                  "cross": "rodičovská plemena", "cross.cs": "česká jména rodičovských plemen"] : [:]
         let sources = b.sources.map { use in
             "\(titles[use.source] ?? use.source): \(use.fields.map { fieldNames[$0] ?? $0 }.joined(separator: ", "))"
         }

@@ -73,7 +73,7 @@ import DedogTestSupport
         let czech = try CLI.run(["classify", "-k", "1", "--lang", "cs", dir.path])
         #expect(czech.stdout.hasSuffix("""
             Souhrn — fotek: 4 · plemeno určeno: 3 · nejisté: 0 · bez psa: 0 · nelze přečíst: 1
-              bígl  3
+              beagle  3
 
             """), "\(czech.stdout)")
         let one = try CLI.run(["classify", "datasets/samples/beagle.jpg"])

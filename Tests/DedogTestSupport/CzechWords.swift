@@ -34,7 +34,7 @@ public enum CzechWords {
             names += (aliases["en"] ?? []) + (aliases["cs"] ?? []) + (b["labels"] as? [String] ?? [])
         }
         names += (catalogue["sources"] as? [[String: Any]] ?? []).compactMap { $0["repository"] as? String }
-        names += ["American Kennel Club", "Stanford Dogs"]
+        names += ["American Kennel Club", "Stanford Dogs", "70 Dog Breeds"]
         return names.filter { !$0.isEmpty }.sorted { $0.count > $1.count }
     }()
 

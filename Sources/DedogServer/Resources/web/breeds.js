@@ -71,6 +71,11 @@ export async function renderBreed(id) {
   row(t("fieldNames"), `${t("fieldEnglish")}: ${b.name.en}`, `${t("fieldCzech")}: ${b.name.cs ?? t("czechNameMissing")}`);
   const aliases = [...(lang() === "cs" ? b.aliases.cs : b.aliases.en), ...(lang() === "cs" ? b.aliases.en : b.aliases.cs)];
   if (aliases.length) row(t("fieldAliases"), aliases.join(", "));
+  if (b.cross) {
+    rows.push(h("dt", {}, t("fieldCross")), h("dd", {}, b.cross.parents.flatMap((p, i) => [
+      i ? " × " : "",
+      h("a", { href: `#/breeds/${encodeURIComponent(p.breeds[0])}` }, (lang() === "cs" && p.name.cs) || p.name.en)])));
+  }
   if (b.fci) {
     row(t("fieldFCI"), t("fieldFCINumber", { n: b.fci.number }), t("fieldGroup", { n: b.fci.group, name: text.fciGroup }),
       text.fciSection ? t("fieldSection", { name: text.fciSection }) : null,

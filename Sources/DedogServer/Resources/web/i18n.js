@@ -61,6 +61,8 @@ const strings = {
     czechNameMissing: "no public source gives a Czech name",
     src_fci: "FCI", src_origin: "origin", src_height: "height", src_weight: "weight", src_lifeSpan: "life span",
     src_coat: "coat", src_colours: "colours", src_temperament: "temperament", "src_name.cs": "Czech name",
+    "src_aliases.cs": "other Czech names", src_cross: "parent breeds", "src_cross.cs": "parent breeds in Czech",
+    fieldCross: "A cross of",
     size_toy: "toy", size_small: "small", size_medium: "medium", size_large: "large", size_giant: "giant",
     // Quiz
     quizTitle: "Breed quiz",
@@ -189,6 +191,8 @@ const strings = {
     czechNameMissing: "český název žádný veřejný zdroj neuvádí",
     src_fci: "FCI", src_origin: "původ", src_height: "výška", src_weight: "hmotnost", src_lifeSpan: "délka života",
     src_coat: "srst", src_colours: "barvy", src_temperament: "povaha", "src_name.cs": "český název",
+    "src_aliases.cs": "další české názvy", src_cross: "rodičovská plemena", "src_cross.cs": "česká jména rodičovských plemen",
+    fieldCross: "Kříženec plemen",
     size_toy: "trpasličí", size_small: "malé", size_medium: "střední", size_large: "velké", size_giant: "obří",
     quizTitle: "Kvíz plemen",
     quizIntro: "Fotka a tři nebo čtyři plemena: vyberte správné. Špatné odpovědi jsou plemena, která si s ním plete sám model.",
