@@ -44,14 +44,18 @@ let package = Package(
         .target(name: "DedogFiles"),
         // Pixels: decoding, orientation, resizing, cropping, normalisation.
         .target(name: "DedogImage", dependencies: ["DedogFiles", "CTurboJPEG", "CJPEGScan", "CPNG", "CHeif", "CWebP"]),
-        // The inference engine: layers, execution plans, EfficientNet-Lite, safetensors model files.
+        // The inference engine: kernels, layers, execution plans, sessions, safetensors, EfficientNet-Lite backbones.
+        // It knows networks, not breeds.
         .target(name: "DedogNN", dependencies: ["DedogFiles", "DedogKernels"]),
+        // What a model file means: its description, the heads on each backbone's features and their labels, the
+        // photos users confirmed, and the verdict (no dog, unsure, another breed, a breed) with its thresholds.
+        .target(name: "DedogBreedModel", dependencies: ["DedogFiles", "DedogNN"]),
         // Transfer learning: dataset scan, feature cache, head training, calibration, metrics.
-        .target(name: "DedogTrain", dependencies: ["DedogFiles", "DedogImage", "DedogNN", "DedogCatalogue"]),
+        .target(name: "DedogTrain", dependencies: ["DedogFiles", "DedogImage", "DedogNN", "DedogBreedModel", "DedogCatalogue"]),
         // The breed catalogue (English + Czech), built by scripts/build-catalogue, and its search.
         .target(name: "DedogCatalogue", dependencies: ["DedogFiles"], resources: [.copy("Resources/breeds.json")]),
         // The facade: image in, ranked breeds out; training and evaluation entry points.
-        .target(name: "Dedog", dependencies: ["DedogFiles", "DedogImage", "DedogNN", "DedogTrain", "DedogCatalogue"]),
+        .target(name: "Dedog", dependencies: ["DedogFiles", "DedogImage", "DedogNN", "DedogBreedModel", "DedogTrain", "DedogCatalogue"]),
         // The HTTP front end (`dedog serve`): routes, limits, auth, metrics, on the same facade as the CLI.
         .target(name: "DedogServer", dependencies: [
             "Dedog", "DedogFiles", "DedogImage", "DedogNN", "DedogCatalogue",
@@ -70,20 +74,21 @@ let package = Package(
         ]),
 
         // Timing probes for scripts/bench-*; not shipped as a product.
-        .executableTarget(name: "DedogBench", dependencies: ["Dedog", "DedogImage", "DedogNN", "DedogTrain", "DedogCatalogue"]),
+        .executableTarget(name: "DedogBench", dependencies: ["Dedog", "DedogImage", "DedogNN", "DedogBreedModel", "DedogTrain", "DedogCatalogue"]),
 
         .target(name: "DedogTestSupport", path: "Tests/DedogTestSupport"),
         .testTarget(name: "DedogFilesTests", dependencies: ["DedogFiles"]),
         .testTarget(name: "DedogImageTests", dependencies: ["DedogImage", "DedogTestSupport"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "DedogNNTests", dependencies: ["DedogNN", "DedogImage", "DedogTestSupport"]),
+        .testTarget(name: "DedogNNTests", dependencies: ["DedogNN", "DedogBreedModel", "DedogImage", "DedogTestSupport"]),
+        .testTarget(name: "DedogBreedModelTests", dependencies: ["DedogBreedModel", "DedogNN", "DedogFiles", "DedogTestSupport"]),
         .testTarget(name: "DedogCatalogueTests", dependencies: ["DedogCatalogue", "DedogTestSupport"]),
-        .testTarget(name: "DedogTrainTests", dependencies: ["DedogTrain", "DedogNN", "DedogCatalogue", "DedogTestSupport"]),
-        .testTarget(name: "DedogTests", dependencies: ["Dedog", "DedogFiles", "DedogImage", "DedogNN", "DedogTrain", "DedogCatalogue", "DedogTestSupport"]),
+        .testTarget(name: "DedogTrainTests", dependencies: ["DedogTrain", "DedogNN", "DedogBreedModel", "DedogCatalogue", "DedogTestSupport"]),
+        .testTarget(name: "DedogTests", dependencies: ["Dedog", "DedogFiles", "DedogImage", "DedogNN", "DedogBreedModel", "DedogTrain", "DedogCatalogue", "DedogTestSupport"]),
         .testTarget(name: "DedogServerTests", dependencies: [
-            "DedogServer", "Dedog", "DedogNN", "DedogCatalogue", "DedogTestSupport",
+            "DedogServer", "Dedog", "DedogNN", "DedogBreedModel", "DedogCatalogue", "DedogTestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
         ]),
-        .testTarget(name: "DedogCLITests", dependencies: ["DedogCLI", "Dedog", "DedogFiles", "DedogImage", "DedogNN", "DedogTrain", "DedogCatalogue", "DedogTestSupport"]),
+        .testTarget(name: "DedogCLITests", dependencies: ["DedogCLI", "Dedog", "DedogFiles", "DedogImage", "DedogNN", "DedogBreedModel", "DedogTrain", "DedogCatalogue", "DedogTestSupport"]),
     ]
 )

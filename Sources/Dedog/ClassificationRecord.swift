@@ -1,6 +1,7 @@
 import Foundation
 import DedogCatalogue
 import DedogNN
+import DedogBreedModel
 
 /// The JSON object for one photo's answer: what `dedog classify --json` writes per line and what the HTTP API
 /// returns, so that scripts read one shape. Every key is always present (null when it does not apply).

@@ -1,6 +1,8 @@
 import Foundation
 import DedogImage
 import DedogNN
+import DedogBreedModel
+import DedogBreedModel
 
 /// Image in, ranked breeds out; safe to share between threads and tasks.
 ///
@@ -15,13 +17,13 @@ import DedogNN
 /// classifications run at once (callers beyond that wait), `threadsPerWorker` how many threads each uses inside
 /// the network: their product is the process's thread budget.
 ///
-/// How the decisions are made: see `Model.decide(features:top:thresholds:)`. The thresholds live in the model
-/// file, so a retrained model carries its own.
+/// How the decisions are made: see `DedogBreedModel/Verdict.swift`. The thresholds live in the model file, so a
+/// retrained model carries its own.
 public final class Classifier: Sendable {
     public let modelURL: URL
-    public let model: Model
+    @_spi(Testing) public let model: Model
     public let configuration: ClassifierConfiguration
-    public let decoderOptions: ImageDecoder.Options
+    @_spi(Benchmarks) public let decoderOptions: ImageDecoder.Options
     /// When a photo counts as no dog or unsure: the model file's thresholds unless the configuration overrides them.
     public let decision: DecisionThresholds
     /// Per backbone, whether each photo is also run mirrored and the two averaged: the model file's choice unless
@@ -29,14 +31,14 @@ public final class Classifier: Sendable {
     public let averagesMirror: [Bool]
     private let workspaces: WorkspacePool
 
-    /// The model in `modelURL`, or the default one (`ModelLocator.model(nil)`).
+    /// The model in `modelURL`, or the bundled default one.
     public convenience init(modelURL: URL? = nil, configuration: ClassifierConfiguration = .init()) throws(ClassifierError) {
         let url: URL
-        if let modelURL { url = modelURL } else { url = try ModelLocator.model(nil) }
+        if let modelURL { url = modelURL } else { url = try ModelLocator.url(ofBundled: "default") }
         let model: Model
         do {
             // Only the layers the configured precision runs (int8: no float layers to pack).
-            model = try Model(contentsOf: url, precision: configuration.precision)
+            model = try Model(contentsOf: url, precision: configuration.precision.engine)
         } catch {
             throw .model(error)
         }
@@ -49,7 +51,7 @@ public final class Classifier: Sendable {
     }
 
     /// A classifier for a model already loaded (from `modelURL`, which it only reports).
-    public init(model: Model, modelURL: URL, configuration: ClassifierConfiguration = .init()) throws(ClassifierError) {
+    @_spi(Testing) public init(model: Model, modelURL: URL, configuration: ClassifierConfiguration = .init()) throws(ClassifierError) {
         self.model = model
         self.modelURL = modelURL
         self.configuration = configuration
@@ -62,15 +64,15 @@ public final class Classifier: Sendable {
             throw .model(.badInput(detail: "mirror averaging given for \(mirror.count) backbones of a model with \(model.backbones.count)"))
         }
         averagesMirror = mirror
-        let threads = max(1, configuration.threadsPerWorker), kernels = configuration.kernels
-        let precision = configuration.precision
+        let threads = max(1, configuration.threadsPerWorker), kernels = configuration.kernels.kernelSet
+        let precision = configuration.precision.engine
         workspaces = WorkspacePool(capacity: max(1, configuration.workers)) {
             Workspace(sessions: model.backbones.map { $0.makeSession(threads: threads, kernels: kernels, precision: precision) })
         }
     }
 
     /// Every label the model can name (the breed head's, or the dog classes of the ImageNet head).
-    public var breedLabels: [Label] {
+    var breedLabels: [Label] {
         model.breedLabels ?? model.imagenetLabels?.filter(\.isDog) ?? []
     }
 
@@ -100,9 +102,20 @@ public final class Classifier: Sendable {
         }.answer
     }
 
+    /// Runs the model once on a blank picture, so that the first photo does not pay for plans and buffers.
+    public func warmUp() throws(ClassifierError) {
+        let blank: RGBImage
+        do {
+            blank = try RGBImage(width: 64, height: 64, pixels: [UInt8](repeating: 128, count: 64 * 64 * 3))
+        } catch {
+            throw .image(error)
+        }
+        _ = try classify(blank, top: 1)
+    }
+
     /// The answer for `image`, with where the dog is (`configuration.locates`), looking again at a dog small in
     /// the frame (`configuration.zoom`).
-    public func classify(_ image: RGBImage, top: Int = 3) throws(ClassifierError) -> Classification {
+    @_spi(Benchmarks) public func classify(_ image: RGBImage, top: Int = 3) throws(ClassifierError) -> Classification {
         try looks(at: image, top: top, zoom: configuration.zoom).answer
     }
 
@@ -145,7 +158,7 @@ public final class Classifier: Sendable {
         let photoMaps: PhotoMaps?
         do {
             photoMaps = try PhotoMaps(model: model, maps: maps, mirrored: averagesMirror, width: image.width, height: image.height,
-                                      precision: configuration.precision)
+                                      precision: configuration.precision.engine)
         } catch {
             throw .model(error)
         }
@@ -219,7 +232,7 @@ public final class Classifier: Sendable {
     }
 
     /// Each backbone's pooled features of the views classify runs, [views × 1280] per backbone.
-    public func features(of image: RGBImage) throws(ClassifierError) -> [[Float]] {
+    @_spi(Benchmarks) public func features(of image: RGBImage) throws(ClassifierError) -> [[Float]] {
         try views(of: image, maps: false).features
     }
 
@@ -256,9 +269,10 @@ public final class Classifier: Sendable {
 
     /// The verdict and ranking for one image from each backbone's pooled features (`features[b]`: that backbone's
     /// views, [views × 1280]), with this classifier's thresholds.
-    public func decide(features: [[Float]], top: Int) throws(ClassifierError) -> Classification {
+    @_spi(Benchmarks) public func decide(features: [[Float]], top: Int) throws(ClassifierError) -> Classification {
         do {
-            return try model.decide(features: features, top: top, thresholds: decision, precision: configuration.precision)
+            return Classification(try model.decide(features: features, top: top, thresholds: decision,
+                                                   precision: configuration.precision.engine))
         } catch {
             throw .model(error)
         }
@@ -273,18 +287,18 @@ public struct ClassifierConfiguration: Sendable, Equatable {
     /// Threads one classification uses inside the network.
     public var threadsPerWorker: Int
     /// Which build of the C kernels runs (the front end reads `DEDOG_KERNELS`, not the library).
-    public var kernels: KernelSet
+    public var kernels: Kernels
     /// The backbones' arithmetic (int8 runs where the model file has activation ranges, fp32 otherwise); by default
-    /// `Precision.preferred(for: kernels)`.
+    /// `Precision.preferred(for: kernels)`. `ModelInfo` says what each backbone runs.
     public var precision: Precision
     /// Photos declaring more pixels than this are refused from their header, before decoding.
     public var maxPixels: Int
     /// Files (or received bodies) larger than this are refused before they are read or decoded.
     public var maxFileBytes: Int
     /// Thresholds to use instead of the model file's (experiments and tests).
-    public var decision: DecisionThresholds?
+    @_spi(Testing) public var decision: DecisionThresholds?
     /// Per backbone, mirror averaging instead of the model file's choice (experiments and tests).
-    public var averagesMirror: [Bool]?
+    @_spi(Testing) public var averagesMirror: [Bool]?
     /// Whether answers say where the dog is (`Classification.location`).
     public var locates: Bool = true
     /// When to look again, closer, at a dog small in the frame; nil never to (needs `locates`).
@@ -305,17 +319,23 @@ public struct ClassifierConfiguration: Sendable, Equatable {
         threadsPerWorker = threads / workers
     }
 
-    public init(workers: Int = 1, threadsPerWorker: Int = 1, kernels: KernelSet = .best, precision: Precision? = nil,
-                maxPixels: Int = 100_000_000, maxFileBytes: Int = 512 << 20,
-                decision: DecisionThresholds? = nil, averagesMirror: [Bool]? = nil) {
+    /// A configuration that overrides the model file's thresholds or mirror averaging (experiments and tests).
+    @_spi(Testing) public static func overriding(threadsPerWorker: Int = 1, decision: DecisionThresholds? = nil,
+                                                 averagesMirror: [Bool]? = nil) -> ClassifierConfiguration {
+        var configuration = ClassifierConfiguration(threadsPerWorker: threadsPerWorker)
+        configuration.decision = decision
+        configuration.averagesMirror = averagesMirror
+        return configuration
+    }
+
+    public init(workers: Int = 1, threadsPerWorker: Int = 1, kernels: Kernels = .best, precision: Precision? = nil,
+                maxPixels: Int = 100_000_000, maxFileBytes: Int = 512 << 20) {
         self.precision = precision ?? .preferred(for: kernels)
         self.workers = workers
         self.threadsPerWorker = threadsPerWorker
         self.kernels = kernels
         self.maxPixels = maxPixels
         self.maxFileBytes = maxFileBytes
-        self.decision = decision
-        self.averagesMirror = averagesMirror
     }
 }
 

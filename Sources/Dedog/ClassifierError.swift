@@ -1,5 +1,6 @@
 import DedogImage
 import DedogNN
+import DedogBreedModel
 
 /// What can go wrong between a photo and its ranked breeds.
 public enum ClassifierError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -39,3 +40,35 @@ public enum ClassifierError: Error, Equatable, Sendable, CustomStringConvertible
         }
     }
 }
+
+/// What is wrong with a photo that could not be classified, for front ends that answer with a code of their own
+/// (the API's status and error code) or advice (the command line's flag to change).
+public enum PhotoProblem: Sendable, Equatable {
+    /// Not a JPEG, PNG, HEIC, AVIF or WebP photo.
+    case unsupportedFormat
+    /// It declares more pixels than the limit allows.
+    case tooManyPixels
+    /// The file or body is larger than the limit allows.
+    case tooManyBytes
+    case empty
+    /// It ends before its picture does.
+    case truncated
+    /// Anything else in it that cannot be decoded.
+    case damaged
+}
+
+extension ClassifierError {
+    /// What is wrong with the photo, when it is the photo that could not be used.
+    public var photoProblem: PhotoProblem? {
+        guard case let .image(image) = self else { return nil }
+        switch image {
+        case .unsupportedFormat: return .unsupportedFormat
+        case .tooLarge: return .tooManyPixels
+        case .tooManyBytes: return .tooManyBytes
+        case .empty: return .empty
+        case .truncated: return .truncated
+        case .corrupt, .unsupportedCoding, .unreadable, .invalidArgument: return .damaged
+        }
+    }
+}
+

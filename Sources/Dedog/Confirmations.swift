@@ -2,6 +2,7 @@ import Foundation
 import DedogFiles
 import DedogImage
 import DedogNN
+import DedogBreedModel
 import DedogTrain
 import DedogCatalogue
 

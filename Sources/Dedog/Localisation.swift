@@ -1,5 +1,6 @@
 import DedogImage
 import DedogNN
+import DedogBreedModel
 import DedogTrain
 
 /// The backbones' cell scores of one photo, laid over the photo: each backbone's map sampled at the same points
@@ -16,7 +17,7 @@ import DedogTrain
 
     static let gridSide = 64
 
-    init?(model: Model, maps: [FeatureMaps], mirrored: [Bool], width: Int, height: Int, precision: Precision) throws(ModelError) {
+    init?(model: Model, maps: [FeatureMaps], mirrored: [Bool], width: Int, height: Int, precision: DedogNN.Precision) throws(ModelError) {
         guard maps.count == model.backbones.count, !maps.isEmpty, width > 0, height > 0 else { return nil }
         var scores: [CellScores] = []
         for b in maps.indices {

@@ -1,4 +1,5 @@
 import DedogNN
+import DedogBreedModel
 import DedogTrain
 import Foundation
 

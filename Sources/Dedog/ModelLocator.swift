@@ -45,9 +45,9 @@ public enum ModelLocator {
     }
 
     /// The model `argument` stands for: a bundled model by name (`fast`), otherwise a file path (`./fast` for a
-    /// file that happens to have a bundled model's name). Nil means the default: `$DEDOG_MODEL`, else `default`.
-    public static func model(_ argument: String?,
-                             environment: [String: String] = ProcessInfo.processInfo.environment) throws(ClassifierError) -> URL {
+    /// file that happens to have a bundled model's name). Nil means the default: `DEDOG_MODEL` in the front end's
+    /// `environment` (the library reads none), else `default`.
+    public static func model(_ argument: String?, environment: [String: String]) throws(ClassifierError) -> URL {
         if let argument {
             return isName(argument) ? try url(ofBundled: argument) : URL(fileURLWithPath: argument)
         }

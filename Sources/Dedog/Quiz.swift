@@ -3,6 +3,7 @@ import DedogCatalogue
 import DedogFiles
 import DedogImage
 import DedogNN
+import DedogBreedModel
 
 /// A breed quiz: photos, each with its right breed and wrong answers the model itself confuses with it. One JSON
 /// file holds everything, the photos as small JPEG copies, so that a set can be shared; `Quiz.load` reads one

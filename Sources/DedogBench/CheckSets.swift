@@ -3,8 +3,9 @@
 // classifier's looks over them. Not tests: they measure.
 import DedogImage
 @_spi(Testing) import DedogTrain
-@_spi(Benchmarks) import Dedog
+@_spi(Testing) @_spi(Benchmarks) import Dedog
 import DedogNN
+import DedogBreedModel
 import Foundation
 
 /// A seeded generator, so the sets are the same on every machine.

@@ -1,10 +1,11 @@
 // dedog-bench: timing probes for scripts/bench-*. Prints machine-readable `key value` lines; the scripts put
 // them side by side with their peers. Not a test: nothing here asserts.
-import Dedog
+@_spi(Testing) @_spi(Benchmarks) import Dedog
 import DedogCatalogue
 import DedogImage
 @_spi(Testing) import DedogTrain
 @_spi(Benchmarks) @_spi(Testing) import DedogNN
+@_spi(Testing) import DedogBreedModel
 import Foundation
 
 func now() -> Double {
@@ -33,9 +34,9 @@ func loadModel() -> Model {
 }
 
 /// `--precision int8|fp32` (default int8, as classify runs).
-func precision() -> Precision {
+func precision() -> DedogNN.Precision {
     let args = CommandLine.arguments
-    return args.firstIndex(of: "--precision").flatMap { args.indices.contains($0 + 1) ? Precision(rawValue: args[$0 + 1]) : nil } ?? .int8
+    return args.firstIndex(of: "--precision").flatMap { args.indices.contains($0 + 1) ? DedogNN.Precision(rawValue: args[$0 + 1]) : nil } ?? .int8
 }
 
 /// The model's first backbone.
@@ -139,8 +140,8 @@ case "startup":
     let runs = option("--runs", 10)
     let args = CommandLine.arguments
     let photo = URL(fileURLWithPath: args[2])
-    let url = try! ModelLocator.model(args.firstIndex(of: "--model").map { args[$0 + 1] })
-    let precision = args.firstIndex(of: "--precision").flatMap { Precision(rawValue: args[$0 + 1]) } ?? .preferred(for: .best)
+    let url = try! ModelLocator.model(args.firstIndex(of: "--model").map { args[$0 + 1] }, environment: [:])
+    let precision = args.firstIndex(of: "--precision").flatMap { DedogNN.Precision(rawValue: args[$0 + 1]) } ?? .preferred(for: KernelSet.best)
     var phases: [String: [Double]] = [:]
     func timed<T>(_ name: String, _ body: () throws -> T) rethrows -> T {
         let t0 = now()
@@ -157,7 +158,7 @@ case "startup":
             try ImageDecoder(options: .init(minimumShorterSide: largest)).decode(contentsOf: photo)
         }
         let classifier = try! Classifier(model: model, modelURL: url, configuration: .init(threadsPerWorker: option("--threads", 2),
-                                                                                          precision: precision))
+                                                                                          precision: Dedog.Precision(rawValue: precision.rawValue)))
         _ = try! timed("preprocess + networks + heads") { try classifier.classify(image) }
     }
     for name in ["read model file", "build network", "load catalogue", "decode", "preprocess + networks + heads"] {

@@ -1,6 +1,4 @@
 import DedogCatalogue
-import DedogImage
-import DedogTrain
 import Dedog
 
 /// What to do about a library's error on the command line. The libraries say what is wrong; which flag, variable
@@ -16,16 +14,14 @@ enum Advice {
         switch error {
         case let error as ClassifierError:
             switch error {
-            case let .image(image): return advice(for: image)
+            case .image:
+                return error.photoProblem == .tooManyPixels ? "Shrink it first or raise the limit with --max-megapixels." : nil
             case .noModel: return "Pass a model file with --model FILE or set DEDOG_MODEL, or reinstall dedog."
             case .unknownBreed:
                 return "To add a breed, put its photos in a folder of the dataset and run dedog train --resume."
             case .model, .unknownModel, .notTrainable, .quiz: return nil
             }
-        case let error as ImageError:
-            if case .tooLarge = error { return "Shrink it first or raise the limit with --max-megapixels." }
-            return nil
-        case let error as TrainError:
+        case let error as TrainingError:
             switch error {
             case .cache: return "Delete the folder or pass --cache elsewhere."
             case .memoryLimit: return "Use fewer images (--split) or views (--augment none), or raise --max-memory."

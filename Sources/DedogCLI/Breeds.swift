@@ -26,7 +26,7 @@ struct Breeds: ParsableCommand {
                                    + "(LC_ALL, LC_MESSAGES or LANG) starts with cs, else English.", valueName: "lang"))
         var lang: Language?
 
-        var language: Language { lang ?? .fromLocale() }
+        var language: Language { lang ?? Environment.language }
 
         @Flag(help: "Print JSON instead of text.")
         var json = false

@@ -1,8 +1,6 @@
 import ArgumentParser
 import Dedog
 import DedogFiles
-import DedogImage
-import DedogNN
 import DedogCatalogue
 import Foundation
 
@@ -97,12 +95,11 @@ struct Classify: ParsableCommand {
         catalogueLoad.submit({ [catalogue] in Result { () throws(CatalogueError) in try EarlyCatalogue.load(catalogue) } }, deliver: { _ in })
         let classifier: Classifier
         do throws(ClassifierError) {
-            let kernels: KernelSet
-            do throws(ModelError) { kernels = try Kernels.fromEnvironment() } catch { throw .model(error) }
-            var configuration = ClassifierConfiguration(kernels: kernels, precision: precision, maxPixels: maxMegapixels * 1_000_000)
+            var configuration = ClassifierConfiguration(kernels: try Environment.kernels(), precision: precision,
+                                                        maxPixels: maxMegapixels * 1_000_000)
             configuration.share(threads: threads, manyPhotos: paths.count > 1 || paths.contains { FolderWalk.isFolder($0) })
             if noZoom { configuration.zoom = nil }
-            classifier = try Classifier(modelURL: ModelLocator.model(model), configuration: configuration)
+            classifier = try Classifier(modelURL: Environment.model(model), configuration: configuration)
         } catch {
             Terminal.error(error)
             throw Status.modelUnavailable
@@ -113,7 +110,7 @@ struct Classify: ParsableCommand {
             if let loaded { return try loaded.get() }
             return try EarlyCatalogue.load(catalogue)
         }
-        let language = lang ?? .fromLocale()
+        let language = lang ?? Environment.language
         let printer = ResultPrinter(format: outputFormat, catalogue: breeds, language: language, top: top)
         var photos = 0
         var summary = ClassifySummary()
@@ -122,8 +119,8 @@ struct Classify: ParsableCommand {
         // line can say how many are left; otherwise each is classified as it is found.
         let part = ShardFilter(shard: shard)
         let showsProgress = !noProgress && isatty(STDERR_FILENO) == 1 && paths.contains { FolderWalk.isFolder($0) }
-        var found: [ImageFiles.Found] = []
-        if showsProgress { ImageFiles.find(paths) { if part.isMine($0) { found.append($0) } } }
+        var found: [PhotoFiles.Found] = []
+        if showsProgress { PhotoFiles.find(paths) { if part.isMine($0) { found.append($0) } } }
         let progress = showsProgress ? ClassifyProgress(total: found.reduce(0) { $0 + ($1.isImage ? 1 : 0) }, language: language) : nil
         printer.begin()
         // Photos are classified side by side (`ClassifierConfiguration.share`); each answer is printed in the order
@@ -155,7 +152,7 @@ struct Classify: ParsableCommand {
             }
             progress?.draw(done: photos)
         }
-        func handle(_ item: ImageFiles.Found) {
+        func handle(_ item: PhotoFiles.Found) {
             guard showsProgress || part.isMine(item) else { return }
             Interruption.exitIfRequested("interrupted after \(photos) photo\(photos == 1 ? "" : "s"); the results printed are complete")
             switch item {
@@ -171,7 +168,7 @@ struct Classify: ParsableCommand {
                 }, deliver: report)
             }
         }
-        if showsProgress { found.forEach(handle) } else { ImageFiles.find(paths, visit: handle) }
+        if showsProgress { found.forEach(handle) } else { PhotoFiles.find(paths, visit: handle) }
         work.finish(deliver: report)
         progress?.clear()
         if outputFormat == .text && summary.photos > 1 { Terminal.out(summary.text(language)) }
@@ -181,7 +178,7 @@ struct Classify: ParsableCommand {
             return
         }
         if summary.photos == 0 {
-            Terminal.error("no \(ImageFormat.readable) images found in \(paths.joined(separator: ", "))")
+            Terminal.error("no \(PhotoFiles.readableFormats) images found in \(paths.joined(separator: ", "))")
             throw Status.someInputsFailed
         }
         if failures > 0 {
@@ -216,7 +213,7 @@ final class ShardFilter {
         self.shard = shard
     }
 
-    func isMine(_ item: ImageFiles.Found) -> Bool {
+    func isMine(_ item: PhotoFiles.Found) -> Bool {
         guard let shard else { return true }
         switch item {
         case let .image(path), let .skipped(path, _):

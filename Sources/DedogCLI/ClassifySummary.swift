@@ -1,7 +1,5 @@
 import Dedog
 import DedogCatalogue
-import DedogImage
-import DedogNN
 import Foundation
 
 /// What `classify` found over many photos: how many of each verdict, and how many of each named breed.
@@ -75,7 +73,7 @@ final class ClassifyProgress {
     }
 }
 
-extension ImageFiles.Found {
+extension PhotoFiles.Found {
     var isImage: Bool {
         if case .image = self { return true }
         return false

@@ -1,7 +1,5 @@
 import ArgumentParser
 import Dedog
-import DedogNN
-import DedogTrain
 import Foundation
 
 struct Evaluate: ParsableCommand {
@@ -57,7 +55,7 @@ struct Evaluate: ParsableCommand {
     var looks = false
 
     func validate() throws {
-        guard fit == nil || fit == "all" || fit.flatMap(InputDescription.Fit.init(rawValue:)) != nil else {
+        guard fit == nil || fit == "all" || fit.flatMap(PhotoFit.init(rawValue:)) != nil else {
             throw ValidationError("--fit must be crop, pad, squeeze or all.")
         }
         if looks && fit != nil { throw ValidationError("--looks measures a model as it classifies; leave out --fit.") }
@@ -70,7 +68,7 @@ struct Evaluate: ParsableCommand {
     var precision: String?
 
     /// The precisions --precision names (nil: the one classify would run with these kernels).
-    func precisions(_ kernels: KernelSet) -> [Precision] {
+    func precisions(_ kernels: Kernels) -> [Precision] {
         guard let precision else { return [.preferred(for: kernels)] }
         return precision == "all" ? [.int8, .fp32] : Precision(rawValue: precision).map { [$0] } ?? []
     }
@@ -80,14 +78,14 @@ struct Evaluate: ParsableCommand {
     func run() throws {
         let names = model == "bundled" ? ["default", "fast"] : [model]
         if looks { return try runLooks(names) }
-        let fits: [InputDescription.Fit?] = fit == "all" ? InputDescription.Fit.allCases : [fit.flatMap(InputDescription.Fit.init(rawValue:))]
+        let fits: [PhotoFit?] = fit == "all" ? PhotoFit.allCases : [fit.flatMap(PhotoFit.init(rawValue:))]
         var reports: [(name: String, report: EvaluationReport)] = []
         let kernels = try features.kernels(), precisions = self.precisions(kernels)
         for (name, fit, precision) in names.flatMap({ name in fits.flatMap { fit in precisions.map { (name, fit, $0) } } }) {
             let bar = ProgressBar("features")
             do {
-                let url = try ModelLocator.model(name)
-                let report = try Evaluator.run(model: url, dataset: URL(fileURLWithPath: dataset),
+                let url = try Environment.model(name)
+                let report = try Training.evaluate(model: url, dataset: URL(fileURLWithPath: dataset),
                                                split: split.map { URL(fileURLWithPath: $0) },
                                                cacheRoot: features.cacheRoot, threads: features.threads, kernels: kernels,
                                                precision: precision,
@@ -102,7 +100,7 @@ struct Evaluate: ParsableCommand {
             } catch let error as ClassifierError {
                 Terminal.error(error)
                 throw Status.modelUnavailable
-            } catch let error as TrainError {
+            } catch let error as TrainingError {
                 Terminal.error(error)
                 throw error.isModelProblem ? Status.modelUnavailable : Status.someInputsFailed
             }
@@ -115,20 +113,18 @@ struct Evaluate: ParsableCommand {
     /// `--looks`: each photo through the classifier, as classify answers it.
     func runLooks(_ names: [String]) throws {
         let kernels = try features.kernels()
-        let data: Dataset, samples: [Dataset.Sample]
+        let photos: [(url: URL, folder: String)]
         do {
-            data = try Dataset(root: URL(fileURLWithPath: dataset))
-            samples = try split.map { url throws(TrainError) in try data.samples(listedIn: URL(fileURLWithPath: url)) } ?? data.samples
+            photos = try Training.photos(in: URL(fileURLWithPath: dataset), split: split.map { URL(fileURLWithPath: $0) })
         } catch {
             Terminal.error(error)
             throw Status.someInputsFailed
         }
-        let photos = samples.map { (url: data.url($0), folder: data.classes[$0.label]) }
         var reports: [(name: String, report: LookReport)] = []
         for name in names {
             let classifier: Classifier
             do {
-                classifier = try Classifier(modelURL: ModelLocator.model(name),
+                classifier = try Classifier(modelURL: Environment.model(name),
                                             configuration: .init(workers: features.threads, kernels: kernels,
                                                                  precision: precisions(kernels)[0]))
             } catch {

@@ -1,7 +1,5 @@
 import ArgumentParser
 import Dedog
-import DedogNN
-import DedogTrain
 import Foundation
 
 /// The options of the commands that run photos through the backbone (train, evaluate): cache, threads, memory.
@@ -24,9 +22,9 @@ struct FeatureOptions: ParsableArguments {
     }
 
     /// `DEDOG_KERNELS`, or the CLI's error and exit status for a value this CPU cannot honour.
-    func kernels() throws -> KernelSet {
-        do throws(ModelError) {
-            return try Kernels.fromEnvironment()
+    func kernels() throws -> Kernels {
+        do throws(ClassifierError) {
+            return try Environment.kernels()
         } catch {
             Terminal.error(error)
             throw Status.modelUnavailable
@@ -35,11 +33,11 @@ struct FeatureOptions: ParsableArguments {
 
     /// Where the feature cache lives, or nil for none.
     var cacheRoot: URL? {
-        noCache ? nil : (cache.map { URL(fileURLWithPath: $0) } ?? FeatureCache.defaultRoot)
+        noCache ? nil : (cache.map { URL(fileURLWithPath: $0) } ?? Training.defaultCacheRoot(environment: Environment.variables))
     }
 
     /// `--max-memory`, or 80 % of the memory this process can still take.
     var memoryLimit: Int? {
-        maxMemory?.bytes ?? SystemMemory.available.map { $0 / 5 * 4 }
+        maxMemory?.bytes ?? Training.availableMemory.map { $0 / 5 * 4 }
     }
 }

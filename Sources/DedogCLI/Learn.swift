@@ -1,7 +1,6 @@
 import ArgumentParser
 import Dedog
 import DedogCatalogue
-import DedogNN
 import Foundation
 
 /// The model file `learn` and `forget` change: `--model`, else `$DEDOG_MODEL`; never a bundled model.

@@ -1,5 +1,5 @@
 import ArgumentParser
-import DedogNN
+import Dedog
 
 extension Precision: ExpressibleByArgument {
     /// The `--precision` help every command that runs the network shows.
@@ -9,3 +9,5 @@ extension Precision: ExpressibleByArgument {
                                    + "ranges the bundled models and those `dedog train` writes have; other files run fp32.",
                                    valueName: "int8|fp32")
 }
+
+extension PhotoFit: ExpressibleByArgument {}

@@ -2,7 +2,6 @@ import ArgumentParser
 import Dedog
 import DedogCatalogue
 import DedogFiles
-import DedogNN
 import Foundation
 
 struct QuizCommand: ParsableCommand {
@@ -80,16 +79,16 @@ struct QuizMake: ParsableCommand {
         let breeds = try loadCatalogue(catalogue)
         let report: QuizMaker.Report
         let bar = ProgressBar("quiz")
-        let kernels: KernelSet
+        let kernels: Kernels
         do {
-            kernels = try Kernels.fromEnvironment()
+            kernels = try Environment.kernels()
         } catch {
             Terminal.error(error)
             throw ExitCode.validationFailure
         }
         let classifier: Classifier
         do throws(ClassifierError) {
-            classifier = try Classifier(modelURL: ModelLocator.model(model),
+            classifier = try Classifier(modelURL: Environment.model(model),
                                         configuration: .init(threadsPerWorker: threads, kernels: kernels))
         } catch {
             Terminal.error(error)

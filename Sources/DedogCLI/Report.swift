@@ -1,7 +1,5 @@
 import Dedog
 import DedogCatalogue
-import DedogNN
-import DedogTrain
 import Foundation
 
 /// Human-readable training and evaluation reports (stdout).
@@ -107,7 +105,7 @@ enum Report {
         Terminal.out("  features: \(r.featuresComputed) computed, \(r.featuresFromCache) from cache, "
                      + String(format: "%.1f s", r.extractionSeconds) + "; heads: " + String(format: "%.1f s", r.trainingSeconds))
         for b in r.backbones {
-            Terminal.out("  \(Backbone.shortName(b.architecture)): \(b.epochs) epochs; validation top-1 "
+            Terminal.out("  \(ModelInfo.Backbone.shortName(b.architecture)): \(b.epochs) epochs; validation top-1 "
                          + "\(percent(b.validationTop1CenterOnly)) as is, \(percent(b.validationTop1MirrorAveraged)) "
                          + "averaged with the mirror image → \(b.averagesMirror ? "averaging kept" : "not averaging")")
         }

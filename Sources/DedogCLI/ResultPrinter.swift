@@ -1,7 +1,6 @@
 import ArgumentParser
 import Dedog
 import DedogCatalogue
-import DedogNN
 import Foundation
 
 /// How `classify` writes its results.

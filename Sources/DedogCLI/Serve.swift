@@ -1,6 +1,5 @@
 import ArgumentParser
 import Dedog
-import DedogNN
 import DedogCatalogue
 import DedogFiles
 import DedogServer
@@ -166,12 +165,12 @@ struct Serve: AsyncParsableCommand {
 
         let service: DedogService
         do {
-            let kernels = try Kernels.fromEnvironment()
-            let classifier = try Classifier(modelURL: server.learnModel ?? ModelLocator.model(model), configuration: .init(
+            let kernels = try Environment.kernels()
+            let classifier = try Classifier(modelURL: server.learnModel ?? Environment.model(model), configuration: .init(
                 workers: workers, threadsPerWorker: 1, kernels: kernels, precision: precision, maxPixels: maxMegapixels * 1_000_000,
                 maxFileBytes: maxBody.bytes))
             let breeds = try Catalogue.load(catalogue)
-            if server.learnModel != nil && classifier.breedLabels.isEmpty {
+            if server.learnModel != nil && !classifier.info.learnsConfirmedPhotos {
                 throw ClassifierError.notTrainable(reason: "it has no breed head of its own (an ImageNet base); train one with dedog train first")
             }
             service = try DedogService(classifier: classifier, catalogue: breeds, configuration: server)

@@ -1,8 +1,6 @@
 import ArgumentParser
 import Dedog
 import DedogCatalogue
-import DedogNN
-import DedogTrain
 import Foundation
 
 struct Train: ParsableCommand {
@@ -65,12 +63,12 @@ struct Train: ParsableCommand {
     @Option(help: ArgumentHelp("Classify at a crop this many pixels larger than training uses (validation and "
                                + "calibration too); +32 gave 1 point more on Stanford Dogs. 0 turns it off.",
                                valueName: "pixels"))
-    var testSizeIncrease = Backbone.testSizeIncrease
+    var testSizeIncrease = TrainingSettings.defaultTestSizeIncrease
 
     @Option(help: ArgumentHelp("How photos that are not square become the network's square, in training and later "
                                + "in classify: crop (the middle of a long photo), pad (the whole photo, with grey "
                                + "bars) or squeeze (stretched). Default: pad, or the fit of the model given to --resume.", valueName: "fit"))
-    var fit: InputDescription.Fit?
+    var fit: PhotoFit?
 
     @Option(help: "Maximum passes over the training features.")
     var epochs = 60
@@ -143,8 +141,8 @@ struct Train: ParsableCommand {
             Terminal.error(error)
             throw Status.modelUnavailable
         }
-        var config = TrainConfiguration(dataset: URL(fileURLWithPath: dataset), baseModels: bases,
-                                        output: URL(fileURLWithPath: output))
+        var config = TrainingSettings(dataset: URL(fileURLWithPath: dataset), baseModels: bases,
+                                      output: URL(fileURLWithPath: output))
         config.split = split.map { URL(fileURLWithPath: $0) }
         config.validationSplit = validationSplit.map { URL(fileURLWithPath: $0) }
         config.validationFraction = valFraction
@@ -155,18 +153,18 @@ struct Train: ParsableCommand {
         config.threads = features.threads
         config.kernels = try features.kernels()
         config.memoryLimit = features.memoryLimit
-        config.options.epochs = epochs
-        config.options.learningRate = learningRate
-        config.options.weightDecay = weightDecay
-        config.options.labelSmoothing = labelSmoothing
-        config.options.seed = seed
+        config.epochs = epochs
+        config.learningRate = learningRate
+        config.weightDecay = weightDecay
+        config.labelSmoothing = labelSmoothing
+        config.seed = seed
         if !noCatalogue { config.catalogue = try loadCatalogue(catalogue) }
 
         var bars: [String: ProgressBar] = [:]
         let report: TrainingReport
         Interruption.catchSignals()
-        do throws(TrainError) {
-            report = try Trainer.run(config) { event in
+        do throws(TrainingError) {
+            report = try Training.run(config) { event in
                 // Between batches and epochs no file is half-written: the previous model is as it was, and every
                 // cached feature is whole.
                 Interruption.exitIfRequested("interrupted; \(output) was not changed, and the features computed so far are cached")
@@ -193,14 +191,13 @@ struct Train: ParsableCommand {
     }
 }
 
-extension TrainError {
+extension TrainingError {
     var isModelProblem: Bool {
         switch self {
-        case .model, .inputTooLarge: return true
+        case .model, .baseModels, .inputTooLarge: return true
         default: return false
         }
     }
 }
 
 extension Augmentation: ExpressibleByArgument {}
-extension InputDescription.Fit: ExpressibleByArgument {}

@@ -96,8 +96,8 @@ public enum Language: String, Sendable, CaseIterable, Codable {
     case en, cs
 
     /// The language the user's locale asks for: Czech when the first of LC_ALL, LC_MESSAGES and LANG that is set
-    /// starts with `cs` (cs_CZ.UTF-8, say), else English.
-    public static func fromLocale(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> Language {
+    /// starts with `cs` (cs_CZ.UTF-8, say), else English. `environment` is the front end's: the library reads none.
+    public static func fromLocale(_ environment: [String: String]) -> Language {
         let locale = ["LC_ALL", "LC_MESSAGES", "LANG"].lazy.compactMap { environment[$0] }.first { !$0.isEmpty }
         return locale?.lowercased().hasPrefix("cs") == true ? .cs : .en
     }

@@ -14,17 +14,11 @@ public struct ActivationRanges: Codable, Sendable, Equatable {
     public var method: String
     /// Per tensor name, [low, high], or (not for the stem) [low₀, high₀, low₁, high₁, …], a pair per channel.
     public var ranges: [String: [Float]]
-    /// The breed head's temperature on this backbone's 8-bit features, in place of `HeadDescription.temperature`
-    /// (fitted the same way, on the same held-out photos, by `dedog train`); nil: the head's own. The 8-bit features
-    /// differ a little from the float ones, and so does how sure the head is of them: the fast model's confidences
-    /// claimed 2.1 % more or less than their accuracy at int8 with the float temperature, 1.8 % in floats.
-    public var breedTemperature: Float?
 
-    public init(photos: Int, method: String, ranges: [String: [Float]], breedTemperature: Float? = nil) {
+    public init(photos: Int, method: String, ranges: [String: [Float]]) {
         self.photos = photos
         self.method = method
         self.ranges = ranges
-        self.breedTemperature = breedTemperature
     }
 
     /// The methods this dedog knows.
@@ -67,10 +61,9 @@ public struct ActivationRanges: Codable, Sendable, Equatable {
     }
 
     /// The first field that does not fit `backbone`, as (field, value, requirement) below the description's `int8`.
-    func problem(for backbone: Backbone) -> (field: String, value: String, requirement: String)? {
+    public func problem(for backbone: Backbone) -> (field: String, value: String, requirement: String)? {
         if photos < 1 { return ("photos", "\(photos)", "at least 1") }
         if !Self.methods.contains(method) { return ("method", "\"\(method)\"", "one of " + Self.methods.joined(separator: ", ")) }
-        if let t = breedTemperature, !(t.isFinite && t > 0) { return ("breedTemperature", "\(t)", "a positive finite number") }
         let tensors = Self.tensors(of: backbone), names = tensors.map(\.name)
         for (name, channels) in tensors {
             guard let r = ranges[name] else { return ("ranges", "no \"\(name)\"", "a range for each of \(names.count) activations") }

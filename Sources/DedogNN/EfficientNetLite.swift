@@ -11,13 +11,14 @@ struct MBConvBlock: Sendable {
 
 /// An EfficientNet-Lite backbone with BatchNorm folded into the convolutions, built from the block table of the
 /// variant the model file's `architecture` names (`Backbone`): photo in, 1280 pooled features out. The network
-/// only: its heads, prototypes and confirmed photos belong to the `Model`, and its file to `ModelFile`.
+/// only: the heads on its features, and what they mean, belong to the model file that holds it
+/// (`DedogBreedModel`); it is built from a file's tensors by `load(_:from:precision:threads:)`.
 ///
 /// ```swift
-/// let model = try Model(contentsOf: URL(fileURLWithPath: "models/efficientnet-lite0-imagenet.safetensors"))
-/// let session = model.backbones[0].makeSession(threads: 2)
+/// var loader = TensorLoader(tensors: try SafeTensors(contentsOf: url))
+/// let network = try EfficientNetLite.load(description, from: &loader, threads: 2)
+/// let session = network.makeSession(threads: 2)
 /// let features = try session.features(input, batch: 1)          // [1 × 1280]
-/// let logits = try model.heads[0].imagenet!(features, batch: 1)  // [1 × 1000]
 /// ```
 public final class EfficientNetLite: Sendable {
     public static let stemChannels = Backbone.stemChannels
@@ -67,15 +68,6 @@ public final class EfficientNetLite: Sendable {
         quantized = try QuantizedNetwork(stem: stem, blocks: blocks, head: head, ranges: activationRanges, threads: threads)
     }
 
-    private init(_ other: EfficientNetLite) {
-        backbone = other.backbone
-        input = other.input
-        stem = other.stem
-        floatLayers = other.floatLayers
-        quantized = other.quantized
-        activationRanges = other.activationRanges
-    }
-
     /// The same network with its 8-bit layers made from `ranges` (nil: floats only), e.g. to compare calibrations.
     /// Needs the float layers (not a network loaded for 8 bits only).
     public func withActivationRanges(_ ranges: ActivationRanges?) throws(ModelError) -> EfficientNetLite {
@@ -95,19 +87,11 @@ public final class EfficientNetLite: Sendable {
     /// The precisions this network runs in: fp32 unless loaded for 8 bits only, int8 when it has activation ranges.
     public var precisions: [Precision] { (floatLayers == nil ? [] : [.fp32]) + (quantized == nil ? [] : [.int8]) }
 
-    /// The backbone of a model file that holds one (load the file as a `Model` for its heads and answers).
-    public convenience init(contentsOf url: URL) throws(ModelError) {
-        try self.init(tensors: SafeTensors(contentsOf: url))
-    }
-
-    /// The backbone of a model file that holds one, read strictly (`ModelFile`).
-    public convenience init(tensors: SafeTensors) throws(ModelError) {
-        let contents = try ModelFile.read(tensors)
-        guard contents.networks.count == 1, let network = contents.networks.first else {
-            throw .invalidMetadata(file: tensors.file, detail: "it combines \(contents.networks.count) backbones; "
-                                   + "load it as a whole model, not as one network")
-        }
-        self.init(network)
+    /// The precision a session asked for `asked` runs in: `asked` where the network has those layers, else the one
+    /// it has (a network without activation ranges runs fp32; one loaded for 8 bits only, int8). The one place
+    /// that decides it: sessions run it, and front ends report it.
+    public func precision(asked: Precision) -> Precision {
+        precisions.contains(asked) ? asked : precisions.first ?? .fp32
     }
 
     /// A session owns the execution plans and scratch memory of forward passes; use one per thread.

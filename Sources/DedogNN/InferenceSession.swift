@@ -34,7 +34,7 @@ public final class InferenceSession {
 
     init(network: EfficientNetLite, threads: Int, kernels: KernelSet, precision: Precision, bandsBlocks: Bool) {
         self.network = network
-        self.precision = network.precisions.contains(precision) ? precision : network.precisions.first ?? .fp32
+        self.precision = network.precision(asked: precision)
         self.bandsBlocks = bandsBlocks
         self.threads = max(1, threads)
         self.kernels = kernels.isSupported ? kernels : .portable

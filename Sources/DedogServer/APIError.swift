@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import Dedog
-import DedogImage
 
 /// An error the API answers with: the status, a stable code for programs, a message for people, and the request
 /// field to change when there is one. Rendered as `{"error": {"status", "code", "message", "field"}}`.
@@ -62,24 +61,27 @@ public struct APIError: Error, Sendable, Equatable {
 
     /// What a photo that could not be classified means for the client.
     static func photo(_ error: ClassifierError, field: String) -> APIError {
-        switch error {
-        case let .image(image):
-            switch image {
+        if let problem = error.photoProblem {
+            switch problem {
             case .unsupportedFormat:
                 return APIError(.unsupportedMediaType, code: "unsupportedFormat",
-                                message: image.description + " Send a JPEG, PNG, HEIC, AVIF or WebP photo.", field: field)
-            case .tooLarge:
-                return APIError(.contentTooLarge, code: "tooManyPixels", message: image.description + " Send a smaller photo.",
+                                message: error.description + " Send a JPEG, PNG, HEIC, AVIF or WebP photo.", field: field)
+            case .tooManyPixels:
+                return APIError(.contentTooLarge, code: "tooManyPixels", message: error.description + " Send a smaller photo.",
                                 field: field)
             case .tooManyBytes:
-                return APIError(.contentTooLarge, code: "bodyTooLarge", message: image.description, field: field)
+                return APIError(.contentTooLarge, code: "bodyTooLarge", message: error.description, field: field)
             case .empty:
-                return APIError(.badRequest, code: "emptyPhoto", message: image.description, field: field)
+                return APIError(.badRequest, code: "emptyPhoto", message: error.description, field: field)
             case .truncated:
-                return APIError(.unprocessableContent, code: "truncatedPhoto", message: image.description, field: field)
-            case .corrupt, .unsupportedCoding, .unreadable, .invalidArgument:
-                return APIError(.unprocessableContent, code: "damagedPhoto", message: image.description, field: field)
+                return APIError(.unprocessableContent, code: "truncatedPhoto", message: error.description, field: field)
+            case .damaged:
+                return APIError(.unprocessableContent, code: "damagedPhoto", message: error.description, field: field)
             }
+        }
+        switch error {
+        case .image:
+            return APIError(.unprocessableContent, code: "damagedPhoto", message: error.description, field: field)
         case .unknownBreed:
             return APIError(.unprocessableContent, code: "unknownBreed",
                             message: error.description + " Send one of them in the \"breed\" field.", field: "breed")

@@ -4,8 +4,6 @@ import Logging
 import Synchronization
 import Dedog
 import DedogCatalogue
-import DedogImage
-import DedogNN
 
 /// The HTTP API over one loaded classifier: every route, its limits and its answers. Holds no state but the
 /// read-only model, the catalogue and counters, so that replicas behind a load balancer are interchangeable.
@@ -62,7 +60,7 @@ public final class DedogService: Sendable {
         self.catalogue = catalogue
         self.configuration = configuration
         queue = InferenceQueue(workers: classifier.configuration.workers, queue: configuration.queue)
-        recognised = Set(classifier.breedLabels.compactMap { catalogue.breed(id: $0.breed, label: $0.key)?.id })
+        recognised = Set(classifier.info.labels.compactMap { catalogue.breed(id: $0.breed, label: $0.key)?.id })
         openAPI = try OpenAPIDocument.load()
         web = try WebAssets.load()
         (quizzes, refusedQuizzes) = Self.listQuizzes(configuration.quizFolder)
@@ -78,10 +76,7 @@ public final class DedogService: Sendable {
     /// service is ready afterwards.
     public func warmUp() async {
         let classifier = self.classifier
-        _ = await queue.run {
-            guard let blank = try? RGBImage(width: 64, height: 64, pixels: [UInt8](repeating: 128, count: 64 * 64 * 3)) else { return false }
-            return (try? classifier.classify(blank, top: 1)) != nil
-        }
+        _ = await queue.run { (try? classifier.warmUp()) != nil }
         warm.store(true, ordering: .releasing)
     }
 
@@ -370,7 +365,8 @@ public final class DedogService: Sendable {
                                                  text: catalogue.localized(breed, in: language), sources: catalogue.sources.filter { used.contains($0.id) }))
     }
 
-    struct ModelInfo: Encodable {
+    /// One model as `/v1/models` lists it.
+    struct ModelEntry: Encodable {
         struct LabelInfo: Encodable {
             let key: String
             let name: String
@@ -405,21 +401,19 @@ public final class DedogService: Sendable {
     /// `GET /v1/models`: the loaded model: its labels, backbones, thresholds and measured accuracy.
     func models() -> Response {
         let classifier = self.classifier
-        let model = classifier.model
-        let info = ModelInfo(
-            name: configuration.modelName, file: classifier.modelURL.lastPathComponent,
-            labels: classifier.breedLabels.map {
+        let model = classifier.info
+        let info = ModelEntry(
+            name: configuration.modelName, file: model.file.lastPathComponent,
+            labels: model.labels.map {
                 .init(key: $0.key, name: $0.name, breed: catalogue.breed(id: $0.breed, label: $0.key)?.id)
             },
-            backbones: model.backbones.enumerated().map { b, network in
-                .init(architecture: network.backbone.architecture, inputSize: network.input.cropSize, fit: network.input.fit.rawValue,
-                      averagesMirror: classifier.averagesMirror[b],
-                      precision: (network.precisions.contains(classifier.configuration.precision)
-                                  ? classifier.configuration.precision : .fp32).rawValue)
+            backbones: model.backbones.map {
+                .init(architecture: $0.architecture, inputSize: $0.inputSize, fit: $0.fit.rawValue,
+                      averagesMirror: $0.averagesMirror, precision: $0.precision.rawValue)
             },
-            thresholds: classifier.decision, training: model.specification.training ?? [:],
+            thresholds: model.thresholds, training: model.training,
             workers: classifier.configuration.workers, threadsPerWorker: classifier.configuration.threadsPerWorker,
-            kernels: classifier.configuration.kernels.rawValue, learning: configuration.learnModel != nil,
+            kernels: classifier.configuration.kernels.name, learning: configuration.learnModel != nil,
             memorySize: model.confirmedPhotos.count)
         return JSONResponse.make(.ok, ["models": [info]])
     }

@@ -4,7 +4,6 @@ import Hummingbird
 import Synchronization
 import Dedog
 import DedogCatalogue
-import DedogNN
 
 /// What the web page needs beyond predictions: its own files, confirmed photos (learn and undo) and quizzes.
 extension DedogService {
@@ -106,7 +105,7 @@ extension DedogService {
     /// `GET /v1/memory`: the confirmed photos the served model remembers, oldest first.
     func memory() throws(APIError) -> Response {
         guard configuration.learnModel != nil else { throw Self.learningOff }
-        let entries = classifier.model.confirmedPhotos.photos
+        let entries = classifier.info.confirmedPhotos
         return JSONResponse.make(.ok, MemoryList(entries: entries, memorySize: entries.count))
     }
 

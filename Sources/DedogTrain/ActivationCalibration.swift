@@ -1,6 +1,7 @@
 import Foundation
 import DedogImage
 import DedogNN
+import DedogBreedModel
 
 /// Measures the ranges of a backbone's activations on photos (`ActivationRanges`): what its 8-bit layers need.
 /// Each photo is prepared as the backbone's input says and run through the float layers one by one; photos that
@@ -55,7 +56,7 @@ public enum ActivationCalibration {
                 all.merge(statistics)
                 skipped += s
             case let .failure(error):
-                throw .model(error.description)
+                throw .model(error)
             }
         }
         guard all.photos > 0 else {

@@ -1,4 +1,5 @@
 import DedogNN
+import DedogBreedModel
 import Foundation
 
 /// How well a head does on labelled features: accuracy, per class, the most confused pairs, calibration.

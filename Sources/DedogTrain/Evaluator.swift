@@ -1,6 +1,7 @@
 import Foundation
 import DedogImage
 import DedogNN
+import DedogBreedModel
 
 /// What `dedog evaluate` does: a model on a labelled ImageFolder dataset (optionally one split file of it).
 public enum Evaluator {
@@ -19,7 +20,7 @@ public enum Evaluator {
             tensors = try SafeTensors(contentsOf: url)
             model = try Model(tensors: tensors)
         } catch {
-            throw .model(error.description)
+            throw .model(error)
         }
         let views = model.specification.backbones.map { ($0.averagesMirror ?? false) ? [FeatureView.center, .mirrored] : [.center] }
         let needed = views.reduce(0) { $0 + FeatureExtractor.memoryNeeded(samples: samples.count, views: $1.count) }
@@ -76,15 +77,15 @@ public enum Evaluator {
                     all = (try model.imagenetProbabilities(features) ?? []).map { Foundation.log(max($0, .leastNormalMagnitude)) }
                 }
             } catch {
-                throw .model(error.description)
+                throw .model(error)
             }
             // The answer classify gives (the same decision, over all of the model's breeds or dog classes).
-            let answer: Classification
+            let answer: Decision
             do {
                 answer = try model.decide(features: features, top: 1, thresholds: model.specification.decision,
                                           precision: precision)
             } catch {
-                throw .model(error.description)
+                throw .model(error)
             }
             guard let k = knownIndex[samples[i].label] else {
                 others.add(answer.verdict, correct: false)

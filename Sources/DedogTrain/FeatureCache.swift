@@ -2,6 +2,7 @@ import Foundation
 import DedogFiles
 import DedogImage
 import DedogNN
+import DedogBreedModel
 
 /// Backbone features on disk, one small file per image and view, keyed by the image's content hash under a
 /// folder named by the backbone's fingerprint (its weights and preprocessing), so that a second run over the
@@ -17,9 +18,9 @@ public struct FeatureCache: Sendable {
     public static let formatVersion = 2
     private static let checksumBytes = 32
 
-    /// The default location: `$XDG_CACHE_HOME/dedog/features`, else `~/.cache/dedog/features`.
-    public static var defaultRoot: URL {
-        let env = ProcessInfo.processInfo.environment
+    /// The default location: `$XDG_CACHE_HOME/dedog/features`, else `~/.cache/dedog/features` (`environment` is the
+    /// front end's: the library reads none).
+    public static func defaultRoot(environment env: [String: String]) -> URL {
         if let xdg = env["XDG_CACHE_HOME"], !xdg.isEmpty {
             return URL(fileURLWithPath: xdg).appendingPathComponent("dedog/features")
         }

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import DedogImage
 import DedogNN
+import DedogBreedModel
 
 /// Turns images into backbone features, through the cache, in bounded memory: images are decoded a small
 /// batch at a time (on all threads), run through the network as one batch, and forgotten.
@@ -169,7 +170,7 @@ public final class FeatureExtractor {
                     out = try session.features(batchInput, batch: pending.count, height: input.cropSize,
                                                width: input.cropSize)
                 } catch {
-                    throw .model(error.description)
+                    throw .model(error)
                 }
                 for (j, p) in pending.enumerated() {
                     let f = out[(j * width)..<((j + 1) * width)]

@@ -1,7 +1,8 @@
 import Foundation
 import DedogNN
+import DedogBreedModel
 
-/// The temperatures of a model's 8-bit answers (`ActivationRanges.breedTemperature`,
+/// The temperatures of a model's 8-bit answers (`BackboneDescription.int8BreedTemperature`,
 /// `ModelDescription.int8CombinedTemperature`), fitted as training fits the float ones: on held-out photos, from
 /// each backbone's 8-bit features over the views classify averages. The float temperatures, the heads and every
 /// tensor stay as they are. `dedog train` runs it on its validation photos; `DedogBench int8-temperatures` did it
@@ -16,12 +17,12 @@ public enum Int8Temperatures {
         throws(TrainError) -> ModelDescription {
         var description = model.specification
         guard photos.count == labels.count else {
-            throw .model("\(labels.count) labels given for \(photos.count) calibration photos")
+            throw .labelsMismatch(detail: "\(labels.count) labels given for \(photos.count) calibration photos")
         }
         guard let classes = model.breedLabels?.count, description.backbones.contains(where: { $0.activationRanges != nil }),
               photos.count >= Trainer.minimumCalibrationPhotos else { return description }
         if let bad = labels.first(where: { !(0..<classes).contains($0) }) {
-            throw .model("label \(bad) is not one of the model's \(classes) breeds")
+            throw .labelsMismatch(detail: "label \(bad) is not one of the model's \(classes) breeds")
         }
         var results: [FeatureExtractor.Result] = []
         for (b, network) in model.backbones.enumerated() {
@@ -42,12 +43,12 @@ public enum Int8Temperatures {
                 do {
                     rows += try head.averaged(Array(result.features(of: i)), views: result.views)
                 } catch {
-                    throw .model(error.description)
+                    throw .model(error)
                 }
             }
             logits.append(rows)
             if description.backbones[b].activationRanges != nil {
-                description.backbones[b].activationRanges?.breedTemperature =
+                description.backbones[b].int8BreedTemperature =
                     Calibration.temperature(logits: rows, labels: keptLabels, classes: classes)
             }
         }

@@ -1,5 +1,6 @@
 import DedogImage
 import DedogNN
+import DedogBreedModel
 
 extension Preprocessing {
     /// The image operations that make a network's input as `input` describes it.

@@ -1,4 +1,5 @@
 import DedogNN
+import DedogBreedModel
 import Foundation
 
 /// A linear classifier on backbone features, trained with mini-batch AdamW on the softmax cross-entropy with

@@ -1,3 +1,5 @@
+import DedogNN
+
 /// Everything that can stop training or evaluation. Each message says what to do.
 public enum TrainError: Error, Equatable, Sendable, CustomStringConvertible {
     case datasetUnreadable(path: String, reason: String)
@@ -7,7 +9,10 @@ public enum TrainError: Error, Equatable, Sendable, CustomStringConvertible {
     case cache(path: String, reason: String)
     /// The run would need more memory than allowed; nothing was started.
     case memoryLimit(task: String, needed: Int, limit: Int)
-    case model(String)
+    /// A model file (a base, the one resumed, or the one written back to check it) could not be used.
+    case model(ModelError)
+    /// The base models cannot be combined (too many backbones, one given twice).
+    case baseModels(detail: String)
     /// A backbone would classify at `size` pixels, over the engine's `limit` (the test size increase is too large).
     case inputTooLarge(backbone: String, size: Int, limit: Int)
     case output(path: String, reason: String)
@@ -28,8 +33,10 @@ public enum TrainError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(path): feature cache problem (\(reason))."
         case let .memoryLimit(task, needed, limit):
             return "\(task) needs about \((needed + (1 << 20) - 1) >> 20) MB of memory, over the limit of \(limit >> 20) MB."
-        case let .model(message):
-            return message
+        case let .model(error):
+            return error.description
+        case let .baseModels(detail):
+            return detail
         case let .inputTooLarge(backbone, size, limit):
             return "\(backbone) would classify at \(size) pixels, over the engine's \(limit)."
         case let .output(path, reason):

@@ -1,6 +1,7 @@
 import Foundation
 import DedogFiles
 import DedogNN
+import DedogBreedModel
 import DedogImage
 import DedogCatalogue
 
@@ -233,7 +234,7 @@ public enum Trainer {
             file = try SafeTensors(contentsOf: output)
             model = try Model(tensors: file, precision: .int8)
         } catch {
-            throw .model(error.description)
+            throw .model(error)
         }
         let description = try Int8Temperatures.fit(model, photos: photos, labels: labels, threads: config.threads,
                                                    kernels: config.kernels, progress: progress)

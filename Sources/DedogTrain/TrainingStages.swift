@@ -2,6 +2,7 @@ import Foundation
 import DedogCatalogue
 import DedogFiles
 import DedogNN
+import DedogBreedModel
 
 // The stages `Trainer.run` composes, each a value with its own tests: the split, the bases, the class names,
 // each backbone's features and fit, the ensemble's calibration, the thresholds and the training record.
@@ -75,17 +76,17 @@ import DedogNN
                 let model = try Model(tensors: tensors)
                 bases += model.backbones.indices.map { BaseBackbone(tensors: tensors, model: model, index: $0) }
             } catch {
-                throw .model(error.description)
+                throw .model(error)
             }
         }
         let architectures = bases.map(\.description.architecture)
         guard ModelDescription.backboneCounts.contains(bases.count) else {
-            throw .model("the base models hold \(bases.count) backbones (\(architectures.joined(separator: ", "))); "
+            throw .baseModels(detail: "the base models hold \(bases.count) backbones (\(architectures.joined(separator: ", "))); "
                          + "a model combines \(ModelDescription.backboneCounts.lowerBound) to "
                          + "\(ModelDescription.backboneCounts.upperBound): choose fewer")
         }
         if let twice = architectures.first(where: { a in architectures.filter { $0 == a }.count > 1 }) {
-            throw .model("\(twice) is given twice; each backbone can be in a model once")
+            throw .baseModels(detail: "\(twice) is given twice; each backbone can be in a model once")
         }
         return bases
     }

@@ -1,6 +1,7 @@
-import Dedog
+@_spi(Testing) @_spi(Benchmarks) import Dedog
 import DedogImage
 import DedogNN
+import DedogBreedModel
 import DedogTestSupport
 import Foundation
 import Testing

@@ -1,4 +1,4 @@
-import Dedog
+@_spi(Testing) @_spi(Benchmarks) import Dedog
 import DedogCatalogue
 import DedogTestSupport
 import Foundation

@@ -1,5 +1,6 @@
-import Dedog
+@_spi(Testing) @_spi(Benchmarks) import Dedog
 import DedogNN
+import DedogBreedModel
 import DedogTestSupport
 import Foundation
 import Testing

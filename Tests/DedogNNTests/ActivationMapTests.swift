@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import DedogTestSupport
 @_spi(Testing) import DedogNN
+@_spi(Testing) import DedogBreedModel
 
 /// The grid arithmetic behind "where is the dog", on small grids whose answers can be worked out by hand, and
 /// the head maps the engine hands out, against its own pooled features and golden-tested head activation.

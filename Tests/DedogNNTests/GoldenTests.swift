@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import DedogTestSupport
 @_spi(Testing) import DedogNN
+@_spi(Testing) import DedogBreedModel
 
 /// The bundled model file, made by scripts/convert-weights.
 enum BundledModel {

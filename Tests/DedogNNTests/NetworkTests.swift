@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import DedogTestSupport
 @_spi(Benchmarks) @_spi(Testing) import DedogNN
+@_spi(Testing) import DedogBreedModel
 
 @Suite struct NetworkTests {
     /// Three different images in one batch, on one and two threads, against each image alone on one thread.

@@ -348,8 +348,8 @@ final class BrowserTests {
         try switchLanguage(b)
         var found: [String] = []
         let ids = CzechWords.breedIDs
-        for start in stride(from: 0, to: ids.count, by: 40) {
-            let batch = Array(ids[start..<min(start + 40, ids.count)])
+        for start in stride(from: 0, to: ids.count, by: 10) {
+            let batch = Array(ids[start..<min(start + 10, ids.count)])
             // Each page in turn: its hash set, its fields waited for, its words kept.
             let texts = try b.runAsync("""
                 const ids = arguments[0], done = arguments[arguments.length - 1], texts = [];

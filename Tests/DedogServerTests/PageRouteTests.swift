@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
-import Dedog
+@_spi(Testing) @_spi(Benchmarks) import Dedog
 import DedogCatalogue
 import DedogServer
 import DedogTestSupport
@@ -149,7 +149,7 @@ extension RouterTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let photos = try QuizFixture.make()
         defer { try? FileManager.default.removeItem(at: photos) }
-        let made = try QuizMaker.make(folder: photos.path, classifier: Classifier(model: Fixture.model, modelURL: Fixture.fast),
+        let made = try QuizMaker.make(folder: photos.path, classifier: Classifier(modelURL: Fixture.fast),
                                       catalogue: Fixture.catalogue, title: "Psi")
         let file = try made.quiz.encoded()
         try file.write(to: folder.appendingPathComponent("dogs.json"))

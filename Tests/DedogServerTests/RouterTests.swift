@@ -3,10 +3,10 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import Testing
-import Dedog
+@_spi(Testing) @_spi(Benchmarks) import Dedog
 import DedogCatalogue
-import DedogNN
 import DedogServer
+import DedogBreedModel
 import DedogTestSupport
 
 /// Services for the tests: one model loaded once, served under different configurations.

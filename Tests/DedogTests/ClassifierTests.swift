@@ -1,6 +1,7 @@
-import Dedog
+@_spi(Testing) @_spi(Benchmarks) import Dedog
 import DedogImage
 import DedogNN
+import DedogBreedModel
 import DedogTestSupport
 import Foundation
 import Testing
@@ -119,12 +120,12 @@ import Testing
         let top = sure.breeds[0].probability, lead = top - sure.breeds[1].probability
         for decision in [DecisionThresholds(unsureBelow: min(1, top + 0.01), unsureMargin: 0),
                          DecisionThresholds(unsureBelow: 0, unsureMargin: min(1, lead + 0.01))] {
-            let classifier = try Classifier(modelURL: Self.lite0, configuration: .init(decision: decision))
+            let classifier = try Classifier(modelURL: Self.lite0, configuration: .overriding(decision: decision))
             let result = try classifier.classify(contentsOf: photo, top: 2)
             #expect(result.verdict == .unsure, "\(decision)")
             #expect(result.breeds.map(\.key) == sure.breeds.map(\.key))  // the ranking itself does not change
         }
-        let relaxed = try Classifier(modelURL: Self.lite0, configuration: .init(
+        let relaxed = try Classifier(modelURL: Self.lite0, configuration: .overriding(
             decision: DecisionThresholds(unsureBelow: top - 0.01, unsureMargin: lead - 0.01)))
         #expect(try relaxed.classify(contentsOf: photo, top: 2).verdict == .dog)
     }
@@ -139,7 +140,7 @@ import Testing
         let both = try averaging.classify(photo, top: 5), mirrored = try averaging.classify(photo.mirrored(), top: 5)
         #expect(both.breeds.map(\.key) == mirrored.breeds.map(\.key))
         for (a, b) in zip(both.breeds, mirrored.breeds) { #expect(abs(a.probability - b.probability) < 1e-5) }
-        let single = try Classifier(modelURL: fast, configuration: .init(averagesMirror: [false])).classify(photo, top: 5)
+        let single = try Classifier(modelURL: fast, configuration: .overriding(averagesMirror: [false])).classify(photo, top: 5)
         #expect(single.breeds.first?.key == "n02088364-beagle")
         #expect(zip(single.breeds, both.breeds).contains { abs($0.probability - $1.probability) > 1e-4 })
     }

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-import Dedog
+@_spi(Testing) @_spi(Benchmarks) import Dedog
 import DedogImage
 import DedogNN
+import DedogBreedModel
 import DedogTestSupport
 
 /// One loaded classifier shared by many tasks gives every answer exactly as a serial run does: workspaces are

@@ -1,5 +1,6 @@
-import Dedog
+@_spi(Testing) @_spi(Benchmarks) import Dedog
 @_spi(Testing) import DedogNN
+@_spi(Testing) import DedogBreedModel
 import Foundation
 import Testing
 

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
-import Dedog
+@_spi(Testing) @_spi(Benchmarks) import Dedog
 
 /// `OrderedWork` (what `dedog classify` runs photos through): results come back in the order the jobs were given,
 /// however long each takes, with at most `concurrency` jobs running and that many running when there is work.

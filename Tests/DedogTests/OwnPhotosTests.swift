@@ -1,5 +1,6 @@
-import Dedog
+@_spi(Testing) @_spi(Benchmarks) import Dedog
 import DedogNN
+import DedogBreedModel
 import DedogTestSupport
 import DedogTrain
 import Foundation
@@ -32,7 +33,7 @@ import Testing
     func classifier(_ url: URL) throws -> Classifier {
         var decision = try Model(contentsOf: url).specification.decision
         decision.noDogBelow = 0
-        return try Classifier(modelURL: url, configuration: .init(threadsPerWorker: 2, decision: decision))
+        return try Classifier(modelURL: url, configuration: .overriding(threadsPerWorker: 2, decision: decision))
     }
 
     @Test func anotherKindIsNoneOfItsBreeds() throws {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import Dedog
+@_spi(Testing) @_spi(Benchmarks) import Dedog
 import DedogCatalogue
 import DedogImage
 import DedogTestSupport

@@ -1,5 +1,5 @@
 import Testing
-import Dedog
+@_spi(Testing) @_spi(Benchmarks) import Dedog
 
 @Suite struct ShardTests {
     @Test func parsesKOfN() {

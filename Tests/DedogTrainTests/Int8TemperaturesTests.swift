@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import DedogImage
 import DedogNN
+import DedogBreedModel
 import DedogTestSupport
 @_spi(Testing) import DedogTrain
 
@@ -24,7 +25,7 @@ import DedogTestSupport
         // Loaded whole: its sessions run in floats or in 8 bits, as asked.
         let model = try Model(contentsOf: config.output)
         #expect(model.specification.formatVersion == 5, "8-bit temperatures make the file format 5")
-        let fitted = try #require(model.specification.backbones[0].activationRanges?.breedTemperature)
+        let fitted = try #require(model.specification.backbones[0].int8BreedTemperature)
         let float = try #require(model.specification.backbones[0].breedHead?.temperature)
         #expect(model.specification.int8CombinedTemperature == nil, "one backbone needs no combined calibration")
 
@@ -47,7 +48,7 @@ import DedogTestSupport
         #expect(abs(fitted - float) > 1e-3 * float, "the 8-bit features differ enough to move the temperature")
         // The same fit on a model whose sessions could run either way takes the 8-bit features.
         let again = try Int8Temperatures.fit(model, photos: validation.map(dataset.url), labels: validation.map(\.label), threads: 2)
-        #expect(again.backbones[0].activationRanges?.breedTemperature == fitted)
+        #expect(again.backbones[0].int8BreedTemperature == fitted)
         #expect(model.breedTemperature(backbone: 0, precision: .int8) == fitted)
         #expect(model.breedTemperature(backbone: 0, precision: .fp32) == float)
 
@@ -55,7 +56,7 @@ import DedogTestSupport
         let unchanged = try Int8Temperatures.fit(model, photos: Array(validation.prefix(3).map(dataset.url)),
                                                  labels: validation.prefix(3).map(\.label), threads: 1)
         #expect(unchanged == model.specification)
-        #expect(throws: TrainError.model("1 labels given for 3 calibration photos")) {
+        #expect(throws: TrainError.labelsMismatch(detail: "1 labels given for 3 calibration photos")) {
             try Int8Temperatures.fit(model, photos: Array(validation.prefix(3).map(dataset.url)), labels: [0], threads: 1)
         }
     }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import DedogTestSupport
 import DedogNN
+import DedogBreedModel
 import DedogTrain
 import DedogCatalogue
 

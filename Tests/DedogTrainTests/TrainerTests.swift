@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import DedogTestSupport
 import DedogNN
+import DedogBreedModel
 import DedogTrain
 
 @Suite(.serialized) struct TrainerTests {
@@ -42,7 +43,7 @@ import DedogTrain
         let ranges = try #require(model.backbones[0].activationRanges)
         #expect(ranges.photos == report.trainImages && ranges.method == "min-max")
         #expect(trained.backbones[0].precisions == [.fp32, .int8])
-        #expect(ranges.breedTemperature == nil, "cross-validated: no held-out photo the head did not learn from")
+        #expect(model.backbones[0].int8BreedTemperature == nil, "cross-validated: no held-out photo the head did not learn from")
         #expect(model.combinedTemperature == nil, "one backbone needs no combined calibration")
         #expect(model.training?["classes"] == "3")
         #expect(model.training?["backbones"] == "lite0")
@@ -131,7 +132,7 @@ import DedogTrain
         #expect(retrained.backbones.map(\.tensorPrefix) == ["lite0.", "lite1."])
 
         config.baseModels = [Self.base, Self.base]
-        #expect(throws: TrainError.model("efficientnet-lite0 is given twice; each backbone can be in a model once")) {
+        #expect(throws: TrainError.baseModels(detail: "efficientnet-lite0 is given twice; each backbone can be in a model once")) {
             try Trainer.run(config)
         }
     }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import DedogCatalogue
 import DedogNN
+import DedogBreedModel
 import DedogTestSupport
 @_spi(Testing) import DedogTrain
 

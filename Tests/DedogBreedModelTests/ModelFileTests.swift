@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import DedogTestSupport
 import DedogNN
+import DedogBreedModel
 
 /// Strict loading: every way a model file can be wrong gives a typed error naming the problem.
 @Suite struct ModelFileTests {
@@ -18,11 +19,11 @@ import DedogNN
 
     static func load(_ tensors: [Tensor], metadata: [String: String] = original.metadata) throws(ModelError) {
         let data = try! SafeTensors.encode(tensors, metadata: metadata)
-        _ = try EfficientNetLite(tensors: SafeTensors(data, file: "test.safetensors"))
+        _ = try ModelFile.network(in: SafeTensors(data, file: "test.safetensors"))
     }
 
     static func loadBytes(_ bytes: Data) throws(ModelError) {
-        _ = try EfficientNetLite(tensors: SafeTensors(bytes, file: "test.safetensors"))
+        _ = try ModelFile.network(in: SafeTensors(bytes, file: "test.safetensors"))
     }
 
     @Test func roundTripLoads() throws {
@@ -178,7 +179,7 @@ import DedogNN
 
     @Test func missingFileIsUnreadable() {
         #expect(throws: ModelError.unreadable(file: "/nonexistent/model.safetensors", reason: "no such file")) {
-            try EfficientNetLite(contentsOf: URL(fileURLWithPath: "/nonexistent/model.safetensors"))
+            try ModelFile.network(contentsOf: URL(fileURLWithPath: "/nonexistent/model.safetensors"))
         }
     }
 

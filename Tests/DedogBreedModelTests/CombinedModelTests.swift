@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import DedogTestSupport
 @_spi(Testing) import DedogNN
+@_spi(Testing) import DedogBreedModel
 
 /// Model files that combine several backbones (format 2), and format 1 files read as one-backbone models.
 @Suite(.serialized) struct CombinedModelTests {
@@ -32,7 +33,7 @@ import DedogTestSupport
             d.tensorPrefix = b.prefix
             d.preprocessing.fit = fit
             d.breedHead = HeadDescription(weight: "", bias: "", labels: labels, temperature: b.temperature)
-            d.activationRanges?.breedTemperature = int8.flatMap { descriptions.count < $0.breed.count ? $0.breed[descriptions.count] : nil }
+            d.int8BreedTemperature = int8.flatMap { descriptions.count < $0.breed.count ? $0.breed[descriptions.count] : nil }
             descriptions.append(d)
             let (w, bias) = head(seed: b.seed)
             parts.append(ModelFile.Part(base: base, source: baseBackbone, breedWeight: w, breedBias: bias))
@@ -49,7 +50,7 @@ import DedogTestSupport
 
     static let features: [Float] = {
         let input: [Float] = (0..<(3 * 224 * 224)).map { (i: Int) -> Float in Float((i * 7919) % 255) / 128 - 1 }
-        return try! BundledModel.network.makeSession().features(input, batch: 1)
+        return try! BundledModel.model.backbones[0].makeSession().features(input, batch: 1)
     }()
 
     /// A model that pads is written as format 3, which a dedog that knows only format 2 (and would crop) refuses
@@ -249,7 +250,7 @@ import DedogTestSupport
         }
         #expect(throws: ModelError.invalidMetadata(file: url.path, detail:
             "it combines 2 backbones; load it as a whole model, not as one network")) {
-            try EfficientNetLite(contentsOf: url)
+            try ModelFile.network(contentsOf: url)
         }
     }
 }

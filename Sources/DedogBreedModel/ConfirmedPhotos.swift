@@ -1,3 +1,5 @@
+import DedogNN
+
 /// The photos users confirmed as showing the model's breeds (`dedog learn`), each with its features in every
 /// backbone. One value, so that a photo and its feature rows are added, removed and kept together: in the file
 /// they are the description's `memory` entries and each backbone's `memory` tensor, in the same order.

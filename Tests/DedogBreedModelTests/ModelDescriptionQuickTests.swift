@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import DedogTestSupport
 @_spi(Testing) import DedogNN
+@_spi(Testing) import DedogBreedModel
 
 /// A load reads a model's description without `Codable` when it can (`ModelDescription.quickly`) and with it
 /// otherwise: the two must agree wherever the quick reading answers, and it must answer for every bundled model.

@@ -1,5 +1,6 @@
 import Foundation
 import DedogFiles
+import DedogNN
 
 /// The model file format, read and written here and nowhere else: a safetensors file whose metadata holds the
 /// JSON `ModelDescription` (under `dedog.model`) and whose tensors are named by this codec: each backbone's
@@ -33,21 +34,6 @@ public enum ModelFile {
     typealias Tensor = (name: String, dtype: String, shape: [Int], bytes: Data)
 
     // MARK: Tensor names
-
-    /// What a backbone's own tensors are called, after its prefix, as in the EfficientNet checkpoints.
-    enum CheckpointNames {
-        static let stem = (conv: "_conv_stem.weight", bn: "_bn0")
-        static let head = (conv: "_conv_head.weight", bn: "_bn1")
-        static func expand(_ block: BlockSpec) -> (conv: String, bn: String) {
-            ("_blocks.\(block.index)._expand_conv.weight", "_blocks.\(block.index)._bn0")
-        }
-        static func depthwise(_ block: BlockSpec) -> (conv: String, bn: String) {
-            ("_blocks.\(block.index)._depthwise_conv.weight", "_blocks.\(block.index)._bn1")
-        }
-        static func project(_ block: BlockSpec) -> (conv: String, bn: String) {
-            ("_blocks.\(block.index)._project_conv.weight", "_blocks.\(block.index)._bn2")
-        }
-    }
 
     /// What the tensors training adds are called, after the backbone's prefix.
     static let breedWeight = "breed_head.weight"
@@ -94,10 +80,11 @@ public enum ModelFile {
         let n = backbones.count
         let results = parallelMap(2 * n, threads: min(cores, 2 * n)) { i -> Result<(Part, Set<String>), ModelError> in
             let backbone = backbones[i % n]
-            var loader = StrictLoader(tensors: tensors)
+            var loader = TensorLoader(tensors: tensors)
             return Result { () throws(ModelError) -> (Part, Set<String>) in
                 guard i >= n else {
-                    return (.network(try network(backbone, loader: &loader, precision: precision, threads: layerThreads)), loader.used)
+                    return (.network(try EfficientNetLite.load(backbone.network, from: &loader, precision: precision, threads: layerThreads)),
+                            loader.used)
                 }
                 let heads = BackboneHeads(
                     imagenet: try backbone.imagenetHead.map { d throws(ModelError) in try loader.linear(d, role: "ImageNet") },
@@ -111,7 +98,7 @@ public enum ModelFile {
                 return (.heads(heads, rows: rows), loader.used)
             }
         }
-        var loader = StrictLoader(tensors: tensors)
+        var loader = TensorLoader(tensors: tensors)
         var networks: [EfficientNetLite] = [], heads: [BackboneHeads] = [], rows: [[Float]] = []
         for part in (0..<n).flatMap({ [results[$0], results[n + $0]] }) {  // in file order: a backbone, then its heads
             let (built, used) = try part.get()
@@ -134,57 +121,19 @@ public enum ModelFile {
                                                             ? Array(repeating: [], count: networks.count) : rows))
     }
 
-    /// Builds one backbone from its checkpoint tensors, walking its block table (`Backbone.blocks`): in floats and,
-    /// where it has activation ranges, in 8 bits; in 8 bits only when `precision` is int8 and it has them.
-    static func network(_ description: BackboneDescription, loader: inout StrictLoader,
-                        precision: Precision? = nil, threads: Int) throws(ModelError) -> EfficientNetLite {
-        guard let backbone = Backbone.named(description.architecture) else {
-            throw .unsupportedArchitecture(file: loader.tensors.file, name: description.architecture)
+    /// The one backbone of a model file that holds one (load the file as a `Model` for its heads and answers).
+    public static func network(contentsOf url: URL) throws(ModelError) -> EfficientNetLite {
+        try network(in: SafeTensors(contentsOf: url))
+    }
+
+    /// The one backbone of the model file `tensors` holds, read strictly.
+    public static func network(in tensors: SafeTensors) throws(ModelError) -> EfficientNetLite {
+        let contents = try read(tensors)
+        guard contents.networks.count == 1, let network = contents.networks.first else {
+            throw .invalidMetadata(file: tensors.file, detail: "it combines \(contents.networks.count) backbones; "
+                                   + "load it as a whole model, not as one network")
         }
-        loader.prefix = description.tensorPrefix
-        loader.epsilon = description.batchNormEpsilon
-        let bytesOnly = precision == .int8 ? description.activationRanges : nil
-        func pointwise(_ names: (conv: String, bn: String), inputs: Int, outputs: Int,
-                       clampsToSix: Bool) throws(ModelError) -> PointwiseWeights {
-            bytesOnly == nil
-                ? .packed(try loader.pointwise(conv: names.conv, bn: names.bn, inputs: inputs, outputs: outputs, clampsToSix: clampsToSix))
-                : .folded(try loader.foldedPointwise(conv: names.conv, bn: names.bn, inputs: inputs, outputs: outputs,
-                                                     clampsToSix: clampsToSix))
-        }
-        let stemChannels = EfficientNetLite.stemChannels
-        let stemWeight = try loader.folded(conv: CheckpointNames.stem.conv, bn: CheckpointNames.stem.bn,
-                                           shape: [stemChannels, 3, 3, 3])
-        let stem = try StemConvolution(inChannels: 3, outChannels: stemChannels, kernel: 3, stride: 2,
-                                       weight: stemWeight.weight, bias: stemWeight.bias)
-        var blocks: [QuantizedNetwork.BlockWeights] = []
-        for spec in backbone.blocks {
-            let expand = spec.expands ? try pointwise(CheckpointNames.expand(spec), inputs: spec.inChannels,
-                                                      outputs: spec.expandedChannels, clampsToSix: true) : nil
-            let k = spec.kernel, names = CheckpointNames.depthwise(spec)
-            let d = try loader.folded(conv: names.conv, bn: names.bn, shape: [spec.expandedChannels, 1, k, k])
-            let depthwise = try DepthwiseConvolution(channels: spec.expandedChannels, kernel: k, stride: spec.stride,
-                                                     weight: d.weight, bias: d.bias)
-            let project = try pointwise(CheckpointNames.project(spec), inputs: spec.expandedChannels, outputs: spec.outChannels,
-                                        clampsToSix: false)
-            blocks.append(.init(spec: spec, expand: expand, depthwise: depthwise, project: project))
-        }
-        let head = try pointwise(CheckpointNames.head, inputs: backbone.stages.last?.outChannels ?? 0,
-                                 outputs: EfficientNetLite.featureCount, clampsToSix: true)
-        if let ranges = bytesOnly {
-            return try EfficientNetLite(backbone: backbone, input: description.preprocessing, stem: stem, bytesOnly: blocks,
-                                        head: head, activationRanges: ranges, threads: threads)
-        }
-        // Float layers: every pointwise layer above was packed.
-        let floatBlocks = blocks.compactMap { b -> MBConvBlock? in
-            guard let project = b.project.layer else { return nil }
-            if let expand = b.expand, expand.layer == nil { return nil }
-            return MBConvBlock(spec: b.spec, expand: b.expand?.layer, depthwise: b.depthwise, project: project)
-        }
-        guard floatBlocks.count == blocks.count, let floatHead = head.layer else {
-            throw .badInput(detail: "float layers expected for every block")
-        }
-        return try EfficientNetLite(backbone: backbone, input: description.preprocessing, stem: stem, blocks: floatBlocks,
-                                    head: floatHead, activationRanges: description.activationRanges, threads: threads)
+        return network
     }
 
     // MARK: Writing
@@ -299,7 +248,7 @@ public enum ModelFile {
         let cropsOnly = model.backbones.allSatisfy { $0.preprocessing.fit == .crop }
         let floatsOnly = model.backbones.allSatisfy { $0.activationRanges == nil }
         let int8Temperatures = model.int8CombinedTemperature != nil
-            || model.backbones.contains { $0.activationRanges?.breedTemperature != nil }
+            || model.backbones.contains { $0.int8BreedTemperature != nil }
         if !cropsOnly || !floatsOnly || model.formatVersion > 1 {
             model.formatVersion = int8Temperatures ? 5 : !floatsOnly ? 4 : cropsOnly ? 2 : 3
         }
@@ -382,89 +331,14 @@ extension ModelDescription {
 
 }
 
-/// Reads tensors by name, folds BatchNorm into the preceding convolution, and remembers what was read so
-/// that unused (unexpected) tensors can be reported.
-///
-/// Backbone tensors are named as in the checkpoint, after the backbone's `prefix`; head tensors by their full
-/// names in the description.
-struct StrictLoader {
-    let tensors: SafeTensors
-    var prefix = ""
-    var epsilon: Float = 1e-3
-    var used: Set<String> = []
-
-    init(tensors: SafeTensors) {
-        self.tensors = tensors
-    }
-
-    mutating func read(_ name: String, _ shape: [Int], prefixed: Bool = true) throws(ModelError) -> [Float] {
-        let name = prefixed ? prefix + name : name
-        used.insert(name)
-        return try tensors.floats(name, shape: shape)
-    }
-
-    /// BatchNorm `bn` as a per-channel scale γ/√(σ²+ε) and the folded bias β − μ · γ/√(σ²+ε).
-    mutating func batchNorm(_ bn: String, channels c: Int) throws(ModelError) -> (scale: [Double], bias: [Float]) {
-        let gamma = try read(bn + ".weight", [c]), beta = try read(bn + ".bias", [c])
-        let mean = try read(bn + ".running_mean", [c]), variance = try read(bn + ".running_var", [c])
-        var scale = [Double](repeating: 0, count: c), bias = [Float](repeating: 0, count: c)
-        for o in 0..<c {
-            guard variance[o] + epsilon > 0 else { throw .nonFiniteValues(file: tensors.file, name: prefix + bn + ".running_var") }
-            scale[o] = Double(gamma[o]) / (Double(variance[o]) + Double(epsilon)).squareRoot()
-            bias[o] = Float(Double(beta[o]) - Double(mean[o]) * scale[o])
-        }
-        return (scale, bias)
-    }
-
-    /// W' = W · γ/√(σ²+ε) per output channel; b' = β − μ · γ/√(σ²+ε).
-    mutating func folded(conv: String, bn: String, shape: [Int]) throws(ModelError) -> (weight: [Float], bias: [Float]) {
-        var weight = try read(conv, shape)
-        let (scale, bias) = try batchNorm(bn, channels: shape[0])
-        let perChannel = weight.count / shape[0]
-        weight.withUnsafeMutableBufferPointer { w in
-            for o in 0..<shape[0] {
-                for i in (o * perChannel)..<((o + 1) * perChannel) { w[i] = Float(Double(w[i]) * scale[o]) }
-            }
-        }
-        return (weight, bias)
-    }
-
-    /// A 1×1 convolution with its BatchNorm folded in, packed straight from the file's bytes.
-    mutating func pointwise(conv: String, bn: String, inputs: Int, outputs: Int,
-                            clampsToSix: Bool) throws(ModelError) -> PointwiseConvolution {
-        let (scale, bias) = try batchNorm(bn, channels: outputs)
-        used.insert(prefix + conv)
-        return try PointwiseConvolution(inChannels: inputs, outChannels: outputs,
-                                        weight: tensors.storedFloats(prefix + conv, shape: [outputs, inputs, 1, 1]),
-                                        scale: scale, bias: bias, clampsToSix: clampsToSix)
-    }
-
-    /// A 1×1 convolution's weights as stored (widened to floats) with its BatchNorm as a scale and bias per
-    /// output, not packed: what its 8-bit layer is made from in a network that runs in 8 bits only.
-    mutating func foldedPointwise(conv: String, bn: String, inputs: Int, outputs: Int,
-                                  clampsToSix: Bool) throws(ModelError) -> FoldedPointwise {
-        let (scale, bias) = try batchNorm(bn, channels: outputs)
-        used.insert(prefix + conv)
-        let weight = try tensors.storedFloats(prefix + conv, shape: [outputs, inputs, 1, 1])
-        return FoldedPointwise(inChannels: inputs, outChannels: outputs, weight: weight, scale: scale, bias: bias,
-                               clampsToSix: clampsToSix)
-    }
-
+extension TensorLoader {
+    /// A head's layer, its outputs checked against its labels.
     mutating func linear(_ head: HeadDescription, role: String) throws(ModelError) -> Linear {
         guard let entry = tensors.entries[head.weight] else { throw .missingTensor(file: tensors.file, name: head.weight) }
         let outputs = entry.shape.first ?? 0
         guard outputs == head.labels.count else {
             throw .labelCountMismatch(file: tensors.file, head: role, labels: head.labels.count, outputs: outputs)
         }
-        let bias = try read(head.bias, [outputs], prefixed: false)
-        used.insert(head.weight)
-        return try Linear(inputs: EfficientNetLite.featureCount, outputs: outputs,
-                          weight: tensors.storedFloats(head.weight, shape: [outputs, EfficientNetLite.featureCount]), bias: bias)
-    }
-
-    func finish() throws(ModelError) {
-        if let extra = tensors.entries.keys.sorted().first(where: { !used.contains($0) }) {
-            throw .unexpectedTensor(file: tensors.file, name: extra)
-        }
+        return try linear(weight: head.weight, bias: head.bias, outputs: outputs)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import DedogNN
 
 /// A trained head's parts on one backbone's features.
 public struct BackboneHeads: Sendable {
@@ -69,7 +70,7 @@ public final class Model: Sendable {
     public func combinedTemperature(for precision: Precision) -> Float { specification.combinedTemperature(for: precision) }
 
     /// Backbone b's breed-head temperature for features computed at `precision`: at int8, the 8-bit one where the
-    /// file has it (`ActivationRanges.breedTemperature`; a backbone without ranges runs in floats anyway).
+    /// file has it (`BackboneDescription.int8BreedTemperature`; a backbone without ranges runs in floats anyway).
     public func breedTemperature(backbone b: Int, precision: Precision) -> Float {
         specification.backbones[b].breedTemperature(for: precision)
     }
@@ -176,14 +177,11 @@ public final class Model: Sendable {
     }
 
     public static func softmax(_ logits: [Float], temperature: Float = 1) -> [Float] {
-        logSoftmax(logits, temperature: temperature).map { Foundation.exp($0) }
+        Softmax.probabilities(logits, temperature: temperature)
     }
 
     public static func logSoftmax(_ logits: [Float], temperature: Float = 1) -> [Float] {
-        let scaled = logits.map { $0 / temperature }
-        let top = scaled.max() ?? 0
-        let logSum = Foundation.log(scaled.reduce(Float(0)) { $0 + Foundation.exp($1 - top) }) + top
-        return scaled.map { $0 - logSum }
+        Softmax.logProbabilities(logits, temperature: temperature)
     }
 }
 

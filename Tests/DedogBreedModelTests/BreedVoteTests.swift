@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import DedogTestSupport
 @_spi(Testing) import DedogNN
+@_spi(Testing) import DedogBreedModel
 
 /// The ImageNet head's word on "another breed" (`BreedVote`): which of its labels stand for each breed, the
 /// shares it gives them, and the verdict both ways.

@@ -1,4 +1,5 @@
 import Foundation
+import DedogNN
 
 /// One class a head can name.
 public struct Label: Codable, Sendable, Equatable {
@@ -48,103 +49,6 @@ public struct HeadDescription: Codable, Sendable, Equatable {
     }
 }
 
-/// When a photo counts as showing no dog, and when the model is unsure. See `Classifier` for how they are used.
-public struct DecisionThresholds: Codable, Sendable, Equatable {
-    /// "No dog" when the ImageNet head puts less than this probability mass on dog classes.
-    public var noDogBelow: Float
-    /// "Unsure" when the top breed's probability is below this …
-    public var unsureBelow: Float
-    /// … or when it leads the second breed by less than this.
-    public var unsureMargin: Float
-    /// "Not one of my breeds" when the photo's features are less similar than this (cosine) to the top breed's
-    /// own photos (its prototype, or one of the model's confirmed photos). Set by training, from how similar
-    /// held-out photos of the model's own breeds are; nil when the model has no prototypes.
-    public var otherBreedBelow: Float?
-    /// With `otherBreedBelow`: the ImageNet head's word on the top breed, when it knows that breed. Nil in files
-    /// written before it (their "other breed" rests on the similarity alone).
-    public var breedVote: BreedVote?
-
-    public init(noDogBelow: Float = 0.5, unsureBelow: Float = 0.45, unsureMargin: Float = 0.15,
-                otherBreedBelow: Float? = nil, breedVote: BreedVote? = nil) {
-        self.noDogBelow = noDogBelow
-        self.unsureBelow = unsureBelow
-        self.unsureMargin = unsureMargin
-        self.otherBreedBelow = otherBreedBelow
-        self.breedVote = breedVote
-    }
-}
-
-/// The pretrained ImageNet head's word on whether a photo shows one of the model's breeds. A model trained on a
-/// few photos a breed judges "another breed" by similarity to those few photos, which real photos taken
-/// otherwise fall short of; the ImageNet head has seen about a thousand photos of each of 118 breeds. Where it
-/// knows the top breed (`Label.imagenetKeys`), it overrules the similarity both ways:
-/// - a photo to whose top breed it gives at least `agreesFrom` of its dog mass is not another breed;
-/// - a photo to whose top breed it gives less than `disagreesBelow` while it gives at least `elsewhereFrom` to
-///   one dog class outside the model's breeds is another breed.
-///
-/// Chosen on made-up "real photo" check sets from the Stanford Dogs train split (4-breed models from 3, 10 and
-/// 30 framed, recoloured, blurred and recompressed photos a breed, checked on 20 other photos of each and 10 of
-/// each of 16 other breeds; README "Not one of my breeds").
-public struct BreedVote: Codable, Sendable, Equatable {
-    public var agreesFrom: Float
-    public var disagreesBelow: Float
-    public var elsewhereFrom: Float
-
-    public init(agreesFrom: Float = 0.1, disagreesBelow: Float = 0.05, elsewhereFrom: Float = 0.5) {
-        self.agreesFrom = agreesFrom
-        self.disagreesBelow = disagreesBelow
-        self.elsewhereFrom = elsewhereFrom
-    }
-}
-
-/// What the ImageNet head says of one photo's breed, as shares of its dog mass: on the top breed (its labels for
-/// that breed together), and on the one dog class outside the model's breeds it believes most.
-public struct ImageNetShares: Sendable, Equatable {
-    public var topBreed: Float
-    public var elsewhere: Float
-
-    public init(topBreed: Float, elsewhere: Float) {
-        self.topBreed = topBreed
-        self.elsewhere = elsewhere
-    }
-}
-
-/// What the classifier concludes about a photo.
-public enum Verdict: String, Sendable, Codable {
-    /// A dog, and the top breed is clearly ahead.
-    case dog
-    /// Probably a dog, but the top breeds are too close (or too weak) to name one.
-    case unsure
-    /// The photo probably shows no dog.
-    case noDog
-    /// A dog, but none of the breeds the model knows: it looks less like any of them than their own photos do.
-    case otherBreed
-}
-
-extension DecisionThresholds {
-    /// The verdict for a photo whose dog probability is `dogProbability` (nil when the model cannot judge it) and
-    /// whose two most probable breeds have `top` and `second`; `similarity` is how like its own photos the top
-    /// breed the photo is (nil when the model cannot tell), `imagenet` what the ImageNet head says of the top
-    /// breed (nil when it does not know it; see `BreedVote`).
-    public func verdict(dogProbability: Float?, top: Float, second: Float, similarity: Float? = nil,
-                        imagenet: ImageNetShares? = nil) -> Verdict {
-        if let dog = dogProbability, dog < noDogBelow { return .noDog }
-        if let below = otherBreedBelow {
-            var other = similarity.map { $0 < below } ?? false
-            if let vote = breedVote, let imagenet {
-                if imagenet.topBreed >= vote.agreesFrom {
-                    other = false
-                } else if imagenet.topBreed < vote.disagreesBelow && imagenet.elsewhere >= vote.elsewhereFrom {
-                    other = true
-                }
-            }
-            if other { return .otherBreed }
-        }
-        if top < unsureBelow || top - second < unsureMargin { return .unsure }
-        return .dog
-    }
-}
-
 /// A photo a user confirmed as showing one of the model's breeds (`dedog learn`); its features are in
 /// `ConfirmedPhotos`.
 public struct ConfirmedPhoto: Codable, Sendable, Equatable {
@@ -190,11 +94,23 @@ public struct BackboneDescription: Codable, Sendable, Equatable {
     /// The ranges of the backbone's activations on calibration photos, from which the 8-bit engine takes its
     /// scales (`ActivationRanges`); without them the backbone runs in 32-bit floats only. `int8` in the JSON.
     public var activationRanges: ActivationRanges?
+    /// The breed head's temperature on this backbone's 8-bit features, in place of `HeadDescription.temperature`
+    /// (fitted the same way, on the same held-out photos, by `dedog train`); nil: the head's own. The 8-bit features
+    /// differ a little from the float ones, and so does how sure the head is of them: the fast model's confidences
+    /// claimed 2.1 % more or less than their accuracy at int8 with the float temperature, 1.8 % in floats.
+    /// `int8.breedTemperature` in the JSON, beside the ranges.
+    public var int8BreedTemperature: Float?
 
     /// The breed head's temperature for features computed at `precision`: at int8, the 8-bit one where there is
     /// one (a backbone without activation ranges runs in floats anyway).
     public func breedTemperature(for precision: Precision) -> Float {
-        (precision == .int8 ? activationRanges?.breedTemperature : nil) ?? breedHead?.temperature ?? 1
+        (precision == .int8 ? int8BreedTemperature : nil) ?? breedHead?.temperature ?? 1
+    }
+
+    /// What the engine needs of it to build the network.
+    public var network: NetworkDescription {
+        NetworkDescription(architecture: architecture, tensorPrefix: tensorPrefix, input: preprocessing,
+                           batchNormEpsilon: batchNormEpsilon, activationRanges: activationRanges)
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -202,11 +118,52 @@ public struct BackboneDescription: Codable, Sendable, Equatable {
              prototypes, confirmedPhotos = "memory", activationRanges = "int8"
     }
 
+    /// The keys of `int8`: the engine's `ActivationRanges`, and the breed head's 8-bit temperature.
+    private enum Int8Keys: String, CodingKey { case photos, method, ranges, breedTemperature }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        architecture = try c.decode(String.self, forKey: .architecture)
+        tensorPrefix = try c.decode(String.self, forKey: .tensorPrefix)
+        preprocessing = try c.decode(InputDescription.self, forKey: .preprocessing)
+        batchNormEpsilon = try c.decode(Float.self, forKey: .batchNormEpsilon)
+        imagenetHead = try c.decodeIfPresent(HeadDescription.self, forKey: .imagenetHead)
+        breedHead = try c.decodeIfPresent(HeadDescription.self, forKey: .breedHead)
+        averagesMirror = try c.decodeIfPresent(Bool.self, forKey: .averagesMirror)
+        prototypes = try c.decodeIfPresent(String.self, forKey: .prototypes)
+        confirmedPhotos = try c.decodeIfPresent(String.self, forKey: .confirmedPhotos)
+        activationRanges = try c.decodeIfPresent(ActivationRanges.self, forKey: .activationRanges)
+        int8BreedTemperature = activationRanges == nil ? nil
+            : try c.nestedContainer(keyedBy: Int8Keys.self, forKey: .activationRanges).decodeIfPresent(Float.self, forKey: .breedTemperature)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(architecture, forKey: .architecture)
+        try c.encode(tensorPrefix, forKey: .tensorPrefix)
+        try c.encode(preprocessing, forKey: .preprocessing)
+        try c.encode(batchNormEpsilon, forKey: .batchNormEpsilon)
+        try c.encodeIfPresent(imagenetHead, forKey: .imagenetHead)
+        try c.encodeIfPresent(breedHead, forKey: .breedHead)
+        try c.encodeIfPresent(averagesMirror, forKey: .averagesMirror)
+        try c.encodeIfPresent(prototypes, forKey: .prototypes)
+        try c.encodeIfPresent(confirmedPhotos, forKey: .confirmedPhotos)
+        if let activationRanges {
+            var int8 = c.nestedContainer(keyedBy: Int8Keys.self, forKey: .activationRanges)
+            try int8.encode(activationRanges.photos, forKey: .photos)
+            try int8.encode(activationRanges.method, forKey: .method)
+            try int8.encode(activationRanges.ranges, forKey: .ranges)
+            try int8.encodeIfPresent(int8BreedTemperature, forKey: .breedTemperature)
+        }
+    }
+
     public init(architecture: String = "efficientnet-lite0", tensorPrefix: String = "",
                 preprocessing: InputDescription = InputDescription(), batchNormEpsilon: Float = 1e-3,
                 imagenetHead: HeadDescription?, breedHead: HeadDescription?, averagesMirror: Bool? = nil,
-                prototypes: String? = nil, confirmedPhotos: String? = nil, activationRanges: ActivationRanges? = nil) {
+                prototypes: String? = nil, confirmedPhotos: String? = nil, activationRanges: ActivationRanges? = nil,
+                int8BreedTemperature: Float? = nil) {
         self.activationRanges = activationRanges
+        self.int8BreedTemperature = int8BreedTemperature
         self.prototypes = prototypes
         self.confirmedPhotos = confirmedPhotos
         self.architecture = architecture
@@ -228,7 +185,7 @@ public struct BackboneDescription: Codable, Sendable, Equatable {
 public struct ModelDescription: Codable, Sendable, Equatable {
     /// Format 3 is format 2 with input fits other than `crop` (`InputDescription.fit`); format 4 adds the activation
     /// ranges of 8-bit inference (`BackboneDescription.activationRanges`); format 5 the temperatures of 8-bit answers
-    /// (`ActivationRanges.breedTemperature`, `int8CombinedTemperature`). Files are written in the oldest format that
+    /// (`BackboneDescription.int8BreedTemperature`, `int8CombinedTemperature`). Files are written in the oldest format that
     /// holds them (`ModelFile` sets the version), so a dedog that cannot honour a field refuses the file.
     public static let currentVersion = 5
     /// How many backbones a model file may combine.
@@ -307,7 +264,10 @@ public struct ModelDescription: Codable, Sendable, Equatable {
                 throw .invalidValue(file: file, field: at + "int8." + problem.field, value: problem.value,
                                     requirement: problem.requirement)
             }
-            try check(backbone.activationRanges?.breedTemperature == nil || backbone.breedHead != nil,
+            if let t = backbone.int8BreedTemperature {
+                try check(t.isFinite && t > 0, at + "int8.breedTemperature", "\(t)", "a positive finite number")
+            }
+            try check(backbone.int8BreedTemperature == nil || backbone.breedHead != nil,
                       at + "int8.breedTemperature", "present", "absent without a breed head")
             for (name, head) in [("imagenetHead", backbone.imagenetHead), ("breedHead", backbone.breedHead)] {
                 guard let head else { continue }

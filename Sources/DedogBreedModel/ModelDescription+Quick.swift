@@ -1,4 +1,5 @@
 import DedogFiles
+import DedogNN
 
 // The model description read straight from parsed JSON, without `Codable`: a load is on the way to every answer,
 // and `JSONDecoder` took 4–6 ms of a whole process on a description (in a fresh process most of that is the Swift
@@ -39,11 +40,12 @@ extension BackboneDescription {
               let imagenet = JSONValue.optional(o["imagenetHead"], HeadDescription.init(quickly:)),
               let breed = JSONValue.optional(o["breedHead"], HeadDescription.init(quickly:)),
               let mirror = JSONValue.optional(o["averagesMirror"], \.bool), let prototypes = JSONValue.optional(o["prototypes"], \.string),
-              let memory = JSONValue.optional(o["memory"], \.string), let ranges = JSONValue.optional(o["int8"], ActivationRanges.init(quickly:))
+              let memory = JSONValue.optional(o["memory"], \.string), let ranges = JSONValue.optional(o["int8"], ActivationRanges.init(quickly:)),
+              let temperature = JSONValue.optional(o["int8"]?.object?["breedTemperature"], \.float)
         else { return nil }
         self.init(architecture: architecture, tensorPrefix: prefix, preprocessing: preprocessing, batchNormEpsilon: epsilon,
                   imagenetHead: imagenet, breedHead: breed, averagesMirror: mirror, prototypes: prototypes,
-                  confirmedPhotos: memory, activationRanges: ranges)
+                  confirmedPhotos: memory, activationRanges: ranges, int8BreedTemperature: temperature)
     }
 }
 
@@ -102,8 +104,7 @@ extension ConfirmedPhoto {
 extension ActivationRanges {
     init?(quickly value: JSONValue) {
         guard let o = value.object, let photos = o["photos"]?.int, let method = o["method"]?.string,
-              let ranges = o["ranges"]?.map({ $0.list(\.float) }),
-              let temperature = JSONValue.optional(o["breedTemperature"], \.float) else { return nil }
-        self.init(photos: photos, method: method, ranges: ranges, breedTemperature: temperature)
+              let ranges = o["ranges"]?.map({ $0.list(\.float) }) else { return nil }
+        self.init(photos: photos, method: method, ranges: ranges)
     }
 }

@@ -1,5 +1,6 @@
 import Testing
 import DedogNN
+import DedogBreedModel
 
 /// Confirmed photos and their feature rows stay together whatever is added, removed or kept.
 @Suite struct ConfirmedPhotosTests {

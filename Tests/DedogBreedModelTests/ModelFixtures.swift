@@ -1,0 +1,10 @@
+import Foundation
+import DedogTestSupport
+import DedogNN
+import DedogBreedModel
+
+/// The bundled Lite0 ImageNet model file, made by scripts/convert-weights.
+enum BundledModel {
+    static let url = SharedData.packageRoot.appendingPathComponent("models/efficientnet-lite0-imagenet.safetensors")
+    static let model: Model = try! Model(contentsOf: url)
+}
