@@ -4,7 +4,7 @@ import PackageDescription
 let package = Package(
     name: "dedog",
     products: [
-        .executable(name: "dedog", targets: ["DedogCLI"]),
+        .executable(name: "dedog", targets: ["DedogCommand"]),
         .library(name: "Dedog", targets: ["Dedog"]),
         .library(name: "DedogImage", targets: ["DedogImage"]),
         .library(name: "DedogNN", targets: ["DedogNN"]),
@@ -42,23 +42,26 @@ let package = Package(
 
         // Files from strangers: bounded reads of regular files only; atomic writes with plain-words errors.
         .target(name: "DedogFiles"),
+        // The few concurrency primitives dedog uses, each with the guarantee it gives: the engine's worker pool,
+        // parallel maps, threads for blocking work, ordered results, a bounded pool of workspaces, a value read ahead.
+        .target(name: "DedogConcurrency"),
         // Pixels: decoding, orientation, resizing, cropping, normalisation.
         .target(name: "DedogImage", dependencies: ["DedogFiles", "CTurboJPEG", "CJPEGScan", "CPNG", "CHeif", "CWebP"]),
         // The inference engine: kernels, layers, execution plans, sessions, safetensors, EfficientNet-Lite backbones.
         // It knows networks, not breeds.
-        .target(name: "DedogNN", dependencies: ["DedogFiles", "DedogKernels"]),
+        .target(name: "DedogNN", dependencies: ["DedogFiles", "DedogKernels", "DedogConcurrency"]),
         // What a model file means: its description, the heads on each backbone's features and their labels, the
         // photos users confirmed, and the verdict (no dog, unsure, another breed, a breed) with its thresholds.
-        .target(name: "DedogBreedModel", dependencies: ["DedogFiles", "DedogNN"]),
+        .target(name: "DedogBreedModel", dependencies: ["DedogFiles", "DedogConcurrency", "DedogNN"]),
         // Transfer learning: dataset scan, feature cache, head training, calibration, metrics.
-        .target(name: "DedogTrain", dependencies: ["DedogFiles", "DedogImage", "DedogNN", "DedogBreedModel", "DedogCatalogue"]),
+        .target(name: "DedogTrain", dependencies: ["DedogFiles", "DedogConcurrency", "DedogImage", "DedogNN", "DedogBreedModel", "DedogCatalogue"]),
         // The breed catalogue (English + Czech), built by scripts/build-catalogue, and its search.
-        .target(name: "DedogCatalogue", dependencies: ["DedogFiles"], resources: [.copy("Resources/breeds.json")]),
+        .target(name: "DedogCatalogue", dependencies: ["DedogFiles", "DedogConcurrency"], resources: [.copy("Resources/breeds.json")]),
         // The facade: image in, ranked breeds out; training and evaluation entry points.
-        .target(name: "Dedog", dependencies: ["DedogFiles", "DedogImage", "DedogNN", "DedogBreedModel", "DedogTrain", "DedogCatalogue"]),
+        .target(name: "Dedog", dependencies: ["DedogFiles", "DedogConcurrency", "DedogImage", "DedogNN", "DedogBreedModel", "DedogTrain", "DedogCatalogue"]),
         // The HTTP front end (`dedog serve`): routes, limits, auth, metrics, on the same facade as the CLI.
         .target(name: "DedogServer", dependencies: [
-            "Dedog", "DedogFiles", "DedogImage", "DedogNN", "DedogCatalogue",
+            "Dedog", "DedogFiles", "DedogCatalogue",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
@@ -66,9 +69,14 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "MultipartKit", package: "multipart-kit"),
         ], resources: [.copy("Resources/openapi.json"), .copy("Resources/web")]),
-        // The command-line tool: parses, prints, sets exit codes.
-        .executableTarget(name: "DedogCLI", dependencies: [
-            "Dedog", "DedogFiles", "DedogImage", "DedogNN", "DedogTrain", "DedogCatalogue", "DedogServer",
+        // The command line's commands: parse, print, set exit codes.
+        .target(name: "DedogCLI", dependencies: [
+            "Dedog", "DedogFiles", "DedogCatalogue",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        // The `dedog` executable: the command line's commands and `serve`, the two front ends side by side.
+        .executableTarget(name: "DedogCommand", dependencies: [
+            "DedogCLI", "DedogServer", "Dedog", "DedogCatalogue", "DedogFiles",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
@@ -78,6 +86,7 @@ let package = Package(
 
         .target(name: "DedogTestSupport", path: "Tests/DedogTestSupport"),
         .testTarget(name: "DedogFilesTests", dependencies: ["DedogFiles"]),
+        .testTarget(name: "DedogConcurrencyTests", dependencies: ["DedogConcurrency"]),
         .testTarget(name: "DedogImageTests", dependencies: ["DedogImage", "DedogTestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "DedogNNTests", dependencies: ["DedogNN", "DedogBreedModel", "DedogImage", "DedogTestSupport"]),
@@ -89,6 +98,6 @@ let package = Package(
             "DedogServer", "Dedog", "DedogNN", "DedogBreedModel", "DedogCatalogue", "DedogTestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
         ]),
-        .testTarget(name: "DedogCLITests", dependencies: ["DedogCLI", "Dedog", "DedogFiles", "DedogImage", "DedogNN", "DedogBreedModel", "DedogTrain", "DedogCatalogue", "DedogTestSupport"]),
+        .testTarget(name: "DedogCLITests", dependencies: ["DedogCommand", "DedogCLI", "Dedog", "DedogFiles", "DedogImage", "DedogNN", "DedogBreedModel", "DedogTrain", "DedogCatalogue", "DedogTestSupport"]),
     ]
 )

@@ -1,4 +1,5 @@
 import Foundation
+import DedogConcurrency
 import DedogImage
 import DedogNN
 import DedogBreedModel
@@ -29,7 +30,7 @@ public final class Classifier: Sendable {
     /// Per backbone, whether each photo is also run mirrored and the two averaged: the model file's choice unless
     /// the configuration overrides it.
     public let averagesMirror: [Bool]
-    private let workspaces: WorkspacePool
+    private let workspaces: ResourcePool<Workspace>
 
     /// The model in `modelURL`, or the bundled default one.
     public convenience init(modelURL: URL? = nil, configuration: ClassifierConfiguration = .init()) throws(ClassifierError) {
@@ -66,7 +67,7 @@ public final class Classifier: Sendable {
         averagesMirror = mirror
         let threads = max(1, configuration.threadsPerWorker), kernels = configuration.kernels.kernelSet
         let precision = configuration.precision.engine
-        workspaces = WorkspacePool(capacity: max(1, configuration.workers)) {
+        workspaces = ResourcePool(capacity: max(1, configuration.workers)) {
             Workspace(sessions: model.backbones.map { $0.makeSession(threads: threads, kernels: kernels, precision: precision) })
         }
     }
@@ -346,43 +347,6 @@ final class Workspace: @unchecked Sendable {
 
     init(sessions: [InferenceSession]) {
         self.sessions = sessions
-    }
-}
-
-/// At most `capacity` workspaces, made when first needed and reused; a caller finding all of them in use waits
-/// for one to come back.
-final class WorkspacePool: @unchecked Sendable {
-    private let capacity: Int
-    private let make: @Sendable () -> Workspace
-    private let condition = NSCondition()
-    private var idle: [Workspace] = []  // guarded by `condition`
-    private var made = 0  // guarded by `condition`
-
-    init(capacity: Int, make: @escaping @Sendable () -> Workspace) {
-        self.capacity = capacity
-        self.make = make
-    }
-
-    func use<T, E: Error>(_ body: (Workspace) throws(E) -> T) throws(E) -> T {
-        let workspace = checkOut()
-        defer { checkIn(workspace) }
-        return try body(workspace)
-    }
-
-    private func checkOut() -> Workspace {
-        condition.lock()
-        defer { condition.unlock() }
-        while idle.isEmpty && made >= capacity { condition.wait() }
-        if let workspace = idle.popLast() { return workspace }
-        made += 1
-        return make()
-    }
-
-    private func checkIn(_ workspace: Workspace) {
-        condition.lock()
-        idle.append(workspace)
-        condition.signal()
-        condition.unlock()
     }
 }
 

@@ -1,3 +1,4 @@
+import DedogConcurrency
 import DedogNN
 import DedogBreedModel
 import DedogTrain

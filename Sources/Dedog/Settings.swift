@@ -1,3 +1,4 @@
+import DedogConcurrency
 import DedogNN
 import DedogImage
 
@@ -92,3 +93,9 @@ extension PhotoFiles {
     /// The formats dedog reads, for messages ("JPEG, PNG, HEIC, AVIF or WebP").
     public static var readableFormats: String { ImageFormat.readable }
 }
+
+/// Runs jobs on threads of their own and hands their results back in the order given (`dedog classify` over a
+/// folder).
+public typealias OrderedWork = DedogConcurrency.OrderedWork
+/// Threads for blocking work, with an `async` way in (`dedog serve` classifies on them).
+public typealias ThreadPool = DedogConcurrency.ThreadPool

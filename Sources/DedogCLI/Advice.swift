@@ -39,7 +39,7 @@ enum Advice {
 
 extension Terminal {
     /// Prints a library's error with what to do about it (`Advice`).
-    static func error(_ error: any Error) {
+    public static func error(_ error: any Error) {
         self.error(Advice.message(for: error))
     }
 }

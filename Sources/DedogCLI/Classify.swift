@@ -89,10 +89,9 @@ struct Classify: ParsableCommand {
     }
 
     func run() throws {
-        // The catalogue is read on another thread while the model loads: each takes a good part of the start-up.
-        // The bundled one has been read since the process started (EarlyCatalogue).
-        let catalogueLoad = OrderedWork<Result<Catalogue, CatalogueError>>(concurrency: 1)
-        catalogueLoad.submit({ [catalogue] in Result { () throws(CatalogueError) in try EarlyCatalogue.load(catalogue) } }, deliver: { _ in })
+        // The catalogue is read on another thread while the model loads here: each takes a good part of the
+        // start-up. The bundled one has been read since the process started (EarlyCatalogue).
+        let catalogueReading = catalogue.map { CatalogueReading(path: $0) }
         let classifier: Classifier
         do throws(ClassifierError) {
             var configuration = ClassifierConfiguration(kernels: try Environment.kernels(), precision: precision,
@@ -104,11 +103,9 @@ struct Classify: ParsableCommand {
             Terminal.error(error)
             throw Status.modelUnavailable
         }
-        var loaded: Result<Catalogue, CatalogueError>?
-        catalogueLoad.finish { loaded = $0 }
         let breeds = try loadCatalogue { () throws(CatalogueError) in
-            if let loaded { return try loaded.get() }
-            return try EarlyCatalogue.load(catalogue)
+            if let catalogueReading { return try catalogueReading.catalogue() }
+            return try EarlyCatalogue.load(nil)
         }
         let language = lang ?? Environment.language
         let printer = ResultPrinter(format: outputFormat, catalogue: breeds, language: language, top: top)

@@ -14,7 +14,7 @@ private func teachableModel(_ model: String?) throws -> URL {
 }
 
 /// A bundled model, by name or as a file, is refused: dedog does not change the models it ships.
-func refuseBundled(_ name: String) throws {
+public func refuseBundled(_ name: String) throws {
     let named = ModelLocator.isName(name) && !FileManager.default.fileExists(atPath: name)
     if named || ModelLocator.isBundledFile(URL(fileURLWithPath: name)) {
         throw ValidationError("\"\(name)\" is a bundled model, which dedog does not change; give a model file of your "

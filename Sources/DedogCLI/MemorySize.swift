@@ -2,12 +2,12 @@ import ArgumentParser
 import Dedog
 
 /// A `--max-memory` value: bytes, or a number with K, M or G (powers of 1024), e.g. `512M`, `1.5G`.
-struct MemorySize: ExpressibleByArgument, Equatable {
-    let bytes: Int
+public struct MemorySize: ExpressibleByArgument, Equatable {
+    public let bytes: Int
 
-    init(bytes: Int) { self.bytes = bytes }
+    public init(bytes: Int) { self.bytes = bytes }
 
-    init?(argument: String) {
+    public init?(argument: String) {
         var text = argument.uppercased()
         if text.hasSuffix("B") { text.removeLast() }
         let scale: Double

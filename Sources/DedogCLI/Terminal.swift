@@ -8,20 +8,20 @@ import Foundation
 /// never sent to the terminal. If stdout cannot be written (a full disk, `> /dev/full`), dedog says so on stderr
 /// and exits with status 3 rather than crashing or working on with nowhere to put the results. (A closed pipe,
 /// as with `| head`, ends dedog by SIGPIPE, as it does any Unix tool.)
-enum Terminal {
-    static func out(_ line: String) {
+public enum Terminal {
+    public static func out(_ line: String) {
         write(STDOUT_FILENO, visible(line, keepingNewlines: true) + "\n")
     }
 
-    static func warning(_ message: String) {
+    public static func warning(_ message: String) {
         write(STDERR_FILENO, "dedog: warning: \(visible(message))\n")
     }
 
-    static func progress(_ message: String) {
+    public static func progress(_ message: String) {
         write(STDERR_FILENO, "\(visible(message))\n")
     }
 
-    static func error(_ message: String) {
+    public static func error(_ message: String) {
         write(STDERR_FILENO, "dedog: error: \(visible(message))\n")
     }
 

@@ -1,3 +1,4 @@
+import DedogConcurrency
 import Dispatch
 
 /// Runs the backbone on batches of preprocessed images, reusing its execution plans and scratch memory between

@@ -1,3 +1,4 @@
+import DedogConcurrency
 import DedogKernels
 
 /// Which arithmetic a session runs the backbone in.

@@ -1,3 +1,4 @@
+import DedogConcurrency
 import Foundation
 import DedogImage
 import DedogNN

@@ -1,3 +1,4 @@
+import DedogConcurrency
 import Dispatch
 import Foundation
 import DedogImage

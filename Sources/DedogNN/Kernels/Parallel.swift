@@ -1,6 +1,6 @@
+import DedogConcurrency
 import Dispatch
 import Foundation
-import Synchronization
 
 /// A raw pointer that may cross into the worker closures of `Parallel`. Each worker writes only its own
 /// disjoint part of the memory, which is what makes sharing it sound.
@@ -36,86 +36,6 @@ struct Parallel: Sendable {
             pool.run(body)
         } else {
             DispatchQueue.concurrentPerform(iterations: parts, execute: body)
-        }
-    }
-}
-
-/// `parts − 1` threads that wait for work by spinning briefly, then sleeping. A forward pass hands out ~50 jobs
-/// of 20–500 µs each; waking a sleeping thread for each costs more than the job is worth, so workers spin for a
-/// while after each job before they block. The caller runs part 0 itself. The threads end when the pool does.
-final class WorkerPool: Sendable {
-    let parts: Int
-    private let state: State
-
-    init(parts: Int) {
-        self.parts = max(1, parts)
-        state = State()
-        for part in 1..<self.parts {
-            let state = self.state
-            let thread = Thread { state.work(part) }
-            thread.stackSize = 1 << 20
-            thread.start()
-        }
-    }
-
-    deinit {
-        state.stop()
-    }
-
-    func run(_ body: @escaping @Sendable (Int) -> Void) {
-        state.start(body, workers: parts - 1)
-        body(0)
-        state.finish()
-    }
-
-    /// What the workers share with the pool; they keep it alive until they have left their loop.
-    private final class State: @unchecked Sendable {
-        private let generation = Atomic<Int>(0)
-        private let remaining = Atomic<Int>(0)
-        private let stopping = Atomic<Bool>(false)
-        private let condition = NSCondition()
-        private var job: (@Sendable (Int) -> Void)?  // guarded by `condition`
-
-        func start(_ body: @escaping @Sendable (Int) -> Void, workers: Int) {
-            condition.lock()
-            job = body
-            remaining.store(workers, ordering: .sequentiallyConsistent)
-            generation.add(1, ordering: .sequentiallyConsistent)
-            condition.broadcast()
-            condition.unlock()
-        }
-
-        /// Waits until every worker has run its part, then forgets the job.
-        func finish() {
-            while remaining.load(ordering: .acquiring) > 0 {}
-            condition.lock()
-            job = nil
-            condition.unlock()
-        }
-
-        func stop() {
-            condition.lock()
-            stopping.store(true, ordering: .sequentiallyConsistent)
-            generation.add(1, ordering: .sequentiallyConsistent)
-            condition.broadcast()
-            condition.unlock()
-        }
-
-        func work(_ part: Int) {
-            var seen = 0
-            while true {
-                var spins = 0
-                while generation.load(ordering: .acquiring) == seen && spins < 20_000 { spins += 1 }
-                condition.lock()
-                while generation.load(ordering: .acquiring) == seen { condition.wait() }
-                seen = generation.load(ordering: .acquiring)
-                let current = job
-                let done = stopping.load(ordering: .acquiring)
-                condition.unlock()
-                if done { return }
-                current?(part)
-                remaining.subtract(1, ordering: .releasing)
-            }
         }
     }
 }

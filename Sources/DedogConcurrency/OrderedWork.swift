@@ -12,15 +12,19 @@ import Foundation
 /// work.finish { print($0 as Any) }   // the rest, in order
 /// ```
 ///
-/// One thread submits and receives; the jobs run on threads of their own. A job's result is delivered once every
-/// job given before it has been delivered.
+/// Guarantees: one thread submits and receives; the jobs run on a `ThreadPool` of `concurrency` threads. A job's
+/// result is delivered on the submitting thread, once every job given before it has been delivered; `finish`
+/// delivers every result still pending. At most `2 × concurrency` results wait to be delivered (`submit` sleeps on
+/// the oldest past that: nothing spins).
 public final class OrderedWork<Value: Sendable> {
     /// How many jobs run at once.
     public let concurrency: Int
     /// Jobs given and not yet delivered, oldest first (at most `2 × concurrency`, so that finished jobs behind a
     /// slow one do not hold up the next ones for long).
     private var pending: [Slot] = []
-    private let jobs: JobQueue
+    /// Threads of their own, not Dispatch's pool, whose few threads a job waiting inside it (for a workspace, say)
+    /// would hold up.
+    private let jobs: ThreadPool
 
     /// One job's result: written once by the thread that ran it, read by the receiving thread after `done`.
     private final class Slot: @unchecked Sendable {
@@ -28,52 +32,10 @@ public final class OrderedWork<Value: Sendable> {
         var value: Value?
     }
 
-    /// The jobs to run and the threads that run them: threads of their own, not Dispatch's pool, whose few threads
-    /// a job waiting inside it (for a workspace, say) would hold up.
-    private final class JobQueue: @unchecked Sendable {
-        private let condition = NSCondition()
-        private var waiting: [() -> Void] = []  // guarded by `condition`
-        private var closed = false  // guarded by `condition`
-
-        init(threads: Int) {
-            for _ in 0..<threads {
-                let thread = Thread { [self] in
-                    while let job = next() { job() }
-                }
-                thread.stackSize = 4 << 20
-                thread.start()
-            }
-        }
-
-        func add(_ job: @escaping () -> Void) {
-            condition.lock()
-            waiting.append(job)
-            condition.signal()
-            condition.unlock()
-        }
-
-        /// The next job, or nil once the queue is closed and empty (the thread then ends).
-        private func next() -> (() -> Void)? {
-            condition.lock()
-            defer { condition.unlock() }
-            while waiting.isEmpty && !closed { condition.wait() }
-            return waiting.isEmpty ? nil : waiting.removeFirst()
-        }
-
-        func close() {
-            condition.lock()
-            closed = true
-            condition.broadcast()
-            condition.unlock()
-        }
-    }
-
     public init(concurrency: Int) {
         self.concurrency = max(1, concurrency)
-        jobs = JobQueue(threads: self.concurrency)
+        jobs = ThreadPool(threads: self.concurrency, name: "dedog-work")
     }
-
-    deinit { jobs.close() }
 
     /// Queues `job` to run once fewer than `concurrency` jobs run. First hands `deliver` the results that are
     /// ready and next in order, waiting for the oldest when `2 × concurrency` jobs are pending.
@@ -88,7 +50,7 @@ public final class OrderedWork<Value: Sendable> {
         }
         let slot = Slot()
         pending.append(slot)
-        jobs.add {
+        jobs.submit {
             slot.value = job()
             slot.done.signal()
         }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DedogCLI
 import Foundation
 
 @main
@@ -15,23 +16,13 @@ struct DedogCommand: AsyncParsableCommand {
             failed); 64 invalid command-line usage.
             """,
         version: "0.1.0",
-        subcommands: [Classify.self, Train.self, Learn.self, Forget.self, Evaluate.self, Breeds.self, Serve.self, QuizCommand.self]
+        subcommands: Array(CommandLineTool.commands.prefix(6)) + [Serve.self] + Array(CommandLineTool.commands.dropFirst(6))
     )
 
     static func main() async {
         // Past a file size limit (`ulimit -f`), a write then fails with a message instead of killing us.
         signal(SIGXFSZ, SIG_IGN)
-        // Commands that show breeds get their catalogue read while the command line is parsed (see EarlyCatalogue).
-        if let command = CommandLine.arguments.dropFirst().first, ["classify", "breeds"].contains(command) {
-            EarlyCatalogue.start()
-        }
+        CommandLineTool.prepare(arguments: CommandLine.arguments)
         await main(nil)
     }
-}
-
-/// Exit statuses shared by the subcommands (documented in `dedog --help`).
-enum Status {
-    static let someInputsFailed = ExitCode(1)
-    static let modelUnavailable = ExitCode(2)
-    static let outputFailed = ExitCode(3)
 }

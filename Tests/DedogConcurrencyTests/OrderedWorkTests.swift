@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
-@_spi(Testing) @_spi(Benchmarks) import Dedog
+import DedogConcurrency
 
 /// `OrderedWork` (what `dedog classify` runs photos through): results come back in the order the jobs were given,
 /// however long each takes, with at most `concurrency` jobs running and that many running when there is work.
@@ -45,18 +45,5 @@ import Testing
         work.submit({ "d" }, deliver: { delivered.append($0) })
         work.finish { delivered.append($0) }
         #expect(delivered == ["a", "b", "c", "d"])
-    }
-}
-
-/// How `dedog classify` shares its threads out (`ClassifierConfiguration.share`).
-@Suite struct ThreadSharingTests {
-    @Test(arguments: [(threads: 2, many: false, workers: 1, each: 2), (threads: 2, many: true, workers: 2, each: 1),
-                      (threads: 1, many: true, workers: 1, each: 1), (threads: 20, many: true, workers: 8, each: 2),
-                      (threads: 0, many: true, workers: 1, each: 1)])
-    func share(_ c: (threads: Int, many: Bool, workers: Int, each: Int)) {
-        var configuration = ClassifierConfiguration()
-        configuration.share(threads: c.threads, manyPhotos: c.many)
-        #expect(configuration.workers == c.workers)
-        #expect(configuration.threadsPerWorker == c.each)
     }
 }

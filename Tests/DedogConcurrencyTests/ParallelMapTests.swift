@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import Testing
-@_spi(Testing) import DedogNN
+import DedogConcurrency
 
 /// `parallelMap` gives every result in its place, from the calling thread and Dispatch's workers, also when it is
 /// called inside another map that holds every thread of Dispatch's pool.

@@ -3,6 +3,7 @@ import Dedog
 import DedogCatalogue
 import DedogFiles
 import DedogServer
+import DedogCLI
 import Foundation
 import Logging
 

@@ -1,0 +1,121 @@
+import Foundation
+import Synchronization
+
+/// `parts − 1` threads that run one job at a time, each job split into `parts` parts, the caller running part 0
+/// itself: what an inference session runs a forward pass's layers on (about 50 jobs of 20–500 µs each).
+///
+/// Guarantees:
+/// - `run(body)` returns once `body(p)` has returned for every part p in 0..<parts, each called exactly once, part 0
+///   on the calling thread; what the parts wrote is visible to the caller afterwards. One `run` at a time.
+/// - Waking a sleeping thread for each job would cost more than many jobs are worth, so between jobs a worker
+///   keeps looking for the next one for at most `spinBudget`, and the caller looks for the workers' end for as
+///   long, before either sleeps on a condition. While they look, they yield their core (`sched_yield`) to any
+///   other thread that is ready to run: they never hold a core another thread could use.
+/// - The threads end when the pool does.
+public final class WorkerPool: Sendable {
+    public let parts: Int
+    private let state: State
+
+    /// How long a thread keeps looking for work (or for the workers' end) before it sleeps.
+    public static let spinBudget: Duration = .microseconds(50)
+
+    public init(parts: Int) {
+        self.parts = max(1, parts)
+        state = State()
+        for part in 1..<self.parts {
+            let state = self.state
+            let thread = Thread { state.work(part) }
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+    }
+
+    deinit {
+        state.stop()
+    }
+
+    /// Runs `body(part)` for every part and returns when all have returned.
+    public func run(_ body: @escaping @Sendable (Int) -> Void) {
+        state.start(body, workers: parts - 1)
+        body(0)
+        state.finish()
+    }
+
+    /// Whether `condition` became true within `spinBudget`, yielding the core between looks.
+    static func lookBriefly(until condition: () -> Bool) -> Bool {
+        let clock = ContinuousClock(), deadline = clock.now.advanced(by: spinBudget)
+        while !condition() {
+            if clock.now >= deadline { return false }
+            sched_yield()
+        }
+        return true
+    }
+
+    /// What the workers share with the pool; they keep it alive until they have left their loop.
+    private final class State: @unchecked Sendable {
+        private let generation = Atomic<Int>(0)
+        private let remaining = Atomic<Int>(0)
+        private let stopping = Atomic<Bool>(false)
+        /// The caller sleeps, waiting for the last worker of the job to wake it.
+        private let callerSleeps = Atomic<Bool>(false)
+        private let condition = NSCondition()
+        private var job: (@Sendable (Int) -> Void)?  // guarded by `condition`
+
+        func start(_ body: @escaping @Sendable (Int) -> Void, workers: Int) {
+            condition.lock()
+            job = body
+            remaining.store(workers, ordering: .sequentiallyConsistent)
+            generation.add(1, ordering: .sequentiallyConsistent)
+            condition.broadcast()
+            condition.unlock()
+        }
+
+        /// Waits until every worker has run its part, then forgets the job.
+        func finish() {
+            if !WorkerPool.lookBriefly(until: { remaining.load(ordering: .acquiring) == 0 }) {
+                condition.lock()
+                callerSleeps.store(true, ordering: .sequentiallyConsistent)
+                while remaining.load(ordering: .sequentiallyConsistent) > 0 { condition.wait() }
+                callerSleeps.store(false, ordering: .sequentiallyConsistent)
+                condition.unlock()
+            }
+            condition.lock()
+            job = nil
+            condition.unlock()
+        }
+
+        func stop() {
+            condition.lock()
+            stopping.store(true, ordering: .sequentiallyConsistent)
+            generation.add(1, ordering: .sequentiallyConsistent)
+            condition.broadcast()
+            condition.unlock()
+        }
+
+        func work(_ part: Int) {
+            var seen = 0
+            while true {
+                if !WorkerPool.lookBriefly(until: { generation.load(ordering: .acquiring) != seen }) {
+                    condition.lock()
+                    while generation.load(ordering: .acquiring) == seen { condition.wait() }
+                    condition.unlock()
+                }
+                condition.lock()
+                seen = generation.load(ordering: .acquiring)
+                let current = job
+                let done = stopping.load(ordering: .acquiring)
+                condition.unlock()
+                if done { return }
+                current?(part)
+                // The last part of the job wakes the caller if it has gone to sleep (it sets `callerSleeps` under
+                // the lock before it checks `remaining`, so one of the two sees the other).
+                if remaining.subtract(1, ordering: .sequentiallyConsistent).newValue == 0,
+                   callerSleeps.load(ordering: .sequentiallyConsistent) {
+                    condition.lock()
+                    condition.broadcast()
+                    condition.unlock()
+                }
+            }
+        }
+    }
+}
