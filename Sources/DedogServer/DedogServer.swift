@@ -10,6 +10,19 @@ public enum DedogServer {
     public static func application(_ service: DedogService, logger: Logger,
                                    onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         let configuration = service.configuration
+        let router = router(service, logger: logger)
+        let idle = configuration.idleTimeout.components
+        return Application(
+            router: router,
+            server: .http1(configuration: .init(idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000))),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "dedog"),
+            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? configuration.port) },
+            logger: logger)
+    }
+
+    /// The router: middleware (log and metrics, CORS, JSON errors, auth), then every route (`Routes.swift`).
+    public static func router(_ service: DedogService, logger: Logger) -> Router<BasicRequestContext> {
+        let configuration = service.configuration
         let router = Router()
         router.add(middleware: RequestLogMiddleware(logger: logger, metrics: service.metrics))
         if !configuration.corsOrigins.isEmpty {
@@ -19,14 +32,8 @@ public enum DedogServer {
         }
         router.add(middleware: ErrorMiddleware(logger: logger))
         if let token = configuration.token { router.add(middleware: AuthMiddleware(token: token)) }
-        service.register(on: router)
-        let idle = configuration.idleTimeout.components
-        return Application(
-            router: router,
-            server: .http1(configuration: .init(idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000))),
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "dedog"),
-            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? configuration.port) },
-            logger: logger)
+        service.addRoutes(to: router)
+        return router
     }
 
     /// Serves until SIGTERM or SIGINT, then stops accepting, lets in-flight requests finish within the

@@ -25,29 +25,7 @@ public final class DedogService: Sendable {
     private let warm = Atomic<Bool>(false)
     /// The catalogue ids of the breeds the loaded model can name.
     private let recognised: Set<String>
-    private let openAPI: [UInt8]
-
-    /// Every route the API answers, as its OpenAPI document lists them; the router is built from this table.
-    public static let routes: [(method: HTTPRequest.Method, path: String)] = [
-        (.get, "/"),
-        (.get, "/web/{file}"),
-        (.get, "/v1"),
-        (.post, "/predictions/{model}"),
-        (.get, "/v1/breeds"),
-        (.get, "/v1/breeds/{id}"),
-        (.get, "/v1/models"),
-        (.get, "/v1/memory"),
-        (.post, "/v1/memory"),
-        (.delete, "/v1/memory/{fingerprint}"),
-        (.get, "/v1/quizzes"),
-        (.get, "/v1/quizzes/{name}"),
-        (.post, "/v1/quizzes/check"),
-        (.get, "/ping"),
-        (.get, "/v2/health/live"),
-        (.get, "/v2/health/ready"),
-        (.get, "/metrics"),
-        (.get, "/openapi.json"),
-    ]
+    let openAPI: [UInt8]
 
     /// Routes that answer without a token: orchestrators probe the health routes, and the page's files hold
     /// nothing private (the page asks for the token when the API wants it).
@@ -80,43 +58,12 @@ public final class DedogService: Sendable {
         warm.store(true, ordering: .releasing)
     }
 
-    // MARK: Routes
-
-    func register(on router: Router<BasicRequestContext>) {
-        for (method, path) in Self.routes {
-            let handler: @Sendable (Request, BasicRequestContext) async throws -> Response
-            switch path {
-            case "/": handler = { request, _ in try self.asset("index.html", request) }
-            case "/web/{file}": handler = { request, context in try self.asset(context.parameters.get("file") ?? "", request) }
-            case "/v1": handler = { _, _ in self.index() }
-            case "/v1/memory" where method == .get: handler = { _, _ in try self.memory() }
-            case "/v1/memory": handler = { request, _ in try await self.learn(request) }
-            case "/v1/memory/{fingerprint}": handler = { _, context in try await self.forget(context.parameters.get("fingerprint") ?? "") }
-            case "/v1/quizzes": handler = { _, _ in self.quizList() }
-            case "/v1/quizzes/{name}": handler = { _, context in try await self.quiz(named: context.parameters.get("name") ?? "") }
-            case "/v1/quizzes/check": handler = { request, _ in try await self.checkQuiz(request) }
-            case "/predictions/{model}": handler = { request, context in try await self.predict(request, context) }
-            case "/v1/breeds": handler = { request, _ in try self.breeds(request) }
-            case "/v1/breeds/{id}": handler = { request, context in try self.breed(request, context) }
-            case "/v1/models": handler = { _, _ in self.models() }
-            case "/ping": handler = { _, _ in JSONResponse.make(.ok, ["status": "Healthy"]) }
-            case "/v2/health/live": handler = { _, _ in JSONResponse.make(.ok, ["live": true]) }
-            case "/v2/health/ready":
-                handler = { _, _ in JSONResponse.make(self.isReady ? .ok : .serviceUnavailable, ["ready": self.isReady]) }
-            case "/metrics": handler = { _, _ in self.metricsText() }
-            case "/openapi.json": handler = { _, _ in JSONResponse.make(.ok, data: self.openAPI) }
-            default: continue
-            }
-            router.on(RouterPath(path), method: method, use: handler)
-        }
-    }
-
-    private func index() -> Response {
+    func index() -> Response {
         JSONResponse.make(.ok, ["name": "dedog", "api": "/openapi.json", "predict": "/predictions/\(configuration.modelName)",
                                 "breeds": "/v1/breeds", "models": "/v1/models", "page": "/"])
     }
 
-    private func metricsText() -> Response {
+    func metricsText() -> Response {
         metrics.queue(depth: queue.waiting)
         return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                         body: .init(byteBuffer: ByteBuffer(bytes: metrics.text())))
@@ -134,10 +81,7 @@ public final class DedogService: Sendable {
         let language = try Self.language(request)
         let boundary = try Self.photoBoundary(request)
         let limit = configuration.maxBodyBytes
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
-            throw APIError.bodyTooLarge(limit: limit)
-        }
-        try admit()
+        try admit(request, bodyLimit: limit)
         defer { queue.release() }
 
         let received = try await receive(request, boundary: boundary, limit: limit)
@@ -199,10 +143,7 @@ public final class DedogService: Sendable {
 
     /// The whole body, at most `limit` bytes (413 past it), within the request timeout (408).
     func collect(_ request: Request, limit: Int) async throws(APIError) -> [UInt8] {
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
-            throw APIError.bodyTooLarge(limit: limit)
-        }
-        return try await Self.withDeadline(configuration.requestTimeout) { () async throws(APIError) -> [UInt8] in
+        try await Self.withDeadline(configuration.requestTimeout) { () async throws(APIError) -> [UInt8] in
             do {
                 return Array(try await request.body.collect(upTo: limit).readableBytesView)
             } catch {
@@ -212,6 +153,15 @@ public final class DedogService: Sendable {
                 throw APIError.bodyUnreadable(error)
             }
         }
+    }
+
+    /// For a request with a body of at most `bodyLimit` bytes: 413 at once when its Content-Length says more (the
+    /// one place the declared size is checked; reading stops at the limit too), else a place in the queue.
+    func admit(_ request: Request, bodyLimit: Int) throws(APIError) {
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > bodyLimit {
+            throw APIError.bodyTooLarge(limit: bodyLimit)
+        }
+        try admit()
     }
 
     /// A place in the queue, or 503 with Retry-After when every worker and waiting place is taken. The caller

@@ -51,7 +51,7 @@ extension DedogService {
         guard let model = configuration.learnModel else { throw Self.learningOff }
         let language = try Self.language(request)
         let boundary = try Self.photoBoundary(request)
-        try admit()
+        try admit(request, bodyLimit: configuration.maxBodyBytes)
         defer { queue.release() }
         let received = try await receive(request, boundary: boundary, limit: configuration.maxBodyBytes)
         guard let breed = received.fields["breed"] ?? request.uri.queryParameters["breed"].map(String.init),
@@ -183,9 +183,10 @@ extension DedogService {
 
     /// `POST /v1/quizzes/check`: a quiz file the user chose, validated as a file on disk is; answers it back.
     func checkQuiz(_ request: Request) async throws -> Response {
-        try admit()
+        let limit = min(configuration.maxBodyBytes, Quiz.Limits.fileBytes)
+        try admit(request, bodyLimit: limit)
         defer { queue.release() }
-        let body = try await collect(request, limit: min(configuration.maxBodyBytes, Quiz.Limits.fileBytes))
+        let body = try await collect(request, limit: limit)
         let data = try await queue.run { () -> Result<Data, ClassifierError> in
             Result { () throws(ClassifierError) -> Data in try Quiz.decode(Data(body), name: "the quiz").encoded() }
         }.get(mapping: "body")

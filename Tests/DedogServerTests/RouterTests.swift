@@ -13,8 +13,10 @@ import DedogTestSupport
 enum Fixture {
     static let fast = SharedData.packageRoot.appendingPathComponent("models/dedog-breeds-fast.safetensors")
     static let samples = SharedData.packageRoot.appendingPathComponent("datasets/samples")
-    static let model = try! Model(contentsOf: fast)
-    static let catalogue = try! Catalogue.bundled()
+    static let sharedModel = Shared { try Model(contentsOf: fast) }
+    static var model: Model { get throws { try sharedModel.value } }
+    static let sharedCatalogue = Shared { try Catalogue.bundled() }
+    static var catalogue: Catalogue { get throws { try sharedCatalogue.value } }
     static var logger: Logger {
         var logger = Logger(label: "dedog-test")
         logger.logLevel = .critical
@@ -51,11 +53,12 @@ extension TestResponse {
 }
 
 @Suite struct RouterTests {
-    static let service = try! Fixture.service()
+    static let sharedService = Shared { try Fixture.service() }
+    static var service: DedogService { get throws { try sharedService.value } }
 
     func request(_ uri: String, method: HTTPRequest.Method = .get, headers: HTTPFields = [:], body: [UInt8]? = nil,
-                 service: DedogService = Self.service) async throws -> TestResponse {
-        try await Fixture.application(service).test(.router) { client in
+                 service: DedogService? = nil) async throws -> TestResponse {
+        try await Fixture.application(service ?? Self.service).test(.router) { client in
             try await client.execute(uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(bytes: $0) })
         }
     }
@@ -71,7 +74,7 @@ extension TestResponse {
         #expect(response.status == .ok)
         #expect(response.headers[.contentType] == "application/json; charset=utf-8")
         let answer = try Self.service.classifier.classify(bytes: beagle, name: "body", top: 4)
-        let expected = ClassificationRecord(file: "body", result: answer, error: nil, catalogue: Fixture.catalogue, language: .en)
+        let expected = ClassificationRecord(file: "body", result: answer, error: nil, catalogue: try Fixture.catalogue, language: .en)
         #expect(response.text == String(decoding: expected.json(), as: UTF8.self))
         let breeds = response.object["breeds"] as? [[String: Any]] ?? []
         #expect(breeds.count == 4)
@@ -258,8 +261,9 @@ extension TestResponse {
         #expect(found.first?["id"] as? String == "chihuahua")
         #expect(found.first?["recognised"] as? Bool == true)
         let all = try await request("/v1/breeds?lang=cs").object["breeds"] as? [[String: Any]] ?? []
-        #expect(all.count == Fixture.catalogue.breeds.count)
-        #expect(all.first?["displayName"] as? String == Fixture.catalogue.list(language: .cs).first?.name(in: .cs))
+        let catalogue = try Fixture.catalogue
+        #expect(all.count == catalogue.breeds.count)
+        #expect(all.first?["displayName"] as? String == catalogue.list(language: .cs).first?.name(in: .cs))
         let recognised = try await request("/v1/breeds?recognised=true").object["breeds"] as? [[String: Any]] ?? []
         #expect(recognised.count == 120)
         #expect(recognised.allSatisfy { $0["recognised"] as? Bool == true })
@@ -306,9 +310,11 @@ extension TestResponse {
         let documented = Set(paths.flatMap { path, operations in
             operations.keys.filter { ["get", "post", "put", "delete", "patch"].contains($0) }.map { "\($0.uppercased()) \(path)" }
         })
-        let served = Set(DedogService.routes.map { "\($0.method.rawValue) \($0.path)" })
-        #expect(documented == served)
-        for (method, path) in DedogService.routes {
+        let routes = try DedogServer.router(Fixture.service(), logger: Fixture.logger).routes
+            .map { (method: $0.method, path: "\($0.path)") }
+        let served = Set(routes.map { "\($0.method.rawValue) \($0.path)" })
+        #expect(documented == served, "documented only: \(documented.subtracting(served)); served only: \(served.subtracting(documented))")
+        for (method, path) in routes {
             let uri = path.replacingOccurrences(of: "{model}", with: "dedog").replacingOccurrences(of: "{id}", with: "beagle")
                 .replacingOccurrences(of: "{file}", with: "app.js").replacingOccurrences(of: "{fingerprint}", with: "00ff")
                 .replacingOccurrences(of: "{name}", with: "none")

@@ -1,6 +1,0 @@
-import Hummingbird
-import Logging
-import Metrics
-import Prometheus
-import ServiceLifecycle
-import MultipartKit
