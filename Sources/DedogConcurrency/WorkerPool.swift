@@ -8,16 +8,19 @@ import Synchronization
 /// - `run(body)` returns once `body(p)` has returned for every part p in 0..<parts, each called exactly once, part 0
 ///   on the calling thread; what the parts wrote is visible to the caller afterwards. One `run` at a time.
 /// - Waking a sleeping thread for each job would cost more than many jobs are worth, so between jobs a worker
-///   keeps looking for the next one for at most `spinBudget`, and the caller looks for the workers' end for as
-///   long, before either sleeps on a condition. While they look, they yield their core (`sched_yield`) to any
-///   other thread that is ready to run: they never hold a core another thread could use.
+///   keeps looking for the next one for at most `workerBudget`, and the caller looks for the workers' end for at
+///   most `callerBudget` (the parts of one job end close together), before either sleeps on a condition. While
+///   they look, they yield their core (`sched_yield`) to any other thread that is ready to run: they never hold a
+///   core another thread could use.
 /// - The threads end when the pool does.
 public final class WorkerPool: Sendable {
     public let parts: Int
     private let state: State
 
-    /// How long a thread keeps looking for work (or for the workers' end) before it sleeps.
-    public static let spinBudget: Duration = .microseconds(50)
+    /// How long a worker keeps looking for the next job before it sleeps.
+    public static let workerBudget: Duration = .microseconds(200)
+    /// How long the caller keeps looking for the workers' end of a job before it sleeps.
+    public static let callerBudget: Duration = .milliseconds(2)
 
     public init(parts: Int) {
         self.parts = max(1, parts)
@@ -41,9 +44,9 @@ public final class WorkerPool: Sendable {
         state.finish()
     }
 
-    /// Whether `condition` became true within `spinBudget`, yielding the core between looks.
-    static func lookBriefly(until condition: () -> Bool) -> Bool {
-        let clock = ContinuousClock(), deadline = clock.now.advanced(by: spinBudget)
+    /// Whether `condition` became true within `budget`, yielding the core between looks.
+    static func lookBriefly(for budget: Duration, until condition: () -> Bool) -> Bool {
+        let clock = ContinuousClock(), deadline = clock.now.advanced(by: budget)
         while !condition() {
             if clock.now >= deadline { return false }
             sched_yield()
@@ -72,7 +75,7 @@ public final class WorkerPool: Sendable {
 
         /// Waits until every worker has run its part, then forgets the job.
         func finish() {
-            if !WorkerPool.lookBriefly(until: { remaining.load(ordering: .acquiring) == 0 }) {
+            if !WorkerPool.lookBriefly(for: WorkerPool.callerBudget, until: { remaining.load(ordering: .acquiring) == 0 }) {
                 condition.lock()
                 callerSleeps.store(true, ordering: .sequentiallyConsistent)
                 while remaining.load(ordering: .sequentiallyConsistent) > 0 { condition.wait() }
@@ -95,7 +98,7 @@ public final class WorkerPool: Sendable {
         func work(_ part: Int) {
             var seen = 0
             while true {
-                if !WorkerPool.lookBriefly(until: { generation.load(ordering: .acquiring) != seen }) {
+                if !WorkerPool.lookBriefly(for: WorkerPool.workerBudget, until: { generation.load(ordering: .acquiring) != seen }) {
                     condition.lock()
                     while generation.load(ordering: .acquiring) == seen { condition.wait() }
                     condition.unlock()

@@ -17,7 +17,7 @@ import DedogConcurrency
             let seen = Mutex([Bool](repeating: false, count: parts))
             pool.run { part in
                 if part == 0 { #expect(pthread_equal(pthread_self(), caller) != 0) }
-                if part == parts - 1 && job % 50 == 7 { Thread.sleep(forTimeInterval: 0.002) }  // the caller waits asleep
+                if part == parts - 1 && job % 50 == 7 { Thread.sleep(forTimeInterval: 0.005) }  // the caller waits asleep
                 seen.withLock { $0[part] = true }
                 counts.withLock { $0[part] += 1 }
             }
