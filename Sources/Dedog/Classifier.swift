@@ -129,7 +129,7 @@ public final class Classifier: Sendable {
         public var zoomed: Classification?
         /// The zoomed view's own answer; nil without a second look.
         public var closer: Classification?
-        /// The share of the network's square the dog covers (see `Localisation.extent`); nil when not located.
+        /// The share of the network's square the dog covers (see `DogPlace.extent`); nil when not located.
         public var extent: Double?
         /// One answer per dog when the photo shows two dogs of different breeds (checked by looking at each);
         /// empty otherwise.
@@ -164,14 +164,14 @@ public final class Classifier: Sendable {
             throw .model(error)
         }
         guard let photoMaps, let label = order.first, let firstMap = photoMaps.map(label),
-              let place = Localisation(photoMaps, map: firstMap), let input = model.backbones.first?.input else {
+              let place = DogPlace(photoMaps, map: firstMap), let input = model.backbones.first?.input else {
             return Looks(whole: whole)
         }
         whole.location = place.location(in: image, zoomed: false)
         var looks = Looks(whole: whole, extent: place.extent)
         let cropShare = Double(input.cropSize) / Double(input.resizeShorterSide)
         /// A square around `place`'s box, looked at on its own (its views' features, and the answer from them).
-        func lookCloser(at place: Localisation, largest: Double) throws(ClassifierError) -> (features: [[Float]], answer: Classification)? {
+        func lookCloser(at place: DogPlace, largest: Double) throws(ClassifierError) -> (features: [[Float]], answer: Classification)? {
             guard let square = place.zoomSquare(width: image.width, height: image.height, cropShare: cropShare,
                                                 largest: largest) else { return nil }
             let crop: RGBImage

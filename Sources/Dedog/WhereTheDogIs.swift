@@ -94,7 +94,7 @@ import DedogTrain
 ///   the frame covers little of it.
 ///
 /// The thresholds follow the measurements in `docs/where-the-dog-is.md`.
-@_spi(Testing) public struct Localisation: Sendable {
+@_spi(Testing) public struct DogPlace: Sendable {
     /// The box in the photo's pixels, clipped to the photo.
     public var box: (x: Double, y: Double, width: Double, height: Double)
     /// Share (0…1) of the network's square that the loose box covers.
@@ -146,7 +146,7 @@ import DedogTrain
 /// Candidates are checked by looking at each box before an answer splits (see `Classifier.looks`).
 struct SecondDog {
     var label: Int
-    var place: Localisation
+    var place: DogPlace
 
     /// Of the breeds ranked 2nd to 5th (`ranked`, label indices, best first), the one whose highest cell
     /// probability is largest, if that is at least `strength` of the top breed's, and the two breeds' regions
@@ -174,7 +174,7 @@ struct SecondDog {
             if inA || inB { either += 1 }
         }
         guard either > 0, Double(both) / Double(either) <= Self.overlap,
-              let place = Localisation(maps, map: b) else { return nil }
+              let place = DogPlace(maps, map: b) else { return nil }
         self.label = best.label
         self.place = place
     }

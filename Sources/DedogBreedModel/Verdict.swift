@@ -42,7 +42,7 @@ public struct DecisionThresholds: Codable, Sendable, Equatable {
 ///
 /// Chosen on made-up "real photo" check sets from the Stanford Dogs train split (4-breed models from 3, 10 and
 /// 30 framed, recoloured, blurred and recompressed photos a breed, checked on 20 other photos of each and 10 of
-/// each of 16 other breeds; README "Not one of my breeds").
+/// each of 16 other breeds; docs/training.md "Photos taken elsewhere").
 public struct BreedVote: Codable, Sendable, Equatable {
     public var agreesFrom: Float
     public var disagreesBelow: Float

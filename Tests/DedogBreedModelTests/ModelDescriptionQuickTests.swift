@@ -66,4 +66,36 @@ import DedogTestSupport
             if let quick, quick != Self.codable(json) { Issue.record("\(name): the quick and Codable readings differ") }
         }
     }
+
+    /// A description that gives every field a value: every optional present, every list non-empty, a backbone
+    /// with both heads, prototypes, confirmed photos and 8-bit ranges with their temperature.
+    static var everyField: ModelDescription {
+        let labels = [Label(key: "n0-a", name: "A", isDog: true, breed: "a", imagenetKeys: ["n1"]),
+                      Label(key: "n0-b", name: "B", isDog: true, breed: "b", imagenetKeys: ["n2"])]
+        let head = HeadDescription(weight: "w", bias: "b", labels: labels, temperature: 1.5)
+        let ranges = ActivationRanges(photos: 3, method: "min-max", ranges: ["stem": [0, 6]])
+        let backbone = BackboneDescription(architecture: "efficientnet-lite0", tensorPrefix: "lite0.",
+                                           preprocessing: InputDescription(resizeShorterSide: 256, cropSize: 224, mean: [1, 2, 3],
+                                                                           std: [4, 5, 6], fit: .pad),
+                                           batchNormEpsilon: 1e-3, imagenetHead: head, breedHead: head, averagesMirror: true,
+                                           prototypes: "p", confirmedPhotos: "m", activationRanges: ranges,
+                                           int8BreedTemperature: 0.9)
+        return ModelDescription(formatVersion: 5, source: "s", backbones: [backbone],
+                                decision: DecisionThresholds(noDogBelow: 0.3, unsureBelow: 0.45, unsureMargin: 0.15,
+                                                             otherBreedBelow: 0.5, breedVote: BreedVote()),
+                                combinedTemperature: 1.1, int8CombinedTemperature: 1.2, training: ["k": "v"],
+                                confirmedPhotos: [ConfirmedPhoto(label: "n0-a", photo: "x.jpg", fingerprint: "f", added: "t")])
+    }
+
+    /// A field added to the description's types fails here until `everyField` gives it a value, and then until the
+    /// quick reader reads it: the fixture written by `Codable` and read back both ways must come out the same.
+    @Test func theQuickReaderReadsEveryField() throws {
+        let json = String(decoding: try JSONEncoder().encode(Self.everyField), as: UTF8.self)
+        let codable = try #require(Self.codable(json))
+        let empty = EmptyFields.paths(in: codable, path: "description")
+        #expect(empty.isEmpty, "give these a value in `everyField`: \(empty)")
+        #expect(codable == Self.everyField, "Codable itself loses a field")
+        let quick = try #require(ModelDescription.quickly(json), "the quick reader gave up on `everyField`")
+        #expect(quick == codable, "the quick reader drops or changes a field")
+    }
 }

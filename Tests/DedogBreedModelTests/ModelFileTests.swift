@@ -8,17 +8,19 @@ import DedogBreedModel
 @Suite struct ModelFileTests {
     typealias Tensor = (name: String, shape: [Int], values: [Float])
 
-    static let original: (tensors: [Tensor], metadata: [String: String]) = {
-        let file = try! SafeTensors(contentsOf: BundledModel.url)
-        let tensors = file.entries.keys.sorted().map { name -> Tensor in
-            let shape = file.entries[name]!.shape
-            return (name, shape, try! file.floats(name, shape: shape))
+    static let sharedOriginal = Shared { () throws -> (tensors: [Tensor], metadata: [String: String]) in
+        let file = try SafeTensors(contentsOf: BundledModel.url)
+        let tensors = try file.entries.keys.sorted().map { name throws -> Tensor in
+            let shape = file.entries[name]?.shape ?? []
+            return (name, shape, try file.floats(name, shape: shape))
         }
         return (tensors, file.metadata)
-    }()
+    }
+    static var original: (tensors: [Tensor], metadata: [String: String]) { get throws { try sharedOriginal.value } }
 
-    static func load(_ tensors: [Tensor], metadata: [String: String] = original.metadata) throws(ModelError) {
-        let data = try! SafeTensors.encode(tensors, metadata: metadata)
+    /// Loads `tensors` with `metadata` (the bundled file's when nil) as a model file.
+    static func load(_ tensors: [Tensor], metadata: [String: String]? = nil) throws {
+        let data = try SafeTensors.encode(tensors, metadata: metadata ?? original.metadata)
         _ = try ModelFile.network(in: SafeTensors(data, file: "test.safetensors"))
     }
 
@@ -30,22 +32,22 @@ import DedogBreedModel
         try Self.load(Self.original.tensors)
     }
 
-    @Test func missingTensorIsNamed() {
-        let tensors = Self.original.tensors.filter { $0.name != "_blocks.7._bn1.running_var" }
+    @Test func missingTensorIsNamed() throws {
+        let tensors = try Self.original.tensors.filter { $0.name != "_blocks.7._bn1.running_var" }
         #expect(throws: ModelError.missingTensor(file: "test.safetensors", name: "_blocks.7._bn1.running_var")) {
             try Self.load(tensors)
         }
     }
 
-    @Test func extraTensorIsNamed() {
-        let tensors = Self.original.tensors + [("_blocks.99._extra.weight", [2], [1, 2])]
+    @Test func extraTensorIsNamed() throws {
+        let tensors = try Self.original.tensors + [("_blocks.99._extra.weight", [2], [1, 2])]
         #expect(throws: ModelError.unexpectedTensor(file: "test.safetensors", name: "_blocks.99._extra.weight")) {
             try Self.load(tensors)
         }
     }
 
-    @Test func wrongShapeIsNamed() {
-        let tensors = Self.original.tensors.map { t -> Tensor in
+    @Test func wrongShapeIsNamed() throws {
+        let tensors = try Self.original.tensors.map { t -> Tensor in
             t.name == "_blocks.3._depthwise_conv.weight" ? (t.name, [144, 1, 25], t.values) : t
         }
         #expect(throws: ModelError.wrongShape(file: "test.safetensors", name: "_blocks.3._depthwise_conv.weight",
@@ -54,8 +56,8 @@ import DedogBreedModel
         }
     }
 
-    @Test func nanWeightsAreRefused() {
-        let tensors = Self.original.tensors.map { t -> Tensor in
+    @Test func nanWeightsAreRefused() throws {
+        let tensors = try Self.original.tensors.map { t -> Tensor in
             t.name == "_conv_head.weight" ? (t.name, t.shape, [Float.nan] + t.values.dropFirst()) : t
         }
         #expect(throws: ModelError.nonFiniteValues(file: "test.safetensors", name: "_conv_head.weight")) {
@@ -72,7 +74,7 @@ import DedogBreedModel
         }
     }
 
-    @Test func metadataProblemsAreReported() {
+    @Test func metadataProblemsAreReported() throws {
         #expect(throws: ModelError.invalidMetadata(file: "test.safetensors",
                                                    detail: "no \"dedog.model\" entry in the safetensors metadata")) {
             try Self.load(Self.original.tensors, metadata: [:])
@@ -80,7 +82,7 @@ import DedogBreedModel
         #expect(throws: ModelError.invalidMetadata(file: "test.safetensors", detail: "missing preprocessing")) {
             try Self.load(Self.original.tensors, metadata: ["dedog.model": #"{"formatVersion":1,"architecture":"efficientnet-lite0","batchNormEpsilon":0.001,"decision":{"noDogBelow":0.5,"unsureBelow":0.4,"unsureMargin":0.1}}"#])
         }
-        let future = Self.original.metadata["dedog.model"]!.replacingOccurrences(of: #""formatVersion":[0-9]+"#, with: #""formatVersion":7"#,
+        let future = try Self.original.metadata["dedog.model"]!.replacingOccurrences(of: #""formatVersion":[0-9]+"#, with: #""formatVersion":7"#,
                                                                                   options: .regularExpression)
         #expect(throws: ModelError.unsupportedVersion(file: "test.safetensors", version: 7, supported: ModelDescription.currentVersion)) {
             try Self.load(Self.original.tensors, metadata: ["dedog.model": future])
@@ -177,7 +179,7 @@ import DedogBreedModel
         }
     }
 
-    @Test func missingFileIsUnreadable() {
+    @Test func missingFileIsUnreadable() throws {
         #expect(throws: ModelError.unreadable(file: "/nonexistent/model.safetensors", reason: "no such file")) {
             try ModelFile.network(contentsOf: URL(fileURLWithPath: "/nonexistent/model.safetensors"))
         }

@@ -6,5 +6,6 @@ import DedogBreedModel
 /// The bundled Lite0 ImageNet model file, made by scripts/convert-weights.
 enum BundledModel {
     static let url = SharedData.packageRoot.appendingPathComponent("models/efficientnet-lite0-imagenet.safetensors")
-    static let model: Model = try! Model(contentsOf: url)
+    static let shared = Shared { try Model(contentsOf: url) }
+    static var model: Model { get throws { try shared.value } }
 }

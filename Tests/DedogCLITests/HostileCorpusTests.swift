@@ -15,6 +15,11 @@ import Testing
     static let bundledModel = SharedData.packageRoot.appendingPathComponent("models/dedog-breeds.safetensors")
     static let baseModel = SharedData.packageRoot.appendingPathComponent("models/efficientnet-lite0-imagenet.safetensors")
 
+    /// The parameterized tests below take their cases from the manifest: it must be there.
+    @Test func theCorpusIsThere() throws {
+        #expect(try HostileEntry.manifest().count > 50)
+    }
+
     @Test func corpusCoversWhatTheIssueLists() {
         let all = HostileEntry.all
         #expect(all.count >= 90)

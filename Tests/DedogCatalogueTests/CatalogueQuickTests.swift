@@ -70,28 +70,13 @@ import DedogTestSupport
                      "cross": {"parents": [{"name": {"en": "P", "cs": "p"}, "breeds": ["p"]}]}}]}
         """#
 
-    /// The paths under `value` that hold nothing: a nil optional, an empty list.
-    static func emptyPaths(_ value: Any, path: String) -> [String] {
-        let mirror = Mirror(reflecting: value)
-        switch mirror.displayStyle {
-        case .optional:
-            guard let child = mirror.children.first else { return [path] }
-            return emptyPaths(child.value, path: path)
-        case .collection, .dictionary, .set:
-            if mirror.children.isEmpty { return [path] }
-            return mirror.children.enumerated().flatMap { i, child in emptyPaths(child.value, path: "\(path)[\(i)]") }
-        default:
-            return mirror.children.flatMap { emptyPaths($0.value, path: "\(path).\($0.label ?? "?")") }
-        }
-    }
-
     /// A field added to the catalogue's types fails here until the fixture gives it a value, and then until the
     /// quick reader reads it: the fixture read both ways must come out the same.
     @Test func theQuickReaderReadsEveryField() throws {
         let data = Data(Self.everyField.utf8)
         let codable = try Catalogue.decodedWithCodable(data, file: "c.json")
-        let empty = Self.emptyPaths(codable.breeds, path: "breeds") + Self.emptyPaths(codable.sources, path: "sources")
-            + Self.emptyPaths(codable.vocabulary, path: "vocabulary")
+        let empty = EmptyFields.paths(in: codable.breeds, path: "breeds") + EmptyFields.paths(in: codable.sources, path: "sources")
+            + EmptyFields.paths(in: codable.vocabulary, path: "vocabulary")
         #expect(empty.isEmpty, "give these a value in `everyField`: \(empty)")
         #expect(Catalogue.readsQuickly(data), "the quick reader gave up on `everyField`")
         let quick = try Catalogue(data, file: "c.json")

@@ -14,8 +14,13 @@ enum Fixtures {
     struct Manifest: Decodable { let images: [Image]; let bad: [Bad] }
 
     static let folder = Bundle.module.resourceURL!.appendingPathComponent("Fixtures")
-    static let manifest: Manifest = try! JSONDecoder().decode(
-        Manifest.self, from: Data(contentsOf: folder.appendingPathComponent("manifest.json")))
+    /// The fixtures' manifest (its lists are test arguments); `readManifest()` says why when it cannot be read,
+    /// and a test fails then.
+    static let manifest = (try? readManifest()) ?? Manifest(images: [], bad: [])
+
+    static func readManifest() throws -> Manifest {
+        try JSONDecoder().decode(Manifest.self, from: Data(contentsOf: folder.appendingPathComponent("manifest.json")))
+    }
 
     static func url(_ name: String) -> URL { folder.appendingPathComponent(name) }
 
@@ -30,6 +35,12 @@ enum Fixtures {
 }
 
 @Suite struct DecodingTests {
+    /// The parameterized tests below take their cases from the manifest: it must be there.
+    @Test func theFixturesAreThere() throws {
+        let manifest = try Fixtures.readManifest()
+        #expect(manifest.images.count > 20 && !manifest.bad.isEmpty)
+    }
+
     @Test(arguments: Fixtures.manifest.images.map(\.file))
     func decodesToExpectedPixels(_ name: String) throws {
         let fixture = Fixtures.manifest.images.first { $0.file == name }!

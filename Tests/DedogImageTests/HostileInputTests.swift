@@ -45,7 +45,15 @@ import DedogImage
                 if bytes.isEmpty { bytes = original }
             }
             options.allowsDamagedData = round % 2 == 0
-            _ = try? ImageDecoder(options: options).decode(bytes, name: name)
+            // Either a whole picture within the limits, or an error that names the file: nothing else, no crash.
+            do {
+                let image = try ImageDecoder(options: options).decode(bytes, name: name)
+                #expect(image.width > 0 && image.height > 0 && image.width * image.height <= options.maxPixels
+                        && image.pixels.count == image.width * image.height * 3, "round \(round): \(image.width)×\(image.height)")
+            } catch {
+                #expect(error.description.hasPrefix(name + ":") || { if case .invalidArgument = error { true } else { false } }(),
+                        "round \(round): \(error)")
+            }
         }
     }
 

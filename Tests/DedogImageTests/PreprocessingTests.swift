@@ -183,7 +183,8 @@ import DedogImage
 /// The three fits on photos that are not square, to the pixel.
 @Suite struct GeometryTests {
     /// A 200×100 photo whose every pixel differs (so a shifted window shows).
-    static let wide = try! RGBImage(width: 200, height: 100, pixels: (0..<(200 * 100 * 3)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 / 600) })
+    static let sharedWide = Shared { try RGBImage(width: 200, height: 100, pixels: (0..<(200 * 100 * 3)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 / 600) }) }
+    static var wide: RGBImage { get throws { try sharedWide.value } }
 
     static func preprocessing(_ fit: Preprocessing.Fit) -> Preprocessing {
         var p = Preprocessing(resizeShorterSide: 64, cropSize: 56)
@@ -226,7 +227,7 @@ import DedogImage
         let p = Self.preprocessing(.pad)
         let tall = try RGBImage(width: 100, height: 201, pixels: (0..<(100 * 201 * 3)).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ $0 / 300) })
         #expect(p.layout(width: 100, height: 201).offset == (16, 0))
-        for image in [Self.wide, tall] {
+        for image in [try Self.wide, tall] {
             #expect(try p.cropped(image, mirrored: true).pixels == p.cropped(image.mirrored()).pixels)
             #expect(try p.tensor(image, mirrored: true) == p.tensor(image.mirrored()))
         }

@@ -54,7 +54,7 @@ import DedogTestSupport
     /// to rounding), they are the `head` activation the golden tests check (transposed), and the head applied to
     /// every cell averages to the photo's logits.
     @Test func mapsArePooledIntoTheFeaturesAndGiveTheLogits() throws {
-        let model = BundledModel.model, network = model.backbones[0]
+        let model = try BundledModel.model, network = model.backbones[0]
         var random = SeededRandom(state: 11)
         let image = random.floats(3 * 224 * 224)
         let session = network.makeSession(threads: 1)
@@ -89,7 +89,7 @@ import DedogTestSupport
     /// A photo and its mirror image: folding the mirrored view's cells back gives, in each cell, the mean of the
     /// cell and the mirrored view's cell on the other side.
     @Test func theMirroredViewIsFoldedBackOntoThePhoto() throws {
-        let model = BundledModel.model, network = model.backbones[0]
+        let model = try BundledModel.model, network = model.backbones[0]
         var random = SeededRandom(state: 13)
         let views = random.floats(2 * 3 * 224 * 224)
         let maps = try network.makeSession(threads: 1).featuresAndMaps(views, batch: 2).maps
@@ -105,7 +105,7 @@ import DedogTestSupport
 
     /// Two images on two threads: each image's maps land in its own place.
     @Test func batchedMapsMatchEachImageAlone() throws {
-        let network = BundledModel.network
+        let network = try BundledModel.network
         var random = SeededRandom(state: 12)
         let images = (0..<2).map { _ in random.floats(3 * 224 * 224) }
         let together = try network.makeSession(threads: 2).featuresAndMaps(images.flatMap { $0 }, batch: 2).maps

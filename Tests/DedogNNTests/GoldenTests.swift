@@ -7,8 +7,9 @@ import DedogTestSupport
 /// The bundled model file, made by scripts/convert-weights.
 enum BundledModel {
     static let url = SharedData.packageRoot.appendingPathComponent("models/efficientnet-lite0-imagenet.safetensors")
-    static let model: Model = try! Model(contentsOf: url)
-    static var network: EfficientNetLite { model.backbones[0] }
+    static let shared = Shared { try Model(contentsOf: url) }
+    static var model: Model { get throws { try shared.value } }
+    static var network: EfficientNetLite { get throws { try model.backbones[0] } }
 }
 
 /// The suggested tolerance of ../shared/reference/efficientnet-lite0/README.md: max |ours − PyTorch| ≤
@@ -29,7 +30,7 @@ enum BundledModel {
     func everyStageMatchesPyTorch(_ kernels: KernelSet) throws {
         let input = try SharedData.referenceTensor("input.f32")
         var stages: [(String, [Float])] = []
-        let session = BundledModel.network.makeSession(kernels: kernels, precision: .fp32)
+        let session = try BundledModel.network.makeSession(kernels: kernels, precision: .fp32)
         let features = try session.features(input, batch: 1) { stages.append(($0, $1)) }
         #expect(stages.count == 18)
         for (name, ours) in stages + [("features", features)] {
@@ -43,7 +44,7 @@ enum BundledModel {
     @Test(arguments: KernelSet.supported)
     func logitsAndTopFiveMatchPyTorch(_ kernels: KernelSet) throws {
         let input = try SharedData.referenceTensor("input.f32")
-        let network = BundledModel.network
+        let network = try BundledModel.network
         let features = try network.makeSession(threads: 2, kernels: kernels, precision: .fp32).features(input, batch: 1)
         let logits = try BundledModel.model.heads[0].imagenet!(features, batch: 1, kernels: kernels)
         let reference = try SharedData.referenceTensor("logits.f32")
@@ -78,7 +79,7 @@ enum BundledModel {
     /// The 8-bit engine with the bundled file's activation ranges, in every build, on one and two threads.
     @Test(arguments: KernelSet.supported)
     func int8StagesAndAnswerStayCloseToPyTorch(_ kernels: KernelSet) throws {
-        let network = BundledModel.network
+        let network = try BundledModel.network
         try #require(network.activationRanges != nil, "the bundled Lite0 file has no activation ranges")
         let input = try SharedData.referenceTensor("input.f32")
         for threads in [1, 2] {
@@ -101,7 +102,10 @@ enum BundledModel {
 
 /// Lite1 and Lite2 against an independent PyTorch implementation (PyPI efficientnet-lite-pytorch, run by
 /// scripts/make_golden.py with exactly the weights of the model files): the backbone table scaled by width
-/// and depth, the resolution from the model file, the F16 weights widened at load. Committed in Tests/Golden.
+/// and depth, the resolution from the model file, the F16 weights widened at load. Lite0's input, features and
+/// logits are those of ../shared/reference/efficientnet-lite0 (another independent PyTorch run), so that the
+/// whole network is checked on a fresh clone too; its stages are checked above when ../shared is there.
+/// Committed in Tests/Golden.
 @Suite struct ScaledBackboneGoldenTests {
     static func tensor(_ architecture: String, _ name: String) throws -> [Float] {
         let url = SharedData.packageRoot.appendingPathComponent("Tests/Golden/\(architecture)/\(name).f32")
@@ -109,7 +113,7 @@ enum BundledModel {
         return data.withUnsafeBytes { raw in (0..<(data.count / 4)).map { raw.loadUnaligned(fromByteOffset: $0 * 4, as: Float.self) } }
     }
 
-    @Test(arguments: ["efficientnet-lite1", "efficientnet-lite2"], KernelSet.supported)
+    @Test(arguments: ["efficientnet-lite0", "efficientnet-lite1", "efficientnet-lite2"], KernelSet.supported)
     func featuresAndLogitsMatchPyTorch(_ architecture: String, _ kernels: KernelSet) throws {
         let model = try Model(contentsOf: SharedData.packageRoot
             .appendingPathComponent("models/\(architecture)-imagenet.safetensors"))

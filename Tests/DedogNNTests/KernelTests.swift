@@ -154,6 +154,16 @@ struct SeededRandom {
             try PointwiseConvolution(inChannels: 4, outChannels: 2, weight: [Float](repeating: 0, count: 7), bias: [0, 0],
                                      clampsToSix: false)
         }
+        // A layer that clamps to six has no residual add in its store: a residual given to one is refused, not dropped.
+        let clamping = try PointwiseConvolution(inChannels: 4, outChannels: 2, weight: [Float](repeating: 1, count: 8),
+                                                bias: [0, 0], clampsToSix: true)
+        #expect(throws: ModelError.badInput(detail: "pointwise: a layer that clamps to six takes no residual")) {
+            try clamping([1, 1, 1, 1], pixels: 1, residual: [5, 5])
+        }
+        #expect(try clamping([1, 1, 1, 1], pixels: 1) == [4, 4])
+        let linearLayer = try PointwiseConvolution(inChannels: 4, outChannels: 2, weight: [Float](repeating: 1, count: 8),
+                                                   bias: [0, 0], clampsToSix: false)
+        #expect(try linearLayer([1, 1, 1, 1], pixels: 1, residual: [5, 5]) == [9, 9])
     }
 
     @Test func kernelSetByName() throws {

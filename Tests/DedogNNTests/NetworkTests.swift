@@ -11,7 +11,7 @@ import DedogTestSupport
     /// sums are exact; only the float stem's rounding could move a byte).
     @Test(arguments: Precision.allCases)
     func resultsDoNotDependOnBatchSizeOrThreads(_ precision: Precision) throws {
-        let network = BundledModel.network
+        let network = try BundledModel.network
         var random = SeededRandom(state: 2026)
         let size = 3 * 224 * 224
         let images = (0..<3).map { _ in random.floats(size) }
@@ -31,7 +31,7 @@ import DedogTestSupport
     /// thread shares end at other rows. Only summation order may differ: 1e-4 relative, as above.
     @Test(arguments: KernelSet.supported)
     func bandedBlocksMatchWholeLayers(_ kernels: KernelSet) throws {
-        let network = BundledModel.network
+        let network = try BundledModel.network
         var random = SeededRandom(state: 77)
         for (h, w) in [(224, 224), (292, 292), (131, 97)] {  // 292: odd maps (73, 37, 19) as the default model has
             let image = random.floats(3 * h * w)
@@ -104,7 +104,7 @@ import DedogTestSupport
     }
 
     @Test func aSessionCanBeReusedAcrossBatchSizes() throws {
-        let session = BundledModel.network.makeSession()
+        let session = try BundledModel.network.makeSession()
         var random = SeededRandom(state: 5)
         let one = random.floats(3 * 224 * 224)
         let first = try session.features(one, batch: 1)
@@ -122,8 +122,8 @@ import DedogTestSupport
         }
     }
 
-    @Test func bundledModelDescribesItself() {
-        let model = BundledModel.model.specification.backbones[0]
+    @Test func bundledModelDescribesItself() throws {
+        let model = try BundledModel.model.specification.backbones[0]
         #expect(model.architecture == "efficientnet-lite0")
         #expect(model.imagenetHead?.labels.count == 1000)
         #expect(model.imagenetHead?.labels.filter(\.isDog).count == 121)

@@ -142,13 +142,13 @@ struct IntegerRandom {
     }
 
     /// 8 bits are the default only where the CPU multiplies bytes natively; elsewhere they would be slower than floats.
-    @Test func int8IsTheDefaultOnlyWithVNNI() {
+    @Test func int8IsTheDefaultOnlyWithVNNI() throws {
         for kernels in KernelSet.allCases {
             #expect(Precision.preferred(for: kernels) == (kernels == .avx512 && kernels.multipliesBytesNatively ? .int8 : .fp32))
         }
         #expect(!KernelSet.portable.multipliesBytesNatively && !KernelSet.avx2.multipliesBytesNatively)
-        #expect(BundledModel.network.makeSession(kernels: .avx2).precision == .fp32)
-        #expect(BundledModel.network.makeSession(kernels: .avx2, precision: .int8).precision == .int8)
+        #expect(try BundledModel.network.makeSession(kernels: .avx2).precision == .fp32)
+        #expect(try BundledModel.network.makeSession(kernels: .avx2, precision: .int8).precision == .int8)
     }
 
     /// The stores span what bytes can say: a clamp bound, a zero point or a scale out of range is refused, and

@@ -1,17 +1,16 @@
+@_spi(Testing) import DedogNN
+import Foundation
 /// Plain, obviously-correct kernels in NCHW layout with double accumulation: the yardstick the fast kernels
-/// are tested against. Slow by design; inference uses none of them but `samePadding`, the one rule of output
-/// size and padding that the engine shares with its yardstick.
-public enum ReferenceKernels {
-    /// Output size and leading padding of a TensorFlow "SAME" convolution along one axis.
-    public static func samePadding(input: Int, kernel: Int, stride: Int) -> (output: Int, before: Int) {
-        let output = (input + stride - 1) / stride
-        let total = max((output - 1) * stride + kernel - input, 0)
-        return (output, total / 2)
+/// are tested against. Slow by design, and not part of the product: they share with the engine only its rule of
+/// output size and padding (`SamePadding`).
+enum ReferenceKernels {
+    static func samePadding(input: Int, kernel: Int, stride: Int) -> (output: Int, before: Int) {
+        SamePadding.of(input: input, kernel: kernel, stride: stride)
     }
 
     /// Grouped 2-D convolution with TF-SAME padding, zeros outside the image.
     /// `input` [n, cin, h, w], `weight` [cout, cin / groups, k, k], `bias` [cout]; returns [n, cout, oh, ow].
-    public static func convolution(_ input: [Float], n: Int, cin: Int, h: Int, w: Int,
+    static func convolution(_ input: [Float], n: Int, cin: Int, h: Int, w: Int,
                                    weight: [Float], bias: [Float], cout: Int, kernel k: Int, stride: Int,
                                    groups: Int) -> (values: [Float], oh: Int, ow: Int) {
         let (oh, padTop) = samePadding(input: h, kernel: k, stride: stride)
@@ -45,19 +44,19 @@ public enum ReferenceKernels {
         return (out, oh, ow)
     }
 
-    public static func relu6(_ x: [Float]) -> [Float] { x.map { min(max($0, 0), 6) } }
+    static func relu6(_ x: [Float]) -> [Float] { x.map { min(max($0, 0), 6) } }
 
-    public static func add(_ a: [Float], _ b: [Float]) -> [Float] { zip(a, b).map { $0 + $1 } }
+    static func add(_ a: [Float], _ b: [Float]) -> [Float] { zip(a, b).map { $0 + $1 } }
 
     /// [n, c, h, w] → [n, c], the mean of each plane.
-    public static func globalAveragePool(_ x: [Float], n: Int, c: Int, hw: Int) -> [Float] {
+    static func globalAveragePool(_ x: [Float], n: Int, c: Int, hw: Int) -> [Float] {
         (0..<(n * c)).map { i in Float((0..<hw).reduce(0.0) { $0 + Double(x[i * hw + $1]) } / Double(hw)) }
     }
 
     /// The 8-bit pointwise convolution's integer sums the plain way: for each of `pixels` rows of `inputs` bytes
     /// and each output c, bias[c] + Σ_k (x − inputZero[k]) · weight[c][k], in 64-bit integers (`inputZero`: one per
     /// input, or one for all).
-    public static func quantizedSums(_ input: [UInt8], pixels: Int, inputs: Int, inputZero: [Int], weight: [Int8],
+    static func quantizedSums(_ input: [UInt8], pixels: Int, inputs: Int, inputZero: [Int], weight: [Int8],
                                      bias: [Int32]?, outputs: Int) -> [Int] {
         let inputZero = inputZero.count == inputs ? inputZero : Array(repeating: inputZero[0], count: inputs)
         var sums = [Int](repeating: 0, count: pixels * outputs)
@@ -74,7 +73,7 @@ public enum ReferenceKernels {
     /// The 8-bit depthwise convolution's integer sums the plain way: `input` NHWC bytes whose zero point is 0 (so
     /// padding adds nothing), `weight` [channels × k × k]; for each output pixel and channel, bias[c] + Σ x · w over
     /// the taps inside the image, in 64-bit integers. Returns [oh × ow × channels].
-    public static func quantizedDepthwiseSums(_ input: [UInt8], height: Int, width: Int, channels: Int, weight: [Int8],
+    static func quantizedDepthwiseSums(_ input: [UInt8], height: Int, width: Int, channels: Int, weight: [Int8],
                                               bias: [Int32], kernel k: Int, stride: Int) -> (sums: [Int], oh: Int, ow: Int) {
         let (oh, padTop) = samePadding(input: height, kernel: k, stride: stride)
         let (ow, padLeft) = samePadding(input: width, kernel: k, stride: stride)
@@ -101,7 +100,7 @@ public enum ReferenceKernels {
 
     /// Floats to bytes as the quantizer stores them: x · inverseScale (one rounding), clamped to low − zero …
     /// high − zero, rounded to nearest (ties to even), plus zero.
-    public static func quantize(_ x: [Float], inverseScale: Float, zero: Int, low: Int, high: Int) -> [UInt8] {
+    static func quantize(_ x: [Float], inverseScale: Float, zero: Int, low: Int, high: Int) -> [UInt8] {
         x.map { UInt8(Int(clamp($0 * inverseScale, Float(low - zero), Float(high - zero)).rounded(.toNearestOrEven)) + zero) }
     }
 
@@ -114,7 +113,7 @@ public enum ReferenceKernels {
     /// Sums to bytes: t = Float(sum) · scale[c] (plus (r − residualZero[c]) · residualScale[c]), clamped to
     /// low − zero[c] … high − zero[c], rounded to nearest (ties to even), plus zero[c]. One rounding per operation.
     /// Zero points and residual encodings: one per output, or one for all.
-    public static func requantize(_ sums: [Int], outputs: Int, scale: [Float], zero: [Int], low: Int, high: Int,
+    static func requantize(_ sums: [Int], outputs: Int, scale: [Float], zero: [Int], low: Int, high: Int,
                                   residual: [UInt8]? = nil, residualZero: [Int] = [0], residualScale: [Float] = [0]) -> [UInt8] {
         func at<T>(_ values: [T], _ c: Int) -> T { values.count == 1 ? values[0] : values[c] }
         return sums.indices.map { i in
@@ -130,7 +129,7 @@ public enum ReferenceKernels {
     }
 
     /// Sums to floats: Float(sum) · scale[c], clamped to 0…6 when `clampsToSix`.
-    public static func dequantize(_ sums: [Int], outputs: Int, scale: [Float], clampsToSix: Bool) -> [Float] {
+    static func dequantize(_ sums: [Int], outputs: Int, scale: [Float], clampsToSix: Bool) -> [Float] {
         sums.indices.map { i in
             let t = Float(Int32(truncatingIfNeeded: sums[i])) * scale[i % outputs]
             return clampsToSix ? clamp(t, 0, 6) : t
@@ -138,7 +137,7 @@ public enum ReferenceKernels {
     }
 
     /// [n, inputs] · weightᵀ + bias, with `weight` [outputs, inputs]; returns [n, outputs].
-    public static func linear(_ x: [Float], n: Int, inputs: Int, weight: [Float], bias: [Float], outputs: Int) -> [Float] {
+    static func linear(_ x: [Float], n: Int, inputs: Int, weight: [Float], bias: [Float], outputs: Int) -> [Float] {
         var out = [Float](repeating: 0, count: n * outputs)
         for b in 0..<n {
             for o in 0..<outputs {

@@ -8,9 +8,11 @@ import Testing
 
 /// Where the dog is, and the second look at a dog small in the frame, with the bundled fast model on the sample
 /// beagle: as it is, and pasted at a third of the side of a larger grey photo at a known place.
-@Suite struct LocalisationTests {
-    static let classifier = try! Classifier(modelURL: SharedData.packageRoot.appendingPathComponent("models/dedog-breeds-fast.safetensors"))
-    static let beagle = try! ImageDecoder().decode(contentsOf: SharedData.packageRoot.appendingPathComponent("datasets/samples/beagle.jpg"))
+@Suite struct WhereTheDogIsTests {
+    static let sharedClassifier = Shared { try Classifier(modelURL: SharedData.packageRoot.appendingPathComponent("models/dedog-breeds-fast.safetensors")) }
+    static var classifier: Classifier { get throws { try sharedClassifier.value } }
+    static let sharedBeagle = Shared { try ImageDecoder().decode(contentsOf: SharedData.packageRoot.appendingPathComponent("datasets/samples/beagle.jpg")) }
+    static var beagle: RGBImage { get throws { try sharedBeagle.value } }
 
     /// `photo` scaled to `side` and pasted at (`x`, `y`) on a `canvas`-pixel square of flat grey.
     static func pasted(_ photo: RGBImage, side: Int, x: Int, y: Int, canvas: Int) throws -> RGBImage {
@@ -31,10 +33,11 @@ import Testing
     }
 
     @Test func aDogFillingThePhotoIsBoxedInsideItAndNotZoomed() throws {
-        let result = try Self.classifier.classify(Self.beagle)
+        let beagle = try Self.beagle
+        let result = try Self.classifier.classify(beagle)
         let box = try #require(result.location)
-        #expect(box.x >= 0 && box.y >= 0 && box.x + box.width <= Self.beagle.width && box.y + box.height <= Self.beagle.height)
-        #expect(box.width * box.height >= Self.beagle.width * Self.beagle.height / 8, "\(box)")
+        #expect(box.x >= 0 && box.y >= 0 && box.x + box.width <= beagle.width && box.y + box.height <= beagle.height)
+        #expect(box.width * box.height >= beagle.width * beagle.height / 8, "\(box)")
         #expect(!box.zoomed)
         #expect(result.breeds.first?.key == "n02088364-beagle")
     }
@@ -98,13 +101,13 @@ import Testing
     /// The square looked at again: the box's longer side (at least an eighth of the photo), divided by the
     /// share the network's centre crop keeps, centred on the box and moved inside the photo.
     @Test func theZoomSquareHoldsTheBoxInsideThePhoto() throws {
-        let middle = Localisation(box: (100, 50, 60, 40), extent: 0.1)
+        let middle = DogPlace(box: (100, 50, 60, 40), extent: 0.1)
         let square = try #require(middle.zoomSquare(width: 1000, height: 800, cropShare: 0.875))
         // max(60, 40, 800 / 8) / 0.875 = 114.29 → 114, centred on (130, 70): (72.86, 12.86) → (73, 13).
         #expect(square == (73, 13, 114))
-        let corner = Localisation(box: (0, 0, 200, 300), extent: 0.2)
+        let corner = DogPlace(box: (0, 0, 200, 300), extent: 0.2)
         #expect(try #require(corner.zoomSquare(width: 1000, height: 800, cropShare: 0.875)) == (0, 0, 343))
-        let large = Localisation(box: (0, 0, 600, 560), extent: 0.5)
+        let large = DogPlace(box: (0, 0, 600, 560), extent: 0.5)
         #expect(large.zoomSquare(width: 1000, height: 800, cropShare: 0.875) == nil, "most of the photo: nothing to gain")
     }
 }

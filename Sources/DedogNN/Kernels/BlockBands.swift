@@ -20,8 +20,8 @@ struct BandedBlock: Sendable {
         self.height = height
         self.width = width
         let d = block.depthwise
-        (outHeight, padTop) = ReferenceKernels.samePadding(input: height, kernel: d.kernel, stride: d.stride)
-        outWidth = ReferenceKernels.samePadding(input: width, kernel: d.kernel, stride: d.stride).output
+        (outHeight, padTop) = SamePadding.of(input: height, kernel: d.kernel, stride: d.stride)
+        outWidth = SamePadding.of(input: width, kernel: d.kernel, stride: d.stride).output
         let perOutputRow = 4 * d.channels * (d.stride * width + outWidth)
         var rows = max(1, (budget - 4 * d.channels * width * (d.kernel - d.stride)) / perOutputRow)
         rows = min(rows, outHeight)

@@ -55,8 +55,8 @@ public struct DepthwiseConvolution: Sendable {
     /// `rows.lowerBound`; the one place that calls the C kernel.
     func runBand(_ input: UnsafePointer<Float>, firstInputRow: Int, _ output: UnsafeMutablePointer<Float>,
                  rows: Range<Int>, height: Int, width: Int, channels lanes: Range<Int>? = nil, kernels: KernelSet) {
-        let (oh, padTop) = ReferenceKernels.samePadding(input: height, kernel: kernel, stride: stride)
-        let (ow, padLeft) = ReferenceKernels.samePadding(input: width, kernel: kernel, stride: stride)
+        let (oh, padTop) = SamePadding.of(input: height, kernel: kernel, stride: stride)
+        let (ow, padLeft) = SamePadding.of(input: width, kernel: kernel, stride: stride)
         let lanes = lanes ?? 0..<channels
         tapWeights.withUnsafeBufferPointer { w in
             bias.withUnsafeBufferPointer { b in

@@ -2,8 +2,8 @@
 enum KernelSupport {
     /// Output size of a TF-SAME convolution over a height × width input.
     static func outputSize(height: Int, width: Int, kernel: Int, stride: Int) -> (height: Int, width: Int) {
-        (ReferenceKernels.samePadding(input: height, kernel: kernel, stride: stride).output,
-         ReferenceKernels.samePadding(input: width, kernel: kernel, stride: stride).output)
+        (SamePadding.of(input: height, kernel: kernel, stride: stride).output,
+         SamePadding.of(input: width, kernel: kernel, stride: stride).output)
     }
 
     /// Floats of guard zone on each side of a safe entry point's output: more than a vector store of the widest
@@ -68,5 +68,15 @@ enum KernelSupport {
             }
             initialized = rows * taps
         }
+    }
+}
+
+/// Output size and leading padding of a TensorFlow "SAME" convolution along one axis: the one rule the kernels and
+/// their yardstick (the tests' reference kernels) share.
+public enum SamePadding {
+    public static func of(input: Int, kernel: Int, stride: Int) -> (output: Int, before: Int) {
+        let output = (input + stride - 1) / stride
+        let total = max((output - 1) * stride + kernel - input, 0)
+        return (output, total / 2)
     }
 }

@@ -60,6 +60,10 @@ public struct PointwiseConvolution: Sendable {
     /// [pixels × outChannels].
     public func callAsFunction(_ input: [Float], pixels: Int, residual: [Float]? = nil, threads: Int = 1,
                                kernels: KernelSet = .best) throws(ModelError) -> [Float] {
+        // The kernels' stores add a residual or clamp to six, never both: a clamping layer (expand, head) has none.
+        if residual != nil && clampsToSix {
+            throw .badInput(detail: "pointwise: a layer that clamps to six takes no residual")
+        }
         if let residual, residual.count != outChannels * pixels {
             throw .badInput(detail: "pointwise: \(residual.count) residual values, expected \(outChannels * pixels)")
         }
@@ -93,6 +97,7 @@ public struct PointwiseConvolution: Sendable {
                  kernels: KernelSet) {
         let panels = panels ?? 0..<panelCount
         if rows <= 0 || panels.isEmpty { return }
+        // `callAsFunction` refuses a residual for a clamping layer; the plans give one only to projections.
         let epilogue = clampsToSix ? DEDOG_RELU6 : (residual == nil ? DEDOG_LINEAR : DEDOG_ADD_RESIDUAL)
         packed.withUnsafeBufferPointer { w in
             var args = dedog_pointwise_args(

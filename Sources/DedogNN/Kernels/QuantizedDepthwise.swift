@@ -89,8 +89,8 @@ public struct QuantizedDepthwise: Sendable {
     /// Output rows `rows` of one image, channels `lanes`, on the calling thread; the one place that calls the C kernel.
     func runRows(_ input: UnsafePointer<UInt8>, _ output: UnsafeMutablePointer<UInt8>, rows: Range<Int>, height: Int,
                  width: Int, channels lanes: Range<Int>, kernels: KernelSet) {
-        let (oh, padTop) = ReferenceKernels.samePadding(input: height, kernel: kernel, stride: stride)
-        let (ow, padLeft) = ReferenceKernels.samePadding(input: width, kernel: kernel, stride: stride)
+        let (oh, padTop) = SamePadding.of(input: height, kernel: kernel, stride: stride)
+        let (ow, padLeft) = SamePadding.of(input: width, kernel: kernel, stride: stride)
         tapWeights.withUnsafeBufferPointer { w in
             bias.withUnsafeBufferPointer { b in
                 scale.withUnsafeBufferPointer { s in

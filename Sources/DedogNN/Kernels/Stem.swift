@@ -65,8 +65,8 @@ public struct StemConvolution: Sendable {
     private func eachRow(_ input: UnsafePointer<Float>, batch: Int, height: Int, width: Int, parallel: Parallel,
                          rowFloats: Bool = false,
                          _ body: @escaping @Sendable (Int, Int, UnsafeMutablePointer<Float>, KernelSet) -> Void) {
-        let (oh, padTop) = ReferenceKernels.samePadding(input: height, kernel: kernel, stride: stride)
-        let (ow, padLeft) = ReferenceKernels.samePadding(input: width, kernel: kernel, stride: stride)
+        let (oh, padTop) = SamePadding.of(input: height, kernel: kernel, stride: stride)
+        let (ow, padLeft) = SamePadding.of(input: width, kernel: kernel, stride: stride)
         let taps = inChannels * kernel * kernel, cin = inChannels, k = kernel, s = stride
         let src = SharedPointer(UnsafeMutablePointer(mutating: input))
         let kernels = parallel.kernels, extra = rowFloats ? ow * outChannels : 0
