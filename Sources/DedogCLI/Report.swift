@@ -50,7 +50,7 @@ enum Report {
         for (path, reason) in r.unreadable.sorted(by: { $0.key < $1.key }).prefix(50) { Terminal.out("  unreadable: \(path): \(reason)") }
     }
 
-    /// One line per model: the numbers the README's table shows.
+    /// One line per model: the numbers docs/accuracy.md's table shows.
     static func comparison(_ reports: [(name: String, report: EvaluationReport)]) {
         Terminal.out("")
         let agreement = reports.contains { $0.report.agreement != nil }
