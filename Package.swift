@@ -82,7 +82,7 @@ let package = Package(
         ]),
 
         // Timing probes for scripts/bench-*; not shipped as a product.
-        .executableTarget(name: "DedogBench", dependencies: ["Dedog", "DedogImage", "DedogNN", "DedogBreedModel", "DedogTrain", "DedogCatalogue"]),
+        .executableTarget(name: "DedogBench", dependencies: ["Dedog", "DedogConcurrency", "DedogImage", "DedogNN", "DedogBreedModel", "DedogTrain", "DedogCatalogue"]),
 
         .target(name: "DedogTestSupport", path: "Tests/DedogTestSupport"),
         .testTarget(name: "DedogFilesTests", dependencies: ["DedogFiles"]),

@@ -207,6 +207,12 @@ case "activations":
     }
     try! out.close()
 
+case "features":
+    // features MODEL LIST OUT [--threads T]: pooled features of the photos LIST names (see Features.swift).
+    let args = CommandLine.arguments
+    try! dumpFeatures(model: URL(fileURLWithPath: args[2]), list: URL(fileURLWithPath: args[3]),
+                      out: URL(fileURLWithPath: args[4]), threads: option("--threads", 2))
+
 case "check-sets":
     // check-sets DATASET OUT: the "where is the dog" check sets (see CheckSets.swift).
     let args = CommandLine.arguments
