@@ -1,0 +1,49 @@
+"""Makes the data set the bundled models train on: Stanford Dogs' 120 breeds and more-breeds-224's 13, as one
+folder of class folders (symbolic links to the photos in ../shared, which stays read-only), with split files:
+  splits/train.txt      Stanford's train split, and more-breeds' train and valid splits (what training may see)
+  splits/test.txt       Stanford's test split and more-breeds' test split (only measured)
+  splits/test-stanford.txt, splits/test-more.txt   each test split on its own
+The photos listed in --removed (scripts/experiments/more-breeds-removed.tsv: wrong labels and duplicates, with why)
+are left out of every split; more-breeds' coyotes are not a breed and are left out too (they are checked apart).
+"""
+import argparse, os
+from pathlib import Path
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--shared", type=Path, required=True)
+parser.add_argument("--removed", type=Path, required=True)
+parser.add_argument("--out", type=Path, required=True)
+args = parser.parse_args()
+
+stanford = args.shared / "datasets/stanford-dogs-224"
+more = args.shared / "datasets/more-breeds-224"
+removed = {line.split("\t")[0] for line in open(args.removed, encoding="utf-8") if line.strip() and not line.startswith("#")}
+(args.out / "splits").mkdir(parents=True, exist_ok=True)
+
+
+def link(source: Path, relative: str):
+    target = args.out / relative
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if not target.is_symlink():
+        os.symlink(source, target)
+
+
+splits = {"train": [], "test-stanford": [], "test-more": []}
+for name, split in (("train", "train"), ("test", "test-stanford")):
+    for line in open(stanford / f"splits/{name}.txt", encoding="utf-8"):
+        relative = line.split("\t")[0].strip()
+        if relative:
+            link(stanford / relative, relative)
+            splits[split].append(relative)
+for name, split in (("train", "train"), ("valid", "train"), ("test", "test-more")):
+    for line in open(more / f"splits/{name}.txt", encoding="utf-8"):
+        relative = line.strip()
+        if not relative or relative.startswith("coyote") or relative in removed:
+            continue
+        link(more / relative, relative)
+        splits[split].append(relative)
+for name, rows in splits.items():
+    (args.out / f"splits/{name}.txt").write_text("".join(f"{r}\t{r.split('/')[0]}\n" for r in rows), encoding="utf-8")
+(args.out / "splits/test.txt").write_text("".join(f"{r}\t{r.split('/')[0]}\n" for r in splits["test-stanford"] + splits["test-more"]),
+                                         encoding="utf-8")
+print({k: len(v) for k, v in splits.items()}, f"{len(removed)} removed")
