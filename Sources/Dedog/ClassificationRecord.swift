@@ -93,7 +93,7 @@ struct BreedRecord: Encodable {
     }
 
     enum Keys: String, CodingKey { case key, name, probability, label, score, breed }
-    enum BreedKeys: String, CodingKey { case id, name, size, weight, lifeSpan, origin, fci }
+    enum BreedKeys: String, CodingKey { case id, name, size, weight, lifeSpan, origin, fci, cross }
 
     func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: Keys.self)
@@ -112,6 +112,8 @@ struct BreedRecord: Encodable {
             try b.encode(breed.lifeSpan, forKey: .lifeSpan)
             try b.encode(breed.origin, forKey: .origin)
             try b.encode(breed.fci?.number, forKey: .fci)
+            // Only for a cross: what it is a cross of, in the answer's language.
+            try b.encodeIfPresent(breed.crossDescription(in: language), forKey: .cross)
         } else {
             try c.encodeNil(forKey: .breed)
         }

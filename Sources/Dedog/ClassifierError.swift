@@ -14,6 +14,13 @@ public enum ClassifierError: Error, Equatable, Sendable, CustomStringConvertible
     case unknownModel(name: String, known: [String])
     /// `learn --breed` named none of the model's breeds.
     case unknownBreed(name: String, known: [String])
+    /// `learn` was given an empty breed name.
+    case emptyBreedName
+    /// `learn --breed` named several catalogue breeds (`candidates`).
+    case ambiguousBreed(name: String, candidates: [String])
+    /// `learn --breed` named no breed of the model's or the catalogue's (`closest`: the nearest catalogue names): a
+    /// typo, or a new breed, which must be said so (`--new-breed`).
+    case notACatalogueBreed(name: String, closest: [String])
     /// The model cannot learn confirmed photos.
     case notTrainable(reason: String)
     /// A quiz file (or upload) that is not a valid quiz, or a folder no quiz could be made from.
@@ -33,6 +40,13 @@ public enum ClassifierError: Error, Equatable, Sendable, CustomStringConvertible
                 : known.joined(separator: ", ")
             return "the model knows no breed called \"\(name)\"; its breeds are \(list). A confirmed photo must show one "
                 + "of them."
+        case .emptyBreedName:
+            return "the breed's name is empty; say which breed the photos show."
+        case let .ambiguousBreed(name, candidates):
+            return "\"\(name)\" names several breeds: \(candidates.joined(separator: ", ")); name one of them."
+        case let .notACatalogueBreed(name, closest):
+            return closest.isEmpty ? "no breed in the catalogue is called \"\(name)\"."
+                : "no breed in the catalogue is called \"\(name)\"; the closest names are \(closest.joined(separator: ", "))."
         case let .notTrainable(reason):
             return "this model cannot learn confirmed photos: \(reason)."
         case let .quiz(file, reason):

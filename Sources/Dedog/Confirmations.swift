@@ -29,17 +29,61 @@ public enum Confirmations {
 
     public struct LearnReport: Sendable {
         /// The label the photos were learned as.
-        public var label: Label
+        public var label: ModelInfo.Label
+        /// Whether the breed was new to the model: taught from these photos (`TaughtBreed`).
+        public var taughtNewBreed: Bool
         public var photos: [Learned]
-        /// Photos that could not be read, and why (nothing else stopped).
-        public var failed: [(photo: String, message: String)]
+        /// Photos that could not be read or show no dog, and why (nothing else stopped).
+        public var failed: [Failure]
         /// Confirmed photos in the model afterwards.
         public var confirmedCount: Int
     }
 
+    /// A photo `learn` left out.
+    public struct Failure: Sendable {
+        public var photo: String
+        public var message: String
+        /// Read, but the model sees no dog in it (otherwise it could not be read).
+        public var noDog: Bool
+    }
+
+    /// What `learn` is asked to teach: one of the model's breeds, or a breed it does not know yet.
+    enum Target {
+        case known(Label)
+        case new(Label)
+    }
+
+    /// The breed `name` stands for, for `learn`: one of `model`'s (as `label(named:in:catalogue:)` finds it), else a
+    /// catalogue breed the model does not know, else, with `allowingNewName`, a new breed of that name. An empty
+    /// name, a name several catalogue breeds answer to, and any other name without `allowingNewName` are refused,
+    /// saying why (with the closest catalogue names).
+    static func target(named raw: String, in model: Model, catalogue: Catalogue?, allowingNewName: Bool) throws(ClassifierError) -> Target {
+        let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !name.isEmpty else { throw .emptyBreedName }
+        let unknown: ClassifierError
+        do throws(ClassifierError) {
+            return .known(try label(named: name, in: model, catalogue: catalogue))
+        } catch {
+            guard case .unknownBreed = error else { throw error }
+            unknown = error
+        }
+        switch catalogue?.match(className: name) {
+        case let .breed(breed, _)?:
+            return .new(Label(key: breed.id, name: breed.name.en, isDog: true, breed: breed.id))
+        case let .ambiguous(breeds)?:
+            throw .ambiguousBreed(name: name, candidates: breeds.map { "\($0.name.en) (\($0.id))" })
+        case let .unknown(closest)?:
+            guard allowingNewName else { throw .notACatalogueBreed(name: name, closest: closest.map(\.name.en)) }
+        case nil:
+            guard allowingNewName else { throw unknown }
+        }
+        guard name.count <= 100 else { throw .notACatalogueBreed(name: String(name.prefix(100)) + "…", closest: []) }
+        return .new(Label(key: name, name: name, isDog: true))
+    }
+
     /// The breed label `name` stands for in `model`: its key or name, or (through `catalogue`) any English or
     /// Czech name or alias of the catalogue breed behind one of its labels.
-    public static func label(named name: String, in model: Model, catalogue: Catalogue?) throws(ClassifierError) -> Label {
+    static func label(named name: String, in model: Model, catalogue: Catalogue?) throws(ClassifierError) -> Label {
         guard let labels = model.breedLabels else {
             throw .notTrainable(reason: "it has no breed head of its own (it is an ImageNet base); train one with dedog train first")
         }
@@ -55,10 +99,13 @@ public enum Confirmations {
     }
 
     /// Adds `photos` to the confirmed photos of the model file at `url` as showing `breed`, and writes the file back
-    /// atomically. Photos already remembered (same content) are not added twice.
+    /// atomically. Photos already remembered (same content) are not added twice. A breed the model does not know (a
+    /// catalogue breed, or with `allowingNewName` any name) is taught from the photos (`TaughtBreed`). Photos that
+    /// cannot be read or show no dog are left out and said why; when none is left, nothing changes.
     public static func learn(photos: [URL], breed: String, model url: URL, catalogue: Catalogue?,
-                             threads: Int = 1) throws(ClassifierError) -> LearnReport {
-        try learn(photos.map { .file($0) }, breed: breed, model: url, catalogue: catalogue, threads: threads)
+                             allowingNewName: Bool = false, threads: Int = 1) throws(ClassifierError) -> LearnReport {
+        try learn(photos.map { .file($0) }, breed: breed, model: url, catalogue: catalogue, allowingNewName: allowingNewName,
+                  threads: threads)
     }
 
     /// A photo to learn: a file, or bytes received with a name for messages (the server's uploads).
@@ -69,12 +116,19 @@ public enum Confirmations {
 
     /// As `learn(photos:…)`, for files or received bytes.
     public static func learn(_ photos: [Photo], breed: String, model url: URL, catalogue: Catalogue?,
-                             threads: Int = 1) throws(ClassifierError) -> LearnReport {
+                             allowingNewName: Bool = false, threads: Int = 1) throws(ClassifierError) -> LearnReport {
         let (tensors, model) = try load(url)
-        let label = try label(named: breed, in: model, catalogue: catalogue)
+        guard model.breedLabels != nil else {
+            throw .notTrainable(reason: "it has no breed head of its own (it is an ImageNet base); train one with dedog train first")
+        }
+        let target = try target(named: breed, in: model, catalogue: catalogue, allowingNewName: allowingNewName)
+        let label: Label
+        switch target {
+        case let .known(l), let .new(l): label = l
+        }
         let classifier = try Classifier(model: model, modelURL: url, configuration: .init(threadsPerWorker: threads))
         var confirmed = model.confirmedPhotos
-        var learned: [Learned] = [], failed: [(String, String)] = []
+        var learned: [Learned] = [], failed: [Failure] = []
         var learnedFeatures: [[[Float]]] = []
         let now = ISO8601DateFormatter().string(from: Date())
         for photo in photos {
@@ -93,7 +147,7 @@ public enum Confirmations {
                 }
                 image = try decoder.decode(bytes, name: name)
             } catch {
-                failed.append((name, error.description))
+                failed.append(Failure(photo: name, message: error.description, noDog: false))
                 continue
             }
             var hash = ContentHash()
@@ -101,6 +155,13 @@ public enum Confirmations {
             let fingerprint = hash.hex
             let features = try classifier.features(of: image)
             let before = try classifier.decide(features: features, top: 3)
+            // A confirmed photo must show a dog: one the model sees none in is refused, not learned.
+            if before.verdict == .noDog {
+                let p = before.dogProbability.map { String(format: "%.1f %%", $0 * 100) } ?? "?"
+                failed.append(Failure(photo: name, message: "the model sees no dog in this photo (dog probability \(p)); "
+                                      + "a confirmed photo must show one", noDog: true))
+                continue
+            }
             let known = confirmed.photos.contains { $0.fingerprint == fingerprint && $0.label == label.key }
             learned.append(Learned(photo: reported, fingerprint: fingerprint, before: before, after: nil, added: !known))
             guard !known else { continue }
@@ -114,8 +175,22 @@ public enum Confirmations {
             }
             learnedFeatures.append(features)
         }
+        let taughtNewBreed: Bool
+        if case .new = target { taughtNewBreed = learned.contains(where: \.added) } else { taughtNewBreed = false }
         if learned.contains(where: \.added) {
-            try write(tensors, model, confirmed, to: url)
+            // A new breed joins the model's labels, taught from its photos; a taught breed's photos' typical length
+            // takes in the new ones. A new breed with no photo readable changes nothing.
+            let added = learnedFeatures.count, before = model.confirmedPhotos.photos.filter { $0.label == label.key }.count
+            let lengths = TaughtBreed.featureLengths(learnedFeatures, backbones: model.backbones.count)
+            try rewrite(tensors, model, confirmed, to: url) { b, labels in
+                if taughtNewBreed {
+                    labels.append(Label(key: label.key, name: label.name, isDog: true, breed: label.breed,
+                                        taught: Taught(featureLength: lengths[b])))
+                } else if let i = labels.firstIndex(where: { $0.key == label.key }), let old = labels[i].taught {
+                    let mean = (old.featureLength * Float(before) + lengths[b] * Float(added)) / Float(before + added)
+                    labels[i].taught = Taught(featureLength: mean)
+                }
+            }
             // The answers afterwards, from the file as written.
             let updated = try Classifier(modelURL: url, threads: threads)
             var k = 0
@@ -124,12 +199,45 @@ public enum Confirmations {
                 k += 1
             }
         }
-        return LearnReport(label: label, photos: learned, failed: failed, confirmedCount: confirmed.count)
+        var reported = ModelInfo.Label(label)
+        if taughtNewBreed { reported.taught = true }
+        return LearnReport(label: reported, taughtNewBreed: taughtNewBreed, photos: learned, failed: failed,
+                           confirmedCount: confirmed.count)
+    }
+
+    /// Writes the model at `url` back with `confirmed` as its confirmed photos, and each backbone's breed labels
+    /// as `change(b, &labels)` leaves them, less the taught breeds none of whose photos is left. A model with taught
+    /// breeds before or after has their rows made again from their photos (`TaughtBreed.write`); otherwise only the
+    /// photos are written.
+    private static func rewrite(_ tensors: SafeTensors, _ model: Model, _ confirmed: ConfirmedPhotos, to url: URL,
+                                labels change: (Int, inout [Label]) -> Void = { _, _ in }) throws(ClassifierError) {
+        var description = model.specification
+        // Format 1 cannot hold confirmed photos: the file moves to the current format (it still loads the same).
+        if description.formatVersion == 1 { description.formatVersion = ModelDescription.currentVersion }
+        let remaining = Set(confirmed.photos.map(\.label))
+        for b in description.backbones.indices {
+            guard var labels = description.backbones[b].breedHead?.labels else { continue }
+            change(b, &labels)
+            labels.removeAll { $0.taught != nil && !remaining.contains($0.key) }
+            description.backbones[b].breedHead?.labels = labels
+        }
+        let taught = { (d: ModelDescription) in d.backbones.contains { $0.breedHead?.labels.contains { $0.taught != nil } ?? false } }
+        do {
+            if taught(description) || taught(model.specification) {
+                try TaughtBreed.write(tensors, stored: model.specification, as: description, confirmed: confirmed, to: url)
+            } else {
+                try ModelFile.replacingConfirmedPhotos(of: tensors, model: description, with: confirmed, to: url)
+            }
+        } catch {
+            throw .model(error)
+        }
     }
 
     public struct ForgetReport: Sendable {
         /// The confirmed photos taken out.
         public var removed: [ConfirmedPhoto]
+        /// The taught breeds that went with their last photo.
+        public var forgottenBreeds: [String]
         public var confirmedCount: Int
     }
 
@@ -161,8 +269,12 @@ public enum Confirmations {
         let removed = confirmed.removeAll { photo in
             (label.map { $0.key == photo.label } ?? true) && (fingerprints.map { $0.contains(photo.fingerprint) } ?? true)
         }
-        if !removed.isEmpty { try write(tensors, model, confirmed, to: url) }
-        return ForgetReport(removed: removed, confirmedCount: confirmed.count)
+        guard !removed.isEmpty else { return ForgetReport(removed: removed, forgottenBreeds: [], confirmedCount: confirmed.count) }
+        // A taught breed goes with the last of its photos.
+        let remaining = Set(confirmed.photos.map(\.label))
+        let gone = (model.breedLabels ?? []).filter { $0.taught != nil && !remaining.contains($0.key) }
+        try rewrite(tensors, model, confirmed, to: url)
+        return ForgetReport(removed: removed, forgottenBreeds: gone.map(\.name), confirmedCount: confirmed.count)
     }
 
     /// The confirmed photos of the model at `url`, oldest first.
@@ -174,18 +286,6 @@ public enum Confirmations {
         do {
             let tensors = try SafeTensors(contentsOf: url)
             return (tensors, try Model(tensors: tensors))
-        } catch {
-            throw .model(error)
-        }
-    }
-
-    private static func write(_ tensors: SafeTensors, _ model: Model, _ confirmed: ConfirmedPhotos,
-                              to url: URL) throws(ClassifierError) {
-        var description = model.specification
-        // Format 1 cannot hold confirmed photos: the file moves to the current format (it still loads the same).
-        if description.formatVersion == 1 { description.formatVersion = ModelDescription.currentVersion }
-        do {
-            try ModelFile.replacingConfirmedPhotos(of: tensors, model: description, with: confirmed, to: url)
         } catch {
             throw .model(error)
         }

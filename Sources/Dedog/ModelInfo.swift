@@ -17,6 +17,15 @@ public struct ModelInfo: Sendable {
         public var name: String
         /// The catalogue id of the breed, where training matched the folder to one.
         public var breed: String?
+        /// Taught from a few confirmed photos (`dedog learn`), not trained.
+        public var taught: Bool
+
+        init(_ label: DedogBreedModel.Label) {
+            key = label.key
+            name = label.name
+            breed = label.breed
+            taught = label.taught != nil
+        }
     }
 
     public struct Backbone: Sendable, Equatable {
@@ -54,7 +63,7 @@ extension Classifier {
     public var info: ModelInfo {
         ModelInfo(
             file: modelURL,
-            labels: breedLabels.map { ModelInfo.Label(key: $0.key, name: $0.name, breed: $0.breed) },
+            labels: breedLabels.map(ModelInfo.Label.init),
             backbones: model.backbones.enumerated().map { b, network in
                 ModelInfo.Backbone(architecture: network.backbone.architecture, inputSize: network.input.cropSize,
                                    fit: PhotoFit(network.input.fit), averagesMirror: averagesMirror[b],

@@ -276,6 +276,19 @@ case "set-fit":
     for b in description.backbones.indices { description.backbones[b].preprocessing.fit = fit }
     try! ModelFile.replacingDescription(of: file, with: description, to: url)
 
+case "set-unknown-breed-rule":
+    // set-unknown-breed-rule MODEL RULE.json: the model file written again with `decision.unknownBreed` set to the
+    // rule scripts/experiments/fit_unknown_breed_rule.py fitted (the JSON of `UnknownBreedRule`), or taken out with
+    // `none`; weights and heads as stored.
+    let args = CommandLine.arguments
+    guard args.count == 4 else { print("usage: dedog-bench set-unknown-breed-rule MODEL RULE.json|none"); exit(64) }
+    let url = URL(fileURLWithPath: args[2])
+    let file = try! SafeTensors(contentsOf: url)
+    var description = try! ModelDescription(from: file)
+    description.decision.unknownBreed = args[3] == "none" ? nil
+        : try! JSONDecoder().decode(UnknownBreedRule.self, from: Data(contentsOf: URL(fileURLWithPath: args[3])))
+    try! ModelFile.replacingDescription(of: file, with: description, to: url)
+
 case "int8-error":
     // int8-error PHOTO... [--model FILE]: per stage (stem, each block's output, head) the relative error of the 8-bit
     // pass against the float pass, ‖int8 − fp32‖ / ‖fp32‖, averaged over the photos: where 8 bits lose precision.
@@ -358,5 +371,5 @@ case "int8-temperatures":
     try! ModelFile.replacingDescription(of: file, with: description, to: url)
 
 default:
-    print("usage: dedog-bench latency|layers|decode|activations|check-sets|looks|pointwise8|set-fit|calibrate|int8-temperatures [--threads T] [--batch B] [--runs R] [--model FILE] [FILES]")
+    print("usage: dedog-bench latency|layers|decode|activations|check-sets|looks|pointwise8|set-fit|set-unknown-breed-rule|calibrate|int8-temperatures [--threads T] [--batch B] [--runs R] [--model FILE] [FILES]")
 }

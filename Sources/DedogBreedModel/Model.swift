@@ -98,6 +98,27 @@ public final class Model: Sendable {
         return scores
     }
 
+    /// How strongly the breed heads answer a photo at all: the log-sum-exp of each backbone's logits (its views
+    /// averaged), averaged over the backbones; nil without breed heads. A photo of a breed the heads were not
+    /// trained on tends to excite them less (`UnknownBreedRule.Signal.energy`).
+    public func breedEnergy(_ features: [[Float]]) throws(ModelError) -> Float? {
+        guard features.count == backbones.count else {
+            throw .badInput(detail: "features of \(features.count) backbones for a model of \(backbones.count)")
+        }
+        var total: Float = 0
+        for (b, x) in features.enumerated() {
+            guard let linear = heads[b].breed else { return nil }
+            let views = x.count / linear.inputs
+            guard views >= 1, x.count == views * linear.inputs else {
+                throw .badInput(detail: "\(x.count) features are not whole views of \(linear.inputs)")
+            }
+            let logits = try linear.averaged(x, views: views)
+            let top = logits.max() ?? 0
+            total += Foundation.log(logits.reduce(Float(0)) { $0 + Foundation.exp($1 - top) }) + top
+        }
+        return total / Float(backbones.count)
+    }
+
     /// How strongly a confirmed photo pulls photos like it to its breed (see `breedScores`).
     /// Chosen on Stanford Dogs train photos only (a Lite0 model trained on 60 photos per breed, confirmed and
     /// checked photos from the other 40; grid w ∈ {2, 4}, k ∈ {3, 5}): with 10 confirmed photos of each of its 3

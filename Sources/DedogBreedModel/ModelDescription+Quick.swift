@@ -71,8 +71,16 @@ extension Label {
     init?(quickly value: JSONValue) {
         guard let o = value.object, let key = o["key"]?.string, let name = o["name"]?.string, let isDog = o["isDog"]?.bool,
               let breed = JSONValue.optional(o["breed"], \.string),
-              let keys = JSONValue.optional(o["imagenetKeys"], { $0.list(\.string) }) else { return nil }
-        self.init(key: key, name: name, isDog: isDog, breed: breed, imagenetKeys: keys)
+              let keys = JSONValue.optional(o["imagenetKeys"], { $0.list(\.string) }),
+              let taught = JSONValue.optional(o["taught"], Taught.init(quickly:)) else { return nil }
+        self.init(key: key, name: name, isDog: isDog, breed: breed, imagenetKeys: keys, taught: taught)
+    }
+}
+
+extension Taught {
+    init?(quickly value: JSONValue) {
+        guard let o = value.object, let length = o["featureLength"]?.float else { return nil }
+        self.init(featureLength: length)
     }
 }
 
@@ -80,8 +88,19 @@ extension DecisionThresholds {
     init?(quickly value: JSONValue) {
         guard let o = value.object, let noDog = o["noDogBelow"]?.float, let unsure = o["unsureBelow"]?.float,
               let margin = o["unsureMargin"]?.float, let other = JSONValue.optional(o["otherBreedBelow"], \.float),
-              let vote = JSONValue.optional(o["breedVote"], BreedVote.init(quickly:)) else { return nil }
-        self.init(noDogBelow: noDog, unsureBelow: unsure, unsureMargin: margin, otherBreedBelow: other, breedVote: vote)
+              let vote = JSONValue.optional(o["breedVote"], BreedVote.init(quickly:)),
+              let unknown = JSONValue.optional(o["unknownBreed"], UnknownBreedRule.init(quickly:)) else { return nil }
+        self.init(noDogBelow: noDog, unsureBelow: unsure, unsureMargin: margin, otherBreedBelow: other, breedVote: vote,
+                  unknownBreed: unknown)
+    }
+}
+
+extension UnknownBreedRule {
+    init?(quickly value: JSONValue) {
+        guard let o = value.object, let signals = o["signals"]?.list({ $0.string.flatMap(Signal.init(rawValue:)) }),
+              let mean = o["mean"]?.list(\.float), let scale = o["scale"]?.list(\.float), let weights = o["weights"]?.list(\.float),
+              let bias = o["bias"]?.float, let below = o["below"]?.float else { return nil }
+        self.init(signals: signals, mean: mean, scale: scale, weights: weights, bias: bias, below: below)
     }
 }
 

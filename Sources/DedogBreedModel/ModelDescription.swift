@@ -15,13 +15,29 @@ public struct Label: Codable, Sendable, Equatable {
     /// Stanford Dogs keys of `breed`), so that the ImageNet head's word on the breed can be weighed
     /// (`DecisionThresholds.breedVote`). A label whose own key is an ImageNet label's needs none.
     public var imagenetKeys: [String]?
+    /// A breed taught from a few confirmed photos (`dedog learn` of a breed the model did not know), not trained:
+    /// its head row is made from those photos (`TaughtBreed`), and it goes when the last of them is forgotten.
+    public var taught: Taught?
 
-    public init(key: String, name: String, isDog: Bool, breed: String? = nil, imagenetKeys: [String]? = nil) {
+    public init(key: String, name: String, isDog: Bool, breed: String? = nil, imagenetKeys: [String]? = nil,
+                taught: Taught? = nil) {
         self.key = key
         self.name = name
         self.isDog = isDog
         self.breed = breed
         self.imagenetKeys = imagenetKeys
+        self.taught = taught
+    }
+}
+
+/// What a taught breed's head row is made from besides its confirmed photos, whose features the file keeps as
+/// directions only.
+public struct Taught: Codable, Sendable, Equatable {
+    /// The typical length of its photos' features on this backbone (their mean), which its bias is set for.
+    public var featureLength: Float
+
+    public init(featureLength: Float) {
+        self.featureLength = featureLength
     }
 }
 
@@ -185,9 +201,10 @@ public struct BackboneDescription: Codable, Sendable, Equatable {
 public struct ModelDescription: Codable, Sendable, Equatable {
     /// Format 3 is format 2 with input fits other than `crop` (`InputDescription.fit`); format 4 adds the activation
     /// ranges of 8-bit inference (`BackboneDescription.activationRanges`); format 5 the temperatures of 8-bit answers
-    /// (`BackboneDescription.int8BreedTemperature`, `int8CombinedTemperature`). Files are written in the oldest format that
+    /// (`BackboneDescription.int8BreedTemperature`, `int8CombinedTemperature`); format 6 the rule of "a breed this model
+    /// does not know" (`DecisionThresholds.unknownBreed`) and taught breeds (`Label.taught`). Files are written in the oldest format that
     /// holds them (`ModelFile` sets the version), so a dedog that cannot honour a field refuses the file.
-    public static let currentVersion = 5
+    public static let currentVersion = 6
     /// How many backbones a model file may combine.
     public static let backboneCounts = 1...3
 
@@ -277,6 +294,10 @@ public struct ModelDescription: Codable, Sendable, Equatable {
                     try check(seen.insert(label.key).inserted, "\(at)\(name).labels[\(i)].key", "\"\(label.key)\"",
                               "unique within the head (it names another label already)")
                     try check(!label.key.isEmpty, "\(at)\(name).labels[\(i)].key", "empty", "a non-empty key")
+                    if let length = label.taught?.featureLength {
+                        try check(name == "breedHead" && length.isFinite && length > 0, "\(at)\(name).labels[\(i)].taught.featureLength",
+                                  "\(length)", "a positive finite number, on a breed head's label")
+                    }
                 }
                 if let t = head.temperature {
                     try check(t.isFinite && t > 0, at + name + ".temperature", "\(t)", "a positive finite number")
@@ -306,6 +327,10 @@ public struct ModelDescription: Codable, Sendable, Equatable {
         for (i, entry) in (confirmedPhotos ?? []).enumerated() {
             try check(breedKeys.contains(entry.label), "memory[\(i)].label", "\"\(entry.label)\"",
                       "one of the breed head's label keys")
+        }
+        if let problem = decision.unknownBreed?.problem() {
+            throw .invalidValue(file: file, field: "decision.unknownBreed." + problem.field, value: problem.value,
+                                requirement: problem.requirement)
         }
         if let t = decision.otherBreedBelow {
             try check(t.isFinite && (-1...1).contains(t), "decision.otherBreedBelow", "\(t)", "between -1 and 1")

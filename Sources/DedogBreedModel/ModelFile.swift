@@ -235,7 +235,7 @@ public enum ModelFile {
     }
 
     /// Backbone `b`'s confirmed-photo features as a tensor, named in `model`.
-    private static func confirmedPhotoTensor(_ photos: ConfirmedPhotos, backbone b: Int, in model: inout ModelDescription) -> Tensor {
+    static func confirmedPhotoTensor(_ photos: ConfirmedPhotos, backbone b: Int, in model: inout ModelDescription) -> Tensor {
         let name = model.backbones[b].tensorPrefix + confirmedPhotos
         model.backbones[b].confirmedPhotos = name
         return (name, "F32", [photos.count, EfficientNetLite.featureCount], raw(photos.features[b]))
@@ -250,8 +250,10 @@ public enum ModelFile {
         let floatsOnly = model.backbones.allSatisfy { $0.activationRanges == nil }
         let int8Temperatures = model.int8CombinedTemperature != nil
             || model.backbones.contains { $0.int8BreedTemperature != nil }
-        if !cropsOnly || !floatsOnly || model.formatVersion > 1 {
-            model.formatVersion = int8Temperatures ? 5 : !floatsOnly ? 4 : cropsOnly ? 2 : 3
+        let taughtOrRule = model.decision.unknownBreed != nil
+            || model.backbones.contains { $0.breedHead?.labels.contains { $0.taught != nil } ?? false }
+        if !cropsOnly || !floatsOnly || model.formatVersion > 1 || taughtOrRule {
+            model.formatVersion = taughtOrRule ? 6 : int8Temperatures ? 5 : !floatsOnly ? 4 : cropsOnly ? 2 : 3
         }
         try model.validate(file: url.path)
         let encoder = JSONEncoder()
@@ -276,7 +278,7 @@ public enum ModelFile {
         }
     }
 
-    private static func raw(_ values: [Float]) -> Data {
+    static func raw(_ values: [Float]) -> Data {
         var bytes = Data(capacity: values.count * 4)
         for v in values { withUnsafeBytes(of: v.bitPattern.littleEndian) { bytes.append(contentsOf: $0) } }
         return bytes

@@ -5,7 +5,6 @@ import DedogNN
 // turn a photo's probabilities into a verdict, and the decision every front end, `evaluate` and the trainer's
 // checks share.
 
-
 /// When a photo counts as showing no dog, and when the model is unsure. See `Classifier` for how they are used.
 public struct DecisionThresholds: Codable, Sendable, Equatable {
     /// "No dog" when the ImageNet head puts less than this probability mass on dog classes.
@@ -21,14 +20,80 @@ public struct DecisionThresholds: Codable, Sendable, Equatable {
     /// With `otherBreedBelow`: the ImageNet head's word on the top breed, when it knows that breed. Nil in files
     /// written before it (their "other breed" rests on the similarity alone).
     public var breedVote: BreedVote?
+    /// "A breed this model does not know" from several signals at once (`UnknownBreedRule`), for models whose rule
+    /// was fitted by holding breeds out of training: the bundled ones. Where it is set, it decides alone: the
+    /// similarity's threshold and the vote are not consulted. Nil in other files.
+    public var unknownBreed: UnknownBreedRule?
 
     public init(noDogBelow: Float = 0.5, unsureBelow: Float = 0.45, unsureMargin: Float = 0.15,
-                otherBreedBelow: Float? = nil, breedVote: BreedVote? = nil) {
+                otherBreedBelow: Float? = nil, breedVote: BreedVote? = nil, unknownBreed: UnknownBreedRule? = nil) {
         self.noDogBelow = noDogBelow
         self.unsureBelow = unsureBelow
         self.unsureMargin = unsureMargin
         self.otherBreedBelow = otherBreedBelow
         self.breedVote = breedVote
+        self.unknownBreed = unknownBreed
+    }
+}
+
+/// A dog that is none of the model's breeds, told by a logistic score over what the decision sees of a photo:
+/// Σ weights[i] · (signal[i] − mean[i]) / scale[i] + bias; a photo that scores below `below` is another breed.
+/// The signals (`Signal`): the top breed's probability and its lead on the second, how like the top breed's
+/// prototype the photo is, and how strongly the breed heads answer at all (the log-sum-exp of their logits).
+///
+/// Fitted by `scripts/experiments/unknown_breeds.py` on models trained with breeds held out (20 Stanford Dogs breeds
+/// and some of the 13 new ones, or the 13 new ones alone): their validation photos of the breeds they know against
+/// the held-out breeds' training photos, never a test split. `below` is where 3 % of known photos named right
+/// would no longer be (docs/accuracy.md has the trade-off).
+public struct UnknownBreedRule: Codable, Sendable, Equatable {
+    public enum Signal: String, Codable, Sendable, CaseIterable {
+        /// The top breed's probability.
+        case p1
+        /// The top breed's lead on the second.
+        case margin
+        /// The cosine between the photo's features and the top breed's prototype (the similarity).
+        case cosine
+        /// The log-sum-exp of each breed head's logits, averaged over the backbones.
+        case energy
+    }
+
+    public var signals: [Signal]
+    public var mean: [Float]
+    public var scale: [Float]
+    public var weights: [Float]
+    public var bias: Float
+    public var below: Float
+
+    public init(signals: [Signal], mean: [Float], scale: [Float], weights: [Float], bias: Float, below: Float) {
+        self.signals = signals
+        self.mean = mean
+        self.scale = scale
+        self.weights = weights
+        self.bias = bias
+        self.below = below
+    }
+
+    /// The score of a photo whose signals are `value(signal)`; nil when one is unknown (a model without
+    /// prototypes has no cosine).
+    public func score(_ value: (Signal) -> Float?) -> Float? {
+        var total = bias
+        for (i, signal) in signals.enumerated() {
+            guard let v = value(signal) else { return nil }
+            total += weights[i] * (v - mean[i]) / scale[i]
+        }
+        return total
+    }
+
+    /// The first field that does not hold, as (field, value, requirement) below `decision.unknownBreed`.
+    func problem() -> (field: String, value: String, requirement: String)? {
+        let n = signals.count
+        if n == 0 { return ("signals", "empty", "at least one signal") }
+        for (name, list) in [("mean", mean), ("scale", scale), ("weights", weights)] where list.count != n {
+            return (name, "\(list.count) numbers", "one for each of the \(n) signals")
+        }
+        if let bad = (mean + weights + [bias, below]).first(where: { !$0.isFinite }) { return ("weights", "\(bad)", "finite numbers") }
+        if let bad = scale.first(where: { !($0.isFinite && $0 > 0) }) { return ("scale", "\(bad)", "positive finite numbers") }
+        return nil
     }
 }
 
@@ -83,11 +148,14 @@ extension DecisionThresholds {
     /// The verdict for a photo whose dog probability is `dogProbability` (nil when the model cannot judge it) and
     /// whose two most probable breeds have `top` and `second`; `similarity` is how like its own photos the top
     /// breed the photo is (nil when the model cannot tell), `imagenet` what the ImageNet head says of the top
-    /// breed (nil when it does not know it; see `BreedVote`).
+    /// breed (nil when it does not know it; see `BreedVote`), `unknownScore` the photo's `UnknownBreedRule` score.
     public func verdict(dogProbability: Float?, top: Float, second: Float, similarity: Float? = nil,
-                        imagenet: ImageNetShares? = nil) -> Verdict {
+                        imagenet: ImageNetShares? = nil, unknownScore: Float? = nil) -> Verdict {
         if let dog = dogProbability, dog < noDogBelow { return .noDog }
-        if let below = otherBreedBelow {
+        if let rule = unknownBreed {
+            // The fitted rule stands in for the similarity and the vote: it was fitted and measured alone.
+            if let score = unknownScore, score < rule.below { return .otherBreed }
+        } else if let below = otherBreedBelow {
             var other = similarity.map { $0 < below } ?? false
             if let vote = breedVote, let imagenet {
                 if imagenet.topBreed >= vote.agreesFrom {
@@ -153,8 +221,9 @@ extension Model {
     ///   Breeds are still ranked, but the verdict says no dog.
     /// - **Breeds**: the breed heads' calibrated probabilities (`breedProbabilities`) when the model has them;
     ///   otherwise the ImageNet probabilities of the dog classes, renormalised over the dog classes.
-    /// - **Another breed**: the photo is less like the top breed's own photos than `thresholds.otherBreedBelow`,
-    ///   unless the ImageNet head, where it knows the top breed, says otherwise (`thresholds.breedVote`).
+    /// - **Another breed**: the photo scores below the model's `UnknownBreedRule` where it has one; otherwise it is
+    ///   less like the top breed's own photos than `thresholds.otherBreedBelow`, unless the ImageNet head, where it
+    ///   knows the top breed, says otherwise (`thresholds.breedVote`).
     /// - **Unsure**: the top breed is below `thresholds.unsureBelow`, or leads the second by less than
     ///   `thresholds.unsureMargin`.
     public func decide(features: [[Float]], top: Int, thresholds: DecisionThresholds,
@@ -182,9 +251,20 @@ extension Model {
         // Only weighed where the model can say "another breed" and has the vote.
         let shares = thresholds.breedVote == nil || thresholds.otherBreedBelow == nil ? nil
             : topIndex.flatMap { i in imagenet.flatMap { imagenetShares($0, dogProbability: dogProbability ?? 0, breed: i) } }
-        let verdict = thresholds.verdict(dogProbability: dogProbability, top: breeds.first?.probability ?? 0,
-                                         second: breeds.count > 1 ? breeds[1].probability : 0, similarity: similarity,
-                                         imagenet: shares)
+        let p1 = breeds.first?.probability ?? 0, p2 = breeds.count > 1 ? breeds[1].probability : 0
+        let unknownScore = try thresholds.unknownBreed.flatMap { rule throws(ModelError) in
+            let energy = try breedEnergy(features)
+            return rule.score { signal in
+                switch signal {
+                case .p1: p1
+                case .margin: p1 - p2
+                case .cosine: similarity
+                case .energy: energy
+                }
+            }
+        }
+        let verdict = thresholds.verdict(dogProbability: dogProbability, top: p1, second: p2, similarity: similarity,
+                                         imagenet: shares, unknownScore: unknownScore)
         return Decision(verdict: verdict, breeds: Array(breeds.prefix(max(0, top))), dogProbability: dogProbability,
                               similarity: similarity, lookalikes: verdict == .noDog ? lookalikes : [])
     }

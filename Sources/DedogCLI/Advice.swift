@@ -17,6 +17,10 @@ enum Advice {
             case .image:
                 return error.photoProblem == .tooManyPixels ? "Shrink it first or raise the limit with --max-megapixels." : nil
             case .noModel: return "Pass a model file with --model FILE or set DEDOG_MODEL, or reinstall dedog."
+            case .notACatalogueBreed:
+                return "To teach a new breed of that name, add --new-breed."
+            case .emptyBreedName, .ambiguousBreed:
+                return nil
             case .unknownBreed:
                 return "To add a breed, put its photos in a folder of the dataset and run dedog train --resume."
             case .model, .unknownModel, .notTrainable, .quiz: return nil

@@ -29,13 +29,20 @@ struct Learn: ParsableCommand {
         discussion: """
             The photos' features are kept in the model file, and from then on the model answers \
             photos like them with that breed: the photo itself and near copies strongly, similar photos \
-            less. Nothing is retrained and the dataset is not needed; the file is replaced atomically. The \
-            breed must be one the model knows (its folder name, or any English or Czech name of the catalogue \
-            breed). `dedog forget` undoes it; `dedog train --resume` keeps the confirmed photos.
+            less. Nothing is retrained and the dataset is not needed; the file is replaced atomically.
+
+            The breed may be one the model knows (its folder name, or any English or Czech name of the \
+            catalogue breed) or one it does not: a catalogue breed by any of its names, or, with --new-breed, \
+            a name of your own. A breed the model does not know is taught from the photos (three or more \
+            are best) and named from then on, among the model's other breeds. Photos in which the model sees \
+            no dog are refused. `dedog forget` undoes it (a taught breed goes with its last photo); \
+            `dedog train --resume` keeps the confirmed photos and the taught breeds.
 
             Examples:
               dedog learn rex.jpg --breed čivava --model mydogs.safetensors
               dedog learn photos/confirmed/*.jpg --breed "border collie" --model mydogs.safetensors
+              dedog learn max1.jpg max2.jpg max3.jpg --breed jezevčík --model mydogs.safetensors   # a new breed
+              dedog learn bo*.jpg --breed "Bohemian Shepherd mix" --new-breed --model mydogs.safetensors
             """
     )
 
@@ -47,6 +54,9 @@ struct Learn: ParsableCommand {
 
     @Option(help: ArgumentHelp("The model file to teach (default: $DEDOG_MODEL).", valueName: "file"))
     var model: String?
+
+    @Flag(help: "Teach --breed as a new breed of that name, when it is none of the model's or the catalogue's.")
+    var newBreed = false
 
     @Option(help: ArgumentHelp("Breed catalogue JSON for breed names instead of the bundled one.", valueName: "file"))
     var catalogue: String?
@@ -60,7 +70,7 @@ struct Learn: ParsableCommand {
         let report: Confirmations.LearnReport
         do throws(ClassifierError) {
             report = try Confirmations.learn(photos: photos.map { URL(fileURLWithPath: $0) }, breed: breed, model: url,
-                                      catalogue: breeds, threads: threads)
+                                             catalogue: breeds, allowingNewName: newBreed, threads: threads)
         } catch {
             Terminal.error(error)
             throw error.isModelProblem ? Status.modelUnavailable : Status.someInputsFailed
@@ -75,6 +85,12 @@ struct Learn: ParsableCommand {
                          + "\(p.after.map { Self.answer($0, breeds) } ?? "?")")
         }
         for f in report.failed { Terminal.error("\(f.photo): \(f.message)") }
+        if report.taughtNewBreed {
+            Terminal.out("\(url.path) now knows \(name), taught from \(report.photos.filter(\.added).count) photo"
+                         + "\(report.photos.filter(\.added).count == 1 ? "" : "s").")
+        } else if report.photos.isEmpty {
+            Terminal.error("nothing was learned: no photo of \(name) could be used")
+        }
         Terminal.out("\(url.path) remembers \(report.confirmedCount) confirmed photo\(report.confirmedCount == 1 ? "" : "s").")
         if !report.failed.isEmpty { throw Status.someInputsFailed }
     }
@@ -83,7 +99,7 @@ struct Learn: ParsableCommand {
     static func answer(_ c: Classification, _ catalogue: Catalogue?) -> String {
         guard let top = c.breeds.first else { return c.verdict.rawValue }
         let name = catalogue?.details(top)?.name.en ?? top.name
-        let verdict = c.verdict == .dog ? "" : " (\(c.verdict == .otherBreed ? "not one of its breeds" : c.verdict.rawValue))"
+        let verdict = c.verdict == .dog ? "" : " (\(c.verdict == .otherBreed ? "a breed it does not know" : c.verdict.rawValue))"
         return "\(name) \(ResultPrinter.percent(top.probability))\(verdict)"
     }
 }
@@ -141,6 +157,7 @@ struct Forget: ParsableCommand {
             let report = try Confirmations.forget(photos: photos.isEmpty ? nil : photos.map { URL(fileURLWithPath: $0) },
                                            breed: breed, model: url, catalogue: breeds)
             for e in report.removed { Terminal.out("forgot \(e.photo) (\(e.label))") }
+            for name in report.forgottenBreeds { Terminal.out("forgot the taught breed \(name) with its last photo") }
             Terminal.out(report.removed.isEmpty ? "nothing to forget; \(url.path) is unchanged."
                          : "\(url.path) remembers \(report.confirmedCount) confirmed photo\(report.confirmedCount == 1 ? "" : "s").")
         } catch {
@@ -154,7 +171,7 @@ extension ClassifierError {
     var isModelProblem: Bool {
         switch self {
         case .model, .noModel, .unknownModel, .notTrainable: return true
-        case .image, .unknownBreed, .quiz: return false
+        case .image, .unknownBreed, .quiz, .emptyBreedName, .ambiguousBreed, .notACatalogueBreed: return false
         }
     }
 }

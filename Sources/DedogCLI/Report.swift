@@ -13,12 +13,12 @@ enum Report {
         if let v = r.verdicts {
             Terminal.out("  verdicts: \(percent(Float(v.dog) / Float(max(1, v.total)))) named a breed (top-1 \(percent(v.confidentTop1)) "
                          + "of those), \(percent(v.unsureShare)) unsure, \(percent(v.noDogShare)) no dog"
-                         + (v.otherBreed > 0 ? ", \(percent(Float(v.otherBreed) / Float(v.total))) not one of its breeds" : ""))
+                         + (v.otherBreed > 0 ? ", \(percent(Float(v.otherBreed) / Float(v.total))) a breed it does not know" : ""))
         }
         if let o = r.otherBreeds {
             let share = { (n: Int) in percent(Float(n) / Float(max(1, o.total))) }
             Terminal.out("  \(o.total) photos of breeds the model does not know: \(share(o.dog)) confidently named one of its "
-                         + "breeds (wrong), \(share(o.otherBreed)) called not one of its breeds, \(share(o.unsure)) unsure, "
+                         + "breeds (wrong), \(share(o.otherBreed)) called a breed it does not know, \(share(o.unsure)) unsure, "
                          + "\(share(o.noDog)) no dog")
         }
         if let ms = r.millisecondsPerPhoto {
@@ -41,7 +41,7 @@ enum Report {
         let share = { (n: Int) in percent(Float(n) / Float(max(1, r.photos))) }
         Terminal.out("\(title): \(r.photos) photos, each answered as dedog classify answers it")
         Terminal.out("  top-1 \(share(r.top1))   a breed named and right \(share(r.namedRight))")
-        let verdicts = [("dog", "named a breed"), ("unsure", "unsure"), ("noDog", "no dog"), ("otherBreed", "not one of its breeds")]
+        let verdicts = [("dog", "named a breed"), ("unsure", "unsure"), ("noDog", "no dog"), ("otherBreed", "a breed it does not know")]
         Terminal.out("  verdicts: " + verdicts.map { "\(share(r.verdicts[$0.0] ?? 0)) \($0.1)" }.joined(separator: ", "))
         Terminal.out("  looked closer at a small dog: \(share(r.lookedCloser)) (\(r.lookedCloser) photos)")
         Terminal.out("  answered per dog: \(share(r.answeredPerDog)) (\(r.answeredPerDog) photos; false splits where each "
@@ -101,6 +101,9 @@ enum Report {
         if r.resumedClasses > 0 {
             Terminal.out("  continued from the base model's heads for \(r.resumedClasses) of \(r.classes.count) classes"
                          + (r.confirmedPhotosKept > 0 ? "; kept its \(r.confirmedPhotosKept) confirmed photo(s)" : ""))
+        }
+        if !r.taughtBreedsKept.isEmpty {
+            Terminal.out("  taught again from their confirmed photos (dedog learn): " + r.taughtBreedsKept.joined(separator: ", "))
         }
         Terminal.out("  features: \(r.featuresComputed) computed, \(r.featuresFromCache) from cache, "
                      + String(format: "%.1f s", r.extractionSeconds) + "; heads: " + String(format: "%.1f s", r.trainingSeconds))

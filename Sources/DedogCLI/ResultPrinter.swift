@@ -86,14 +86,15 @@ struct ResultPrinter {
         let cs = language == .cs
         switch c.verdict {
         case .dog:
-            lines.append("\(file): \(best.map(name) ?? "?") (\(Self.percent(best?.probability ?? 0, language)))")
+            let cross = best.flatMap { catalogue.details($0)?.crossDescription(in: language) }.map { ", " + $0 } ?? ""
+            lines.append("\(file): \(best.map(name) ?? "?")\(cross) (\(Self.percent(best?.probability ?? 0, language)))")
         case .unsure:
             let names = c.breeds.prefix(2).map(name).joined(separator: cs ? " nebo " : " or ")
             lines.append(cs ? "\(file): nejisté — možná \(names)" : "\(file): unsure — perhaps \(names)")
         case .otherBreed:
-            let closest = best.map(name) ?? "?"
-            lines.append(cs ? "\(file): pes, ale žádné z plemen, která tento model zná (nejblíž: \(closest))"
-                            : "\(file): a dog, but none of the breeds this model knows (closest: \(closest))")
+            let alike = c.breeds.prefix(2).map(name).joined(separator: ", ")
+            lines.append(cs ? "\(file): pes plemene, které tento model nezná (nejvíc se podobá: \(alike))"
+                            : "\(file): a dog of a breed this model does not know (looks most like \(alike))")
         case .noDog:
             // ImageNet's class names exist in English only; Czech output leaves them out rather than mix languages.
             let like = cs ? "" : c.lookalikes.first.map { "; it looks more like: " + $0.name } ?? ""

@@ -87,6 +87,17 @@ public struct Breed: Codable, Sendable, Equatable {
     /// The name in `language`; the English name when the catalogue has no Czech one.
     public func name(in language: Language) -> String { language == .cs ? name.cs ?? name.en : name.en }
 
+    /// For a cross, what it is a cross of, in `language`: "a cross of Labrador Retriever and Poodle",
+    /// "kříženec: labradorský retriever × pudl" (the Czech without declension); nil for a breed.
+    public func crossDescription(in language: Language) -> String? {
+        guard let parents = cross?.parents, !parents.isEmpty else { return nil }
+        let names = parents.map { language == .cs ? $0.name.cs ?? $0.name.en : $0.name.en }
+        switch language {
+        case .cs: return "kříženec: " + names.joined(separator: " × ")
+        case .en: return "a cross of " + (names.count == 1 ? names[0] : names.dropLast().joined(separator: ", ") + " and " + names[names.count - 1])
+        }
+    }
+
     /// Every name and alias, English first.
     public var allNames: [String] { [name.en] + (name.cs.map { [$0] } ?? []) + aliases.en + aliases.cs }
 }

@@ -82,6 +82,11 @@ public struct APIError: Error, Sendable, Equatable {
         switch error {
         case .image:
             return APIError(.unprocessableContent, code: "damagedPhoto", message: error.description, field: field)
+        case .emptyBreedName, .ambiguousBreed:
+            return APIError(.unprocessableContent, code: "badBreed", message: error.description, field: "breed")
+        case .notACatalogueBreed:
+            return APIError(.unprocessableContent, code: "badBreed",
+                            message: error.description + " To teach a new breed of that name, send newBreed=true too.", field: "breed")
         case .unknownBreed:
             return APIError(.unprocessableContent, code: "unknownBreed",
                             message: error.description + " Send one of them in the \"breed\" field.", field: "breed")

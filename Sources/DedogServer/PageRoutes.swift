@@ -40,13 +40,16 @@ extension DedogService {
         /// False when the model already knew this photo as this breed.
         let added: Bool
         let breed: String
+        /// True when the breed was new to the model, taught from this photo.
+        let taughtNewBreed: Bool
         let before: ClassificationRecord
         let after: ClassificationRecord?
         let memorySize: Int
     }
 
-    /// `POST /v1/memory`: a form with the photo and `breed` (any name of one of the model's breeds): the served
-    /// model learns it (`dedog learn`) and answers with the new file from then on.
+    /// `POST /v1/memory`: a form with the photo and `breed` (any name of one of the model's breeds, or of a catalogue
+    /// breed it does not know yet, or with `newBreed=true` a name of the user's): the served model learns it (`dedog
+    /// learn`, which teaches a breed new to it) and answers with the new file from then on.
     func learn(_ request: Request) async throws -> Response {
         guard let model = configuration.learnModel else { throw Self.learningOff }
         let language = try Self.language(request)
@@ -63,18 +66,29 @@ extension DedogService {
             throw APIError(.badRequest, code: "noPhoto", message: "send exactly one photo to learn (it has \(received.photos.count))",
                            field: "photo")
         }
+        let newBreed: Bool
+        switch received.fields["newBreed"] ?? request.uri.queryParameters["newBreed"].map(String.init) {
+        case nil, "false"?: newBreed = false
+        case "true"?: newBreed = true
+        case let other?:
+            throw APIError(.badRequest, code: "badParameter", message: "newBreed is true or false, not \"\(other.prefix(40))\"",
+                           field: "newBreed")
+        }
         let catalogue = self.catalogue
         let report = try await changeModel(model, field: photo.name) { model throws(ClassifierError) in
-            let report = try Confirmations.learn([.bytes(photo.bytes, name: photo.name)], breed: breed, model: model, catalogue: catalogue)
+            let report = try Confirmations.learn([.bytes(photo.bytes, name: photo.name)], breed: breed, model: model, catalogue: catalogue,
+                                                 allowingNewName: newBreed)
             return (report, report.photos.contains(where: \.added))
         }
         if let failure = report.failed.first {
+            if failure.noDog { throw APIError(.unprocessableContent, code: "noDog", message: failure.message, field: "photo") }
             throw APIError.photo(.image(.unreadable(file: failure.photo, reason: failure.message)), field: "photo")
         }
         guard let learned = report.photos.first else { throw APIError.notFound("nothing was learned") }
         let name = catalogue.breed(id: report.label.breed, label: report.label.key)?.name(in: language) ?? report.label.name
         return JSONResponse.make(.ok, LearnedAnswer(
             photo: learned.photo, fingerprint: learned.fingerprint, added: learned.added, breed: name,
+            taughtNewBreed: report.taughtNewBreed,
             before: ClassificationRecord(file: photo.name, result: learned.before, error: nil, catalogue: catalogue, language: language),
             after: learned.after.map { ClassificationRecord(file: photo.name, result: $0, error: nil, catalogue: catalogue, language: language) },
             memorySize: report.confirmedCount))

@@ -105,6 +105,8 @@ public struct TrainingReport: Sendable {
     public var resumedClasses: Int
     /// Confirmed photos (`dedog learn`) carried over from the base model.
     public var confirmedPhotosKept: Int
+    /// The breeds the base model was taught (`dedog learn`) that the data set does not train: taught again.
+    public var taughtBreedsKept: [String]
     /// Images actually used (unreadable ones are in `unreadable`).
     public var trainImages: Int
     public var validationImages: Int
@@ -163,8 +165,11 @@ public enum Trainer {
         let bases = try BaseBackbone.load(config.baseModels)
         let names = ClassNames(classes: dataset.classes, catalogue: config.catalogue)
         let classes = dataset.classes.count, keys = names.labels.map(\.key)
-        // A base that is itself a trained model with these breeds: its heads and confirmed photos carry over.
-        let keptPhotos = config.baseModels.count == 1 ? bases.first?.model.confirmedPhotos.filter { keys.contains($0.label) } : nil
+        // A base that is itself a trained model with these breeds: its heads and confirmed photos carry over, and the
+        // breeds it was taught (`dedog learn`) that the data set does not train are taught again from their photos.
+        let resumed = config.baseModels.count == 1 ? bases.first?.model : nil
+        let taught = (resumed?.breedLabels ?? []).filter { $0.taught != nil && !keys.contains($0.key) }.map(\.key)
+        let keptPhotos = resumed?.confirmedPhotos.filter { keys.contains($0.label) }
         var tally = ExtractionTally(), fits: [BackboneFit] = [], features: [BackboneFeatures] = []
         for base in bases {
             features.append(try BackboneFeatures.extract(base, split: split, dataset: dataset, configuration: config,
@@ -209,10 +214,15 @@ public enum Trainer {
                                      done: done, total: total))
             }
         }
+        if let resumed, !taught.isEmpty {
+            try teach(taught, from: resumed, to: config.output)
+        }
         var result = TrainingReport(classes: dataset.classes, labels: names.labels, matches: names.matches,
                               warnings: warnings(split: split, classes: dataset.classes, calibrationPhotos: ensemble.labels.count),
                               crossValidationFolds: split.folds, resumedClasses: record.resumedClasses,
-                              confirmedPhotosKept: keptPhotos?.count ?? 0, trainImages: record.trainImages,
+                              confirmedPhotosKept: resumed?.confirmedPhotos.filter { keys.contains($0.label) || taught.contains($0.label) }.count ?? 0,
+                              taughtBreedsKept: (resumed?.breedLabels ?? []).filter { taught.contains($0.key) }.map(\.name),
+                              trainImages: record.trainImages,
                               validationImages: ensemble.labels.count, notImages: dataset.skipped,
                               unreadable: tally.unreadable, backbones: backbones, validation: report,
                               noDogBelow: thresholds.decision.noDogBelow, validationNoDogShare: thresholds.noDogShare,
@@ -224,6 +234,22 @@ public enum Trainer {
             result.breedsTheImageNetHeadKnows = names.labels.imagenetCounterparts(in: imagenet).filter { !$0.isEmpty }.count
         }
         return result
+    }
+
+    /// Adds to the model just written the breeds `keys` that `base` was taught, with their confirmed photos, each
+    /// made again from its photos against the new heads (`TaughtBreed.write`).
+    static func teach(_ keys: [String], from base: Model, to output: URL) throws(TrainError) {
+        try writing(output) { () throws(ModelError) in
+            let file = try SafeTensors(contentsOf: output)
+            let stored = try ModelDescription(from: file)
+            var model = stored
+            let taught = Set(keys), trained = Set(stored.backbones.first?.breedHead?.labels.map(\.key) ?? [])
+            for b in model.backbones.indices where base.specification.backbones.indices.contains(b) {
+                model.backbones[b].breedHead?.labels += base.specification.backbones[b].breedHead?.labels.filter { taught.contains($0.key) } ?? []
+            }
+            let photos = base.confirmedPhotos.filter { trained.contains($0.label) || taught.contains($0.label) }
+            try TaughtBreed.write(file, stored: stored, as: model, confirmed: photos, to: output)
+        }
     }
 
     /// Fits the 8-bit temperatures of the model just written (`Int8Temperatures`) and writes its description again.

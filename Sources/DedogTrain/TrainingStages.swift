@@ -351,6 +351,8 @@ import DedogBreedModel
     public init(base: DecisionThresholds, fits: [BackboneFit], ensemble: EnsembleFit, validation: [Dataset.Sample],
          crossValidated: Bool, otherBreedShare: Float) {
         decision = base
+        // A base's rule of "a breed this model does not know" was fitted on its own heads (`UnknownBreedRule`).
+        decision.unknownBreed = nil
         dogProbabilities = ensemble.common.compactMap { i -> Float? in
             let each = fits.compactMap { $0.dogProbabilities?[i] }
             return each.count == fits.count ? each.reduce(0, +) / Float(each.count) : nil

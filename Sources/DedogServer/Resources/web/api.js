@@ -49,10 +49,11 @@ export const api = {
   breeds: (q, recognised) => call("GET", "/v1/breeds", { query: { q: q || undefined, recognised: recognised ? "true" : undefined } }),
   breed: (id) => call("GET", `/v1/breeds/${encodeURIComponent(id)}`),
   models: () => call("GET", "/v1/models"),
-  learn: (file, breed) => {
+  learn: (file, breed, newBreed = false) => {
     const form = new FormData();
     form.append("photo", file, file.name || "photo");
     form.append("breed", breed);
+    if (newBreed) form.append("newBreed", "true");
     return call("POST", "/v1/memory", { body: form });
   },
   forget: (fingerprint) => call("DELETE", `/v1/memory/${encodeURIComponent(fingerprint)}`),

@@ -88,10 +88,11 @@ function verdictText(record) {
   const [first, second] = record.breeds;
   switch (record.verdict) {
     case "noDog": return t("verdictNoDog");
-    case "otherBreed": return t("verdictOtherBreed", { count: serverInfo.model?.labels?.length ?? "" });
+    case "otherBreed": return t("verdictOtherBreed", { alike: record.breeds.slice(0, 2).map(breedName).join(", ") });
     case "unsure": return second ? t("verdictUnsure", { breed: breedName(first), second: breedName(second) })
       : t("verdictUnsureOne", { breed: breedName(first) });
-    default: return t("verdictDog", { breed: breedName(first), pct: percent(first.probability) });
+    default: return t("verdictDog", { breed: breedName(first) + (first.breed?.cross ? ", " + first.breed.cross : ""),
+      pct: percent(first.probability) });
   }
 }
 
@@ -158,31 +159,52 @@ function photoWithBox(photo, record) {
   return [h("div", { class: "photo-frame" }, photo, ...boxes), h("p", { class: "hint photo-note" }, t(note))];
 }
 
+/** The confirm list's value for "a breed not in this list". */
+const otherBreed = "(other)";
+
 function confirmCard(visit) {
   const select = h("select", { id: "confirm-breed" });
+  // A breed the model does not know: any catalogue name (English or Czech), or a name of the user's own.
+  const other = () => h("option", { value: otherBreed }, t("confirmOther"));
+  const newName = h("input", { id: "confirm-new-breed", type: "text", maxlength: "100", autocomplete: "off" });
+  const newRow = h("div", { class: "confirm-new", hidden: "" }, h("label", { for: "confirm-new-breed" }, t("confirmNewName")),
+    newName, h("p", { class: "hint" }, t("confirmNewHint")));
   const note = h("p", { class: "confirm-note", role: "status" });
   const button = h("button", { type: "button", class: "primary", id: "confirm" }, t("confirmButton"));
   const card = h("section", { class: "card", "aria-labelledby": "confirm-title" },
     h("h2", { id: "confirm-title" }, t("confirmTitle")),
     h("p", { class: "hint" }, t("confirmIntro")),
     h("div", { class: "row" }, h("div", {}, h("label", { for: "confirm-breed" }, t("confirmBreed")), select), button),
-    note);
-  // The model's own top breeds at once; every breed it knows once they have arrived.
+    newRow, note);
+  // The model's own top breeds at once; every breed it knows once they have arrived; another breed last.
   const top = visit.record.breeds.map((b) => b.breed?.id).filter(Boolean);
-  select.replaceChildren(...visit.record.breeds.filter((b) => b.breed?.id).map((b) => h("option", { value: b.breed.id }, breedName(b))));
+  select.replaceChildren(...visit.record.breeds.filter((b) => b.breed?.id).map((b) => h("option", { value: b.breed.id }, breedName(b))),
+    other());
+  if (visit.record.verdict === "otherBreed") select.value = otherBreed;
+  const showNewName = () => { newRow.hidden = select.value !== otherBreed; };
+  select.addEventListener("change", () => { showNewName(); if (!newRow.hidden) newName.focus(); });
+  showNewName();
   recognisedBreeds().then((breeds) => {
     const chosen = select.value;
     const ordered = [...top.map((id) => breeds.find((b) => b.id === id)).filter(Boolean),
       ...breeds.filter((b) => !top.includes(b.id))];
-    select.replaceChildren(...ordered.map((b) => h("option", { value: b.id }, b.displayName)));
+    select.replaceChildren(...ordered.map((b) => h("option", { value: b.id }, b.displayName)), other());
     if (chosen) select.value = chosen;
+    showNewName();
   }).catch(() => {});
   button.addEventListener("click", async () => {
+    const teaching = select.value === otherBreed;
+    if (teaching && !newName.value.trim()) {
+      note.replaceChildren(t("confirmNewEmpty"));
+      newName.focus();
+      return;
+    }
     button.disabled = true;
     try {
-      const answer = await api.learn(visit.file, select.value);
+      const answer = teaching ? await api.learn(visit.file, newName.value.trim(), true) : await api.learn(visit.file, select.value);
       const undo = h("button", { type: "button", id: "undo" }, t("undo"));
-      note.replaceChildren(answer.added ? t("confirmDone", { breed: answer.breed, count: answer.memorySize })
+      note.replaceChildren(answer.taughtNewBreed ? t("confirmTaught", { breed: answer.breed, count: answer.memorySize })
+        : answer.added ? t("confirmDone", { breed: answer.breed, count: answer.memorySize })
         : t("confirmAlready", { breed: answer.breed }), " ", undo);
       undo.addEventListener("click", async () => {
         undo.disabled = true;

@@ -1,0 +1,145 @@
+import Foundation
+import Testing
+import DedogTestSupport
+@_spi(Testing) import DedogNN
+@_spi(Testing) import DedogBreedModel
+
+/// "A breed this model does not know" by the fitted rule (`UnknownBreedRule`): its score, its place in the verdict,
+/// the signals `decide` gives it (checked against their definitions, computed here from the file's tensors), the
+/// file's checks of it; and breeds taught from photos (`TaughtBreed`).
+@Suite struct UnknownBreedTests {
+    /// A one-backbone model on the Lite0 base with three breed rows (seeded), their prototypes, and `rule`.
+    static func model(rule: UnknownBreedRule?, name: String = #function) throws -> (Model, URL) {
+        let base = try SafeTensors(contentsOf: BundledModel.url)
+        let source = try ModelDescription(from: base).backbones[0]
+        var backbone = source
+        let labels = ["a", "b", "c"].map { Label(key: $0, name: $0.uppercased(), isDog: true) }
+        backbone.breedHead = HeadDescription(weight: "", bias: "", labels: labels)
+        var dice = Dice(seed: 7)
+        let weight = (0..<(3 * 1280)).map { _ in dice.uniform() * 0.1 }
+        let prototypes = (0..<3).flatMap { c in Model.direction(Array(weight[(c * 1280)..<((c + 1) * 1280)])) }
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-unknown-\(getpid())-\(name.prefix(20)).safetensors")
+        let part = ModelFile.Part(base: base, source: source, breedWeight: weight, breedBias: [0.5, -0.25, 0], prototypes: prototypes)
+        try ModelFile.write(ModelDescription(backbones: [backbone], decision: DecisionThresholds(unknownBreed: rule)), parts: [part], to: url)
+        return (try Model(contentsOf: url), url)
+    }
+
+    static let rule = UnknownBreedRule(signals: [.p1, .cosine], mean: [0.5, 0.6], scale: [0.25, 0.1], weights: [2, 1],
+                                       bias: -0.5, below: 0)
+
+    @Test func theScoreIsTheWeightedSumOfStandardisedSignals() throws {
+        let score: Float = try #require(Self.rule.score { (signal: UnknownBreedRule.Signal) -> Float? in
+            signal == .p1 ? 0.75 : signal == .cosine ? 0.4 : nil
+        })
+        let expected: Float = 2 * (0.25 / 0.25) + 1 * (-0.2 / 0.1) - 0.5
+        #expect(abs(score - expected) < 1e-6)
+        #expect(Self.rule.score { $0 == .p1 ? 0.75 : nil } == nil, "a model without prototypes has no cosine")
+    }
+
+    /// No dog comes first; where the rule is set it alone says "another breed" (the similarity's threshold and the
+    /// vote are not consulted); a photo it passes can still be unsure.
+    @Test func theRuleDecidesAloneAfterNoDog() {
+        let vote = BreedVote(agreesFrom: 0.1, disagreesBelow: 0.05, elsewhereFrom: 0.5)
+        let t = DecisionThresholds(noDogBelow: 0.3, unsureBelow: 0.45, unsureMargin: 0.15, otherBreedBelow: 0.6,
+                                   breedVote: vote, unknownBreed: Self.rule)
+        func verdict(dog: Float = 0.9, top: Float = 0.9, similarity: Float, agrees: Bool = false, score: Float?) -> Verdict {
+            t.verdict(dogProbability: dog, top: top, second: 0.05, similarity: similarity,
+                      imagenet: ImageNetShares(topBreed: agrees ? 0.9 : 0.01, elsewhere: agrees ? 0 : 0.9), unknownScore: score)
+        }
+        #expect(verdict(dog: 0.2, similarity: 0.9, score: -5) == .noDog)
+        #expect(verdict(similarity: 0.9, agrees: true, score: -0.1) == .otherBreed, "the rule, though similar and voted for")
+        #expect(verdict(similarity: 0.1, score: 0.1) == .dog, "the rule passes it, though unlike and voted against")
+        #expect(verdict(top: 0.4, similarity: 0.9, score: 0.1) == .unsure)
+        #expect(verdict(similarity: 0.1, score: nil) == .dog, "no score, no rule")
+        var old = t
+        old.unknownBreed = nil
+        #expect(old.verdict(dogProbability: 0.9, top: 0.9, second: 0.05, similarity: 0.5) == .otherBreed,
+                "without the rule, the similarity decides as before")
+    }
+
+    /// `decide` scores each signal as defined: the top breed's probability, its lead, the cosine to its prototype,
+    /// and the log-sum-exp of the breed logits (computed here in doubles from the file's rows). A rule on one signal
+    /// with `below` just above and just below the photo's value flips the verdict there.
+    @Test func decideGivesTheRuleTheSignalsAsDefined() throws {
+        let (plain, url) = try Self.model(rule: nil)
+        defer { try? FileManager.default.removeItem(at: url) }
+        var dice = Dice(seed: 3)
+        let features = [(0..<(2 * 1280)).map { _ in max(0, dice.uniform() * 3) }]
+        let decided = try plain.decide(features: features, top: 3, thresholds: DecisionThresholds(noDogBelow: 0), precision: .fp32)
+        let heads = try ModelFile.breedHeads(of: try SafeTensors(contentsOf: url), model: plain.specification)
+        let mean = (0..<1280).map { k in (Double(features[0][k]) + Double(features[0][1280 + k])) / 2 }
+        let logits = (0..<3).map { c in (0..<1280).reduce(Double(heads[0].bias[c])) { $0 + Double(heads[0].weight[c * 1280 + $1]) * mean[$1] } }
+        let top = logits.max()!
+        let energy = Float(log(logits.reduce(0) { $0 + exp($1 - top) }) + top)
+        let length = mean.reduce(0) { $0 + $1 * $1 }.squareRoot()
+        let best = try #require(["a", "b", "c"].firstIndex(of: decided.breeds[0].key))
+        let cosine = Float((0..<1280).reduce(0.0) { $0 + mean[$1] / length * Double(heads[0].prototypes![best * 1280 + $1]) })
+        let p1 = decided.breeds[0].probability, margin = p1 - decided.breeds[1].probability
+        #expect(abs(cosine - (decided.similarity ?? .nan)) < 1e-4)
+        for (signal, value) in [(UnknownBreedRule.Signal.p1, p1), (.margin, margin), (.cosine, cosine), (.energy, energy)] {
+            for (offset, expected) in [(Float(1e-3) * max(1, abs(value)), Verdict.otherBreed), (-1e-3 * max(1, abs(value)), .dog)] {
+                let rule = UnknownBreedRule(signals: [signal], mean: [0], scale: [1], weights: [1], bias: 0, below: value + offset)
+                let t = DecisionThresholds(noDogBelow: 0, unsureBelow: 0, unsureMargin: 0, unknownBreed: rule)
+                let verdict = try plain.decide(features: features, top: 3, thresholds: t, precision: .fp32).verdict
+                #expect(verdict == expected, "\(signal) = \(value), below \(value + offset)")
+            }
+        }
+    }
+
+    /// The rule is kept in the file (format 6) and checked there: each bad value is refused, naming its field.
+    @Test func theFileKeepsTheRuleAndRefusesABadOne() throws {
+        let (model, url) = try Self.model(rule: Self.rule)
+        defer { try? FileManager.default.removeItem(at: url) }
+        #expect(model.specification.decision.unknownBreed == Self.rule)
+        #expect(model.specification.formatVersion == 6)
+        let file = try SafeTensors(contentsOf: url)
+        let json = try JSONSerialization.jsonObject(with: Data(file.metadata[ModelDescription.metadataKey]!.utf8))
+        for (path, value, field) in [(["signals"], [] as Any, "decision.unknownBreed.signals"),
+                                     (["mean"], [0.5] as Any, "decision.unknownBreed.mean"),
+                                     (["scale"], [0.25, 0] as Any, "decision.unknownBreed.scale")] {
+            let edited = JSONEdit.set(value, at: ["decision", "unknownBreed"] + path, in: json)
+            let text = String(decoding: try JSONSerialization.data(withJSONObject: edited), as: UTF8.self)
+            let error = #expect(throws: ModelError.self) { try Model(tensors: file.replacingMetadata([ModelDescription.metadataKey: text])) }
+            guard case let .invalidValue(_, got, _, _)? = error else {
+                Issue.record("\(path): \(String(describing: error))")
+                continue
+            }
+            #expect(got == field)
+        }
+    }
+
+    /// A taught row names photos like its own, leaves the trained breeds' photos to them, and is the same when
+    /// made again from the same photos.
+    @Test func aTaughtRowNamesItsOwnPhotosAndLeavesTheOthers() throws {
+        var dice = Dice(seed: 11)
+        let width = 1280, breeds = 5
+        let directions = (0..<(breeds + 1)).map { _ in Model.direction((0..<width).map { _ in dice.uniform() }) }
+        // Trained rows along their breeds' directions, of different lengths and biases.
+        let weight = (0..<breeds).flatMap { c in directions[c].map { $0 * Float(2 + c) } }
+        let bias: [Float] = [0.3, -0.2, 0.1, 0, -0.4]
+        let prototypes = Array(directions[0..<breeds].joined())
+        func photo(_ c: Int) -> [Float] { directions[c].map { $0 * 20 + dice.uniform() * 0.02 } }
+        let taught = (0..<3).map { _ in photo(breeds) }
+        let row = try TaughtBreed.row(photos: taught, weight: weight, bias: bias, prototypes: prototypes)
+        #expect(try TaughtBreed.row(photos: taught, weight: weight, bias: bias, prototypes: prototypes) == row)
+        func argmax(_ x: [Float]) -> Int {
+            let logits = (0..<breeds).map { c in zip(weight[(c * width)..<((c + 1) * width)], x).reduce(bias[c]) { $0 + $1.0 * $1.1 } }
+                + [zip(row.weight, x).reduce(row.bias) { $0 + $1.0 * $1.1 }]
+            return logits.indices.max { logits[$0] < logits[$1] }!
+        }
+        #expect((0..<5).allSatisfy { _ in argmax(photo(breeds)) == breeds }, "photos like the taught ones")
+        #expect((0..<breeds).allSatisfy { argmax(photo($0)) == $0 }, "the trained breeds' photos")
+        #expect(abs(row.prototype.reduce(0) { $0 + $1 * $1 } - 1) < 1e-4)
+        #expect(throws: ModelError.self) { try TaughtBreed.row(photos: [], weight: weight, bias: bias, prototypes: prototypes) }
+    }
+}
+
+/// A seeded generator of floats in -1…1 (the tests' own, so the numbers never change).
+struct Dice {
+    var state: UInt64
+    init(seed: UInt64) { state = seed &* 0x9E37_79B9_7F4A_7C15 | 1 }
+    mutating func uniform() -> Float {
+        state = state &* 6364136223846793005 &+ 1442695040888963407
+        return Float(Int64(bitPattern: state) >> 40) / Float(1 << 23)
+    }
+}
