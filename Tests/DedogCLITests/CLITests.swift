@@ -157,7 +157,7 @@ struct CLI {
         defer { try? FileManager.default.removeItem(at: file) }
         let r = try CLI.run(["classify", "--catalogue", file.path, "-k", "1", "datasets/samples/beagle.jpg"])
         #expect(r.status == 0)
-        #expect(r.stdout.hasPrefix("datasets/samples/beagle.jpg: beagle ("))
+        #expect(r.stdout.hasPrefix("datasets/samples/beagle.jpg: Beagle ("), "the model's label name")
         let json = try CLI.run(["classify", "--json", "--catalogue", file.path, "-k", "1", "datasets/samples/beagle.jpg"])
         let record = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as! [String: Any]
         #expect((record["breeds"] as! [[String: Any]])[0]["breed"] is NSNull)

@@ -166,9 +166,9 @@ final class BrowserTests {
         try b.open(url + "#/breeds?q=")
         try b.wait(for: "document.querySelectorAll('#breed-list li').length > 300")
         try b.click("#only-recognised")
-        try b.wait(for: "document.querySelectorAll('#breed-list li').length === 120")
+        try b.wait(for: "document.querySelectorAll('#breed-list li').length === 133")
         try switchLanguage(b)
-        try b.wait(for: "document.querySelector('#breed-count')?.textContent === 'Počet plemen: 120'")
+        try b.wait(for: "document.querySelector('#breed-count')?.textContent === 'Počet plemen: 133'")
         try expectCzech(b, "the breed list")
         try b.type("#breed-search", "čivava")
         try b.wait(for: "document.querySelector('#breed-list li a strong')?.textContent === 'čivava'")
@@ -191,7 +191,7 @@ final class BrowserTests {
         #expect(try memory().isEmpty)
         let b = try browser()
         try identify(b, Self.beagle)
-        try b.wait(for: "document.querySelectorAll('#confirm-breed option').length === 120")
+        try b.wait(for: "document.querySelectorAll('#confirm-breed option').length === 134")
         #expect(try b.run("return document.querySelector('#confirm-breed').value;") as? String == "beagle")
         try b.click("#confirm")
         try b.wait(for: "document.querySelector('#undo')")
@@ -205,8 +205,42 @@ final class BrowserTests {
         #expect(try memory().isEmpty)
         try switchLanguage(b)
         try identify(b, Self.beagle)
-        try b.wait(for: "document.querySelectorAll('#confirm-breed option').length === 120")
+        try b.wait(for: "document.querySelectorAll('#confirm-breed option').length === 134")
         try expectCzech(b, "confirm", ignoring: ["beagle.jpg"])
+        try expectNoScriptErrors(b)
+    }
+
+    /// A dog of a breed the model does not know (a model whose rule calls every dog unknown): the verdict names the
+    /// breeds it looks most like, in English and Czech; the confirm card offers "another breed" at once, and a breed
+    /// typed there (Czech) is taught, then undone.
+    @Test func anUnknownBreedIsSaidAndTaughtFromThePage() throws {
+        let unknown = folder.appendingPathComponent("unknown.safetensors")
+        try ModelFileEdit.answeringEveryDogAsUnknown(SharedData.packageRoot.appendingPathComponent("models/dedog-breeds-fast.safetensors"),
+                                                     to: unknown)
+        let own = try ServerProcess(["--learn-model", unknown.path, "--workers", "1"])
+        let b = try WebDriver(width: 1280, height: 900, language: "en-US")
+        try b.open("http://127.0.0.1:\(own.port)/")
+        try b.wait(for: "document.querySelector('#view h1')")
+        try identify(b, Self.beagle)
+        let bars = try b.run("return [...document.querySelectorAll('#bars li a')].map((a) => a.textContent);") as? [String] ?? []
+        #expect(bars.count >= 2)
+        #expect(try b.text("#verdict") == "A dog of a breed this model does not know; it looks most like \(bars.prefix(2).joined(separator: ", ")).")
+        #expect(try b.run("return document.querySelector('#confirm-breed').value;") as? String == "(other)")
+        #expect(try b.run("return document.querySelector('.confirm-new').hidden;") as? Bool == false)
+        try b.type("#confirm-new-breed", "jezevčík")
+        try b.click("#confirm")
+        try b.wait(for: "document.querySelector('#undo')")
+        let note = try b.text(".confirm-note")
+        #expect(note.hasPrefix("The model now knows Dachshund, learned from this photo."), "\(note)")
+        let learned = ((try own.get("/v1/memory").json as? [String: Any])?["entries"] as? [[String: Any]]) ?? []
+        #expect(learned.map { $0["label"] as? String } == ["dachshund"])
+        try b.click("#undo")
+        try b.wait(for: "document.querySelector('.confirm-note')?.textContent.startsWith('Undone')")
+        try save(b, "desktop-unknown-breed")
+        try switchLanguage(b)
+        try identify(b, Self.beagle)
+        #expect(try b.text("#verdict").hasPrefix("Pes plemene, které tento model nezná; nejvíc se podobá: "))
+        try expectCzech(b, "an unknown breed", ignoring: ["beagle.jpg"])
         try expectNoScriptErrors(b)
     }
 

@@ -118,6 +118,55 @@ extension RouterTests {
         #expect(unknown.error.field == "breed")
     }
 
+    /// A breed the model does not know, taught through the API: by a catalogue name (Czech), or by a name of one's own
+    /// with `newBreed=true`; the served model names it from then on, and undo takes it out with its photo. Refusals
+    /// name the field: a photo without a dog, a name several breeds answer to, a free name without `newBreed`.
+    @Test func teachANewBreedThenUndo() async throws {
+        let model = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-teach-\(UUID().uuidString).safetensors")
+        try FileManager.default.copyItem(at: Fixture.fast, to: model)
+        defer { try? FileManager.default.removeItem(at: model) }
+        let service = try Fixture.service({ $0.learnModel = model })
+        let formType: HTTPFields = [.contentType: "multipart/form-data; boundary=dedog-test-boundary"]
+        func teach(_ breed: String, photo: [UInt8] = Fixture.photo("beagle.jpg"), extra: [(String, String)] = [],
+                   query: String = "") async throws -> TestResponse {
+            let form = [("photo", "rex.jpg" as String?, "image/jpeg", photo), ("breed", nil, "text/plain", Array(breed.utf8))]
+                + extra.map { ($0.0, nil as String?, "text/plain", Array($0.1.utf8)) }
+            return try await request("/v1/memory" + query, method: .post, headers: formType,
+                                     body: RawRequest.multipart(form.map { ($0.0, $0.1, $0.2, $0.3) }), service: service)
+        }
+        func labels() async throws -> Int {
+            let models = try await request("/v1/models", service: service).object["models"] as? [[String: Any]]
+            return (models?.first?["labels"] as? [Any])?.count ?? 0
+        }
+        let original = try Data(contentsOf: model)
+        for (breed, extra, code, status) in [("německý špic", [] as [(String, String)], "badBreed", HTTPResponse.Status.unprocessableContent),
+                                             ("Rexík", [], "badBreed", .unprocessableContent),
+                                             ("Rexík", [("newBreed", "maybe")], "badParameter", .badRequest)] {
+            let refused = try await teach(breed, extra: extra)
+            #expect(refused.status == status && refused.error.code == code, "\(breed): \(refused.text)")
+        }
+        let noDog = try await teach("jezevčík", photo: [UInt8](try Data(contentsOf: SharedData.packageRoot
+            .appendingPathComponent("Tests/DedogImageTests/Fixtures/png-rgb8.png"))))
+        #expect(noDog.status == .unprocessableContent && noDog.error.code == "noDog" && noDog.error.field == "photo", "\(noDog.text)")
+        #expect(try Data(contentsOf: model) == original, "refusals change nothing")
+
+        let taught = try await teach("jezevčík", query: "?lang=cs")
+        #expect(taught.status == .ok, "\(taught.text)")
+        #expect(taught.object["taughtNewBreed"] as? Bool == true && taught.object["breed"] as? String == "jezevčík")
+        #expect(try await labels() == 134)
+        let after = taught.object["after"] as? [String: Any] ?? [:]
+        let ids = (after["breeds"] as? [[String: Any]] ?? []).compactMap { ($0["breed"] as? [String: Any])?["id"] as? String }
+        #expect(ids.contains("dachshund"), "\(ids)")
+        let fingerprint = try #require(taught.object["fingerprint"] as? String)
+        #expect(try await request("/v1/memory/\(fingerprint)", method: .delete, service: service).status == .ok)
+        #expect(try await labels() == 133, "the taught breed went with its photo")
+
+        let own = try await teach("Rexík", extra: [("newBreed", "true")])
+        #expect(own.status == .ok && own.object["taughtNewBreed"] as? Bool == true && own.object["breed"] as? String == "Rexík",
+                "\(own.text)")
+        #expect(try await labels() == 134)
+    }
+
     /// Confirms sent at once are each learnt, and the model served afterwards is the last one written: it
     /// remembers them all.
     @Test func concurrentConfirmsAreAllServed() async throws {

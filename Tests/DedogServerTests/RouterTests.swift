@@ -265,7 +265,7 @@ extension TestResponse {
         #expect(all.count == catalogue.breeds.count)
         #expect(all.first?["displayName"] as? String == catalogue.list(language: .cs).first?.name(in: .cs))
         let recognised = try await request("/v1/breeds?recognised=true").object["breeds"] as? [[String: Any]] ?? []
-        #expect(recognised.count == 120)
+        #expect(recognised.count == 133)
         #expect(recognised.allSatisfy { $0["recognised"] as? Bool == true })
         let bad = try await request("/v1/breeds?recognised=maybe")
         #expect(bad.status == .badRequest)
@@ -286,13 +286,33 @@ extension TestResponse {
         #expect(message.hasPrefix(#"no breed has the id "chihuahuah"; did you mean chihuahua"#), "\(message)")
     }
 
+    /// A dog of a breed the model does not know: the verdict and the breeds it looks most like, in JSON as the
+    /// facade's record says it (a model whose rule calls every dog unknown).
+    @Test func anUnknownBreedIsTheVerdictWithItsLookAlikes() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-unknown-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("unknown.safetensors")
+        try ModelFileEdit.answeringEveryDogAsUnknown(Fixture.fast, to: url)
+        let service = try DedogService(classifier: Classifier(modelURL: url, configuration: .init(workers: 1)),
+                                       catalogue: try Fixture.catalogue, configuration: ServerConfiguration())
+        let beagle = Fixture.photo("beagle.jpg")
+        let response = try await request("/predictions/dedog?top_k=2&lang=cs", method: .post, headers: [.contentType: "image/jpeg"],
+                                         body: beagle, service: service)
+        #expect(response.status == .ok)
+        #expect(response.object["verdict"] as? String == "otherBreed")
+        let known = try Self.service.classifier.classify(bytes: beagle, name: "body", top: 2)
+        let names = (response.object["breeds"] as? [[String: Any]] ?? []).compactMap { $0["key"] as? String }
+        #expect(names == known.breeds.map(\.key), "the look-alikes are the breeds the model ranks first")
+    }
+
     @Test func modelsDescribeTheLoadedModel() async throws {
         let models = try await request("/v1/models").object["models"] as? [[String: Any]] ?? []
         #expect(models.count == 1)
         let model = models.first ?? [:]
         #expect(model["name"] as? String == "dedog")
         #expect(model["file"] as? String == "dedog-breeds-fast.safetensors")
-        #expect((model["labels"] as? [Any])?.count == 120)
+        #expect((model["labels"] as? [Any])?.count == 133)
         let backbones = model["backbones"] as? [[String: Any]] ?? []
         #expect(backbones.map { $0["architecture"] as? String } == ["efficientnet-lite0"])
         // The bundled fast model has activation ranges: it runs in 8 bits where this CPU's kernels multiply bytes.

@@ -27,6 +27,7 @@ parser.add_argument("--facts", type=Path, required=True)
 parser.add_argument("--classes", type=Path, required=True)
 parser.add_argument("--czech-names", type=Path, required=True)
 parser.add_argument("--crosses", type=Path, required=True)
+parser.add_argument("--more-classes", type=Path, required=True)
 parser.add_argument("--vocabulary", type=Path, required=True)
 parser.add_argument("--output", type=Path, required=True)
 args = parser.parse_args()
@@ -526,9 +527,14 @@ for b in breeds:
             b["aliases"]["cs"].append(name)
             note(source, "aliases.cs")
 
+# ---------------------------------------------------------------- the bundled models' other classes
+for r in table(args.more_classes, delimiter="\t"):
+    assert r["id"] in by_id and not by_id[r["id"]]["labels"], r
+    by_id[r["id"]]["labels"].append(r["class"])
+
 # ---------------------------------------------------------------- shared shape for every breed
 for b in breeds:
-    b["bundledModel"] = bool(b["labels"])  # the bundled models' labels are the Stanford classes
+    b["bundledModel"] = bool(b["labels"])  # the bundled models' labels: the Stanford classes and more-classes.tsv
     b["temperament"] = [w.strip() for w in b["temperament"].split(",")] if b["temperament"] else []
     b["sources"] = [{"source": s, "fields": fs} for s, fs in b["sources"].items()]
     if b["cross"] is None:

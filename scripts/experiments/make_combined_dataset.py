@@ -1,6 +1,8 @@
 """Makes the data set the bundled models train on: Stanford Dogs' 120 breeds and more-breeds-224's 13, as one
 folder of class folders (symbolic links to the photos in ../shared, which stays read-only), with split files:
   splits/train.txt      Stanford's train split, and more-breeds' train and valid splits (what training may see)
+  splits/validation.txt the part of train.txt the bundled models chose on (combined-validation.txt beside this
+                        script: a seeded 10 % of each breed, kept as a list so the bundled models can be remade exactly)
   splits/test.txt       Stanford's test split and more-breeds' test split (only measured)
   splits/test-stanford.txt, splits/test-more.txt   each test split on its own
 The photos listed in --removed (scripts/experiments/more-breeds-removed.tsv: wrong labels and duplicates, with why)
@@ -13,6 +15,7 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--shared", type=Path, required=True)
 parser.add_argument("--removed", type=Path, required=True)
 parser.add_argument("--out", type=Path, required=True)
+parser.add_argument("--validation", type=Path, default=Path(__file__).with_name("combined-validation.txt"))
 args = parser.parse_args()
 
 stanford = args.shared / "datasets/stanford-dogs-224"
@@ -42,6 +45,9 @@ for name, split in (("train", "train"), ("valid", "train"), ("test", "test-more"
             continue
         link(more / relative, relative)
         splits[split].append(relative)
+chosen_on = {line.strip() for line in open(args.validation, encoding="utf-8") if line.strip()}
+splits["validation"] = sorted(r for r in splits["train"] if r in chosen_on)
+assert len(splits["validation"]) == len(chosen_on), "the validation list names photos outside the train split"
 for name, rows in splits.items():
     (args.out / f"splits/{name}.txt").write_text("".join(f"{r}\t{r.split('/')[0]}\n" for r in rows), encoding="utf-8")
 (args.out / "splits/test.txt").write_text("".join(f"{r}\t{r.split('/')[0]}\n" for r in splits["test-stanford"] + splits["test-more"]),

@@ -1,0 +1,107 @@
+"""Fits the rule of "a breed this model does not know" (`UnknownBreedRule` in Sources/DedogBreedModel/Verdict.swift)
+on the per-photo signals unknown_breeds.py saved, and prints the trade-off it was chosen from.
+
+The folds: models trained with breeds held out. Known photos: a fold model's own breeds' validation photos; unknown
+ones: the held-out breeds' training photos; never a test split. The model the rule is for is given to
+unknown_breeds.py without a held-out list: only its known (validation) photos.
+
+Each model's signals are standardised by its own known photos (mean and spread): a model of more breeds gives lower
+top probabilities and energies to the same photo, so that fold models' raw signals sit elsewhere than the final
+model's. The rule is a logistic regression on the standardised signals, classes balanced, fitted on all folds; in the
+file its `mean` and `scale` are the final model's, and its threshold (`below`) is where LOST (3 %) of the final
+model's known photos would no longer be named though they are named right.
+
+The table: for several shares of known photos lost, per fold, the rule fitted on the *other* folds and thresholded on
+this fold's own known photos (no fold is scored by a rule fitted on it): the share of unknown photos still answered
+with a confident breed (the rest are "another breed", "unsure" or "no dog").
+
+Usage: fit_unknown_breed_rule.py SIGNALS.npz [--signals p1,margin,cosine,energy] [--lost 0.03] [--out RULE.json]
+"""
+import argparse, json
+import numpy as np
+from scipy.optimize import minimize
+
+parser = argparse.ArgumentParser()
+parser.add_argument("signals", help="unknown_breeds.py --out")
+parser.add_argument("--signals", dest="names", default="p1,margin,cosine,energy")
+parser.add_argument("--lost", type=float, default=0.03)
+parser.add_argument("--out")
+args = parser.parse_args()
+names = args.names.split(",")
+everything = list(np.load(args.signals, allow_pickle=True)["folds"])
+folds = [f for f in everything if (~f["is_known"]).any()]
+finals = [f for f in everything if not (~f["is_known"]).any()]
+assert len(finals) <= 1, "one model without a held-out list at most"
+
+
+def raw(f):
+    return np.stack([f[n] for n in names], 1).astype(np.float64)
+
+
+def scale_of(f):
+    x = raw(f)[f["is_known"]]
+    return x.mean(0), x.std(0) + 1e-9
+
+
+def standardised(f):
+    mu, sd = scale_of(f)
+    return (raw(f) - mu) / sd
+
+
+def fit(fs):
+    xs = np.concatenate([standardised(f) for f in fs])
+    ys = np.concatenate([f["is_known"].astype(float) for f in fs])
+    wk = np.where(ys == 1, 0.5 / ys.mean(), 0.5 / (1 - ys.mean()))
+
+    def loss(w):
+        s = xs @ w[:-1] + w[-1]
+        p = 1 / (1 + np.exp(-s))
+        v = -(wk * (ys * np.log(p + 1e-12) + (1 - ys) * np.log(1 - p + 1e-12))).mean() + 1e-3 * (w[:-1] ** 2).sum()
+        g = xs.T @ (wk * (p - ys)) / len(ys) + 2e-3 * w[:-1]
+        return v, np.append(g, (wk * (p - ys)).mean())
+    return minimize(loss, np.zeros(len(names) + 1), jac=True).x
+
+
+def named_right(f):
+    return f["is_known"] & f["named"] & f["right"]
+
+
+def threshold(score, f, lost):
+    """The score under which photos named right make up `lost` of the known photos."""
+    right = score[named_right(f)]
+    return np.quantile(right, min(1.0, lost * f["is_known"].sum() / len(right)))
+
+
+print(f"signals: {', '.join(names)}")
+print("folds: " + "; ".join(f"{str(f['model']).split('/')[-1]} (known {f['is_known'].sum()}, unknown {(~f['is_known']).sum()})"
+                             for f in folds))
+print("without the rule, unknown photos named confidently: " + "; ".join(f"{np.mean(f['named'][~f['is_known']]):.1%}" for f in folds))
+held_scores = []
+for i, f in enumerate(folds):
+    w = fit([g for j, g in enumerate(folds) if j != i])
+    held_scores.append(standardised(f) @ w[:-1] + w[-1])
+print("\n| known photos no longer named right | " + " | ".join(f"fold {i + 1}" for i in range(len(folds))) + " | all folds |")
+print("|---" * (len(folds) + 2) + "|")
+for lost in (0.01, 0.02, 0.03, 0.05, 0.08, 0.10, 0.15):
+    cells, wrong, unknown = [], 0, 0
+    for s, f in zip(held_scores, folds):
+        other = s < threshold(s, f, lost)
+        k = f["is_known"]
+        cells.append(f"{np.mean(f['named'][~k] & ~other[~k]):.1%}")
+        wrong += np.sum(f["named"][~k] & ~other[~k]); unknown += (~k).sum()
+    print(f"| {lost:.0%} | " + " | ".join(cells) + f" | {wrong / unknown:.1%} |")
+
+w = fit(folds)
+rule = {"signals": names, "weights": [float(v) for v in w[:-1]], "bias": float(w[-1])}
+if finals:
+    final = finals[0]
+    mu, sd = scale_of(final)
+    score = standardised(final) @ w[:-1] + w[-1]
+    below = threshold(score, final, args.lost)
+    rule.update(mean=[float(v) for v in mu], scale=[float(v) for v in sd], below=float(below))
+    print(f"\n{str(final['model']).split('/')[-1]}: {final['is_known'].sum()} validation photos, "
+          f"{np.mean(named_right(final)):.1%} named right without the rule, {np.mean(named_right(final) & (score < below)):.1%} "
+          f"of them no longer at the threshold")
+print("\nrule:", json.dumps(rule))
+if args.out:
+    json.dump(rule, open(args.out, "w"), indent=1)
