@@ -63,6 +63,8 @@ let package = Package(
         .target(name: "DedogServer", dependencies: [
             "Dedog", "DedogFiles", "DedogCatalogue",
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdTLS", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),

@@ -14,8 +14,10 @@ struct Serve: AsyncParsableCommand {
         discussion: """
             Keeps the model loaded and classifies photos sent to it, several at once. Open http://127.0.0.1:8080/ \
             in a browser (a phone on the home network with --host 0.0.0.0) for dedog's page: identify a photo or \
-            the camera's, the breed catalogue, the breed quiz (quizzes from dedog quiz make with --quizzes DIR), \
-            and "this is my dog" to teach your own model (--learn-model FILE). The page needs no internet.
+            the camera's, the dog named live as the camera points at it, a history kept in the browser, the breed \
+            catalogue, the breed quiz (quizzes from dedog quiz make with --quizzes DIR), and "this is my dog" to \
+            teach your own model (--learn-model FILE). The page needs no internet. Phones give the page the live \
+            camera only over HTTPS: --tls-cert and --tls-key (docs/serving.md says how to make a certificate).
 
             The API follows what model servers already speak (TorchServe's path, Hugging Face's label/score, \
             Kubernetes' health routes); GET /openapi.json describes every route.
@@ -47,6 +49,10 @@ struct Serve: AsyncParsableCommand {
                                + ModelLocator.bundled.map(\.name).joined(separator: ", ")
                                + "). Default: $DEDOG_MODEL, else \"default\".", valueName: "name|file"))
     var model: String?
+
+    @Option(help: ArgumentHelp("The name the API gives the model: photos are classified at POST /predictions/NAME "
+                               + "(TorchServe's way of naming models); letters, digits, '.', '_' and '-'.", valueName: "name"))
+    var modelName = "dedog"
 
     @Option(help: Precision.help)
     var precision: Precision?
@@ -100,6 +106,13 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A folder of quiz files (dedog quiz make) the page offers to play.", valueName: "dir"))
     var quizzes: String?
 
+    @Option(help: ArgumentHelp("Serve HTTPS with this certificate (PEM; its chain after it). Phones give the page's "
+                               + "live camera only over HTTPS. Needs --tls-key.", valueName: "file"))
+    var tlsCert: String?
+
+    @Option(help: ArgumentHelp("The certificate's private key (PEM).", valueName: "file"))
+    var tlsKey: String?
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
         guard (1...256).contains(workers) else { throw ValidationError("--workers must be between 1 and 256.") }
@@ -109,6 +122,9 @@ struct Serve: AsyncParsableCommand {
         for (name, value) in [("--request-timeout", requestTimeout), ("--idle-timeout", idleTimeout),
                               ("--shutdown-timeout", shutdownTimeout)] {
             guard (1...86_400).contains(value) else { throw ValidationError("\(name) must be between 1 and 86400 seconds.") }
+        }
+        guard modelName.wholeMatch(of: /[A-Za-z0-9][A-Za-z0-9._-]{0,63}/) != nil else {
+            throw ValidationError("--model-name \"\(modelName)\": give 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit.")
         }
         if token != nil && tokenFile != nil { throw ValidationError("--token and --token-file both give a token; give one.") }
         if noAuth && (token != nil || tokenFile != nil) { throw ValidationError("--no-auth and a token disagree; give one.") }
@@ -131,6 +147,15 @@ struct Serve: AsyncParsableCommand {
                                       + "instead of --no-auth.")
             }
         }
+        switch (tlsCert, tlsKey) {
+        case (nil, nil): break
+        case (.some, nil): throw ValidationError("--tls-cert needs --tls-key, the certificate's private key.")
+        case (nil, .some): throw ValidationError("--tls-key needs --tls-cert, the certificate it belongs to.")
+        case let (.some(cert), .some(key)):
+            for (flag, file) in [("--tls-cert", cert), ("--tls-key", key)] where !FileManager.default.isReadableFile(atPath: file) {
+                throw ValidationError("\(flag) \(file): no such readable file (docs/serving.md says how to make a certificate).")
+            }
+        }
         if let quizzes, !FolderWalk.isFolder(quizzes) {
             throw ValidationError("--quizzes \(quizzes): \(FolderWalk.whyMissing(quizzes)); give a folder of quiz files.")
         }
@@ -144,6 +169,7 @@ struct Serve: AsyncParsableCommand {
         var server = ServerConfiguration()
         server.host = host
         server.port = port
+        server.modelName = modelName
         server.queue = queue
         server.maxBodyBytes = maxBody.bytes
         server.maxParts = maxParts
@@ -153,6 +179,9 @@ struct Serve: AsyncParsableCommand {
         server.corsOrigins = corsOrigin
         server.learnModel = learnModel.map { URL(fileURLWithPath: $0) }
         server.quizFolder = quizzes.map { URL(fileURLWithPath: $0, isDirectory: true) }
+        if let tlsCert, let tlsKey {
+            server.tls = .init(certificate: URL(fileURLWithPath: tlsCert), privateKey: URL(fileURLWithPath: tlsKey))
+        }
         if let tokenFile {
             guard let data = FileManager.default.contents(atPath: tokenFile),
                   let text = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else {
@@ -184,14 +213,17 @@ struct Serve: AsyncParsableCommand {
         logger.logLevel = .info
         let auth = server.token != nil ? "callers need the token" : server.isLoopback ? "no token (this machine only)"
             : "NO token: anyone who can reach \(host) may call it (--no-auth)"
-        let (host, model) = (server.host, service.classifier.modelURL.lastPathComponent)
+        let (host, model, scheme) = (server.host, service.classifier.modelURL.lastPathComponent, server.tls == nil ? "http" : "https")
         let (workers, places) = (self.workers, self.workers + server.queue)
         do {
             try await DedogServer.run(service, logger: logger) { port in
                 let shown = host.contains(":") ? "[\(host)]" : host
-                Terminal.progress("dedog: serving \(model) on http://\(shown):\(port) — \(workers) worker(s), "
+                Terminal.progress("dedog: serving \(model) on \(scheme)://\(shown):\(port) — \(workers) worker(s), "
                                   + "\(places) places; \(auth)")
             }
+        } catch let error as ServerError {
+            if case .tls = error { Terminal.error("--tls-cert/--tls-key: \(error)") } else { Terminal.error("the server stopped: \(error)") }
+            throw ExitCode.failure
         } catch {
             Terminal.error("the server stopped: \(error)")
             throw ExitCode.failure

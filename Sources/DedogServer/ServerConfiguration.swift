@@ -27,6 +27,18 @@ public struct ServerConfiguration: Sendable {
     public var shutdownTimeout: Duration = .seconds(10)
     /// The model's name in TorchServe's path, `POST /predictions/<name>`.
     public var modelName = "dedog"
+    /// A certificate and its private key (PEM files): the server speaks HTTPS only. Browsers give a page the camera
+    /// only over HTTPS or on the machine itself.
+    public var tls: TLSFiles?
+
+    public struct TLSFiles: Sendable {
+        public var certificate: URL
+        public var privateKey: URL
+        public init(certificate: URL, privateKey: URL) {
+            self.certificate = certificate
+            self.privateKey = privateKey
+        }
+    }
     /// When set, the served model is this file of the user's, and `POST /v1/memory` teaches it confirmed photos
     /// (`dedog learn`), `DELETE /v1/memory/{fingerprint}` undoes that. Never a bundled model.
     public var learnModel: URL?

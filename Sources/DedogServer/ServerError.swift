@@ -4,6 +4,8 @@ public enum ServerError: Error, Equatable, Sendable, CustomStringConvertible {
     case missingResource(name: String, searched: [String])
     /// The address cannot be opened up without deciding about authentication.
     case openWithoutAuth(host: String)
+    /// The TLS certificate or key (`--tls-cert`, `--tls-key`) cannot be used.
+    case tls(file: String, reason: String)
     /// Binding or running failed.
     case failed(String)
 
@@ -13,6 +15,8 @@ public enum ServerError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(name) is in none of \(searched.joined(separator: ", ")); reinstall dedog"
         case let .openWithoutAuth(host):
             return "listening on \(host) lets other machines call the API, and no token was given"
+        case let .tls(file, reason):
+            return "\(file): \(reason)"
         case let .failed(detail):
             return detail
         }

@@ -90,17 +90,9 @@ import DedogTestSupport
             print("skipped: /usr/bin/script (util-linux) is missing")
             return
         }
-        let process = Process()
-        process.executableURL = script
         let command = "\(CLI.binary.path) classify -k 1 '\(dir.path)'"
-        process.arguments = ["-qec", command, "/dev/null"]
-        process.environment = ProcessInfo.processInfo.environment.merging(["LC_ALL": "C.UTF-8"]) { $1 }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let output = try Tool.run(script.path, ["-qec", command, "/dev/null"],
+                                  environment: ProcessInfo.processInfo.environment.merging(["LC_ALL": "C.UTF-8"]) { $1 }).output
         #expect(output.contains("\r\u{1B}[K1/4 (25 %) · about "), "\(output.debugDescription)")
         #expect(output.contains("\r\u{1B}[K3/4 (75 %)"))
         #expect(!output.contains("4/4"), "the line is gone once every photo is done")

@@ -22,7 +22,7 @@ final class ServerProcess {
         try process.run()
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
-            if let match = stderr.firstMatch(of: /on http:\/\/127\.0\.0\.1:(\d+)/), let p = Int(match.1) {
+            if let match = stderr.firstMatch(of: /on https?:\/\/127\.0\.0\.1:(\d+)/), let p = Int(match.1) {
                 port = p
                 break
             }
@@ -30,7 +30,8 @@ final class ServerProcess {
             Thread.sleep(forTimeInterval: 0.05)
         }
         guard port > 0 else { throw RawHTTPError.socket("the server did not start: \(stderr)") }
-        while Date() < deadline, (try? get("/v2/health/ready").status) != 200 { Thread.sleep(forTimeInterval: 0.05) }
+        // Over TLS the raw client cannot ask; the test asks with curl.
+        while !arguments.contains("--tls-cert"), Date() < deadline, (try? get("/v2/health/ready").status) != 200 { Thread.sleep(forTimeInterval: 0.05) }
     }
 
     deinit {
@@ -224,6 +225,47 @@ final class ServerProcess {
             let refused = try ServerProcess.command(["serve"] + arguments)
             #expect(refused.status == 64, "\(arguments): \(refused.stderr)")
             #expect(refused.stderr.contains(message), "\(arguments): \(refused.stderr)")
+        }
+    }
+
+    /// `--tls-cert` and `--tls-key`: the server speaks HTTPS with that certificate (curl trusting it alone gets
+    /// answers) and nothing else; one without the other, or a file that is no certificate, is refused.
+    @Test func httpsWithACertificateOfOnesOwn() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (cert, key) = (folder.appendingPathComponent("cert.pem").path, folder.appendingPathComponent("key.pem").path)
+        let made = try Tool.run("/usr/bin/openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                                                "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                                                "-keyout", key, "-out", cert])
+        try #require(made.status == 0, "openssl could not make a certificate")
+        let server = try ServerProcess(["--model", "fast", "--workers", "1", "--tls-cert", cert, "--tls-key", key])
+        #expect(server.stderr.contains("on https://127.0.0.1:\(server.port)"), "\(server.stderr)")
+        var answer = (status: Int32(-1), output: "")
+        for _ in 0..<100 {
+            answer = try Tool.run("/usr/bin/curl", ["--silent", "--cacert", cert, "--write-out", " %{http_code}",
+                                               "https://127.0.0.1:\(server.port)/v2/health/live"])
+            if answer.status == 0 { break }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        #expect(answer.status == 0 && answer.output.hasSuffix(" 200"), "\(answer)")
+        let plain = try? server.get("/v2/health/live")
+        #expect(plain?.status != 200, "plain HTTP gets no answer from an HTTPS server")
+        for (arguments, message) in [(["--tls-cert", cert], "--tls-cert needs --tls-key"), (["--tls-key", key], "--tls-key needs --tls-cert"),
+                                     (["--tls-cert", cert, "--tls-key", folder.appendingPathComponent("nope.pem").path], "no such readable file")] {
+            let refused = try ServerProcess.command(["serve", "--port", "0"] + arguments)
+            #expect(refused.status == 64 && refused.stderr.contains(message), "\(arguments): \(refused.stderr)")
+        }
+        let wrong = try ServerProcess.command(["serve", "--port", "0", "--model", "fast", "--tls-cert", key, "--tls-key", key])
+        #expect(wrong.status == 1 && wrong.stderr.contains("--tls-cert/--tls-key: \(key): no PEM certificate could be read from it"), "\(wrong.stderr)")
+    }
+
+    /// The model's name is a segment of the predictions route: anything else is refused before the server starts.
+    @Test func aModelNameIsOnePathSegment() throws {
+        for name in ["a/b", "", ".hidden", "name with spaces", String(repeating: "x", count: 65)] {
+            let refused = try ServerProcess.command(["serve", "--model-name", name])
+            #expect(refused.status == 64, "\(name): \(refused.stderr)")
+            #expect(refused.stderr.contains("give 1 to 64 letters, digits, '.', '_' or '-'"), "\(name): \(refused.stderr)")
         }
     }
 

@@ -36,8 +36,8 @@ enum Fixture {
                                 catalogue: catalogue, configuration: configuration)
     }
 
-    static func application(_ service: DedogService) -> some ApplicationProtocol {
-        DedogServer.application(service, logger: logger)
+    static func application(_ service: DedogService) throws -> some ApplicationProtocol {
+        try DedogServer.application(service, logger: logger)
     }
 }
 
@@ -241,7 +241,7 @@ extension TestResponse {
 
     @Test func metricsCountRequestsPhotosAndVerdicts() async throws {
         let service = try Fixture.service()
-        let app = Fixture.application(service)
+        let app = try Fixture.application(service)
         let text = try await app.test(.router) { client in
             _ = try await client.execute(uri: "/predictions/dedog", method: .post, body: ByteBuffer(bytes: Fixture.photo("beagle.jpg")))
             _ = try await client.execute(uri: "/nope", method: .get)
