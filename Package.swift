@@ -97,7 +97,7 @@ let package = Package(
         .testTarget(name: "DedogTrainTests", dependencies: ["DedogTrain", "DedogNN", "DedogBreedModel", "DedogCatalogue", "DedogTestSupport"]),
         .testTarget(name: "DedogTests", dependencies: ["Dedog", "DedogFiles", "DedogImage", "DedogNN", "DedogBreedModel", "DedogTrain", "DedogCatalogue", "DedogTestSupport"]),
         .testTarget(name: "DedogServerTests", dependencies: [
-            "DedogServer", "Dedog", "DedogNN", "DedogBreedModel", "DedogCatalogue", "DedogTestSupport",
+            "DedogServer", "Dedog", "DedogNN", "DedogBreedModel", "DedogCatalogue", "DedogImage", "DedogTestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
         ]),
         .testTarget(name: "DedogCLITests", dependencies: ["DedogCommand", "DedogCLI", "Dedog", "DedogFiles", "DedogImage", "DedogNN", "DedogBreedModel", "DedogTrain", "DedogCatalogue", "DedogTestSupport"]),

@@ -59,6 +59,31 @@ extension RouterTests {
         #expect(size < 100_000, "the page's JS and CSS are \(size) bytes")
     }
 
+    /// The page's modules import one another without a cycle (a cycle works only while nothing imported is used
+    /// as the modules load, and breaks silently when something is). app.js, the shell, is imported by none.
+    @Test func thePagesModulesHaveNoImportCycle() throws {
+        let web = try WebAssets.load(from: [SharedData.packageRoot.appendingPathComponent("Sources/DedogServer/Resources/web")])
+        var imports: [String: [String]] = [:]
+        for (name, asset) in web.files where name.hasSuffix(".js") {
+            imports[name] = String(decoding: asset.bytes, as: UTF8.self).matches(of: /^import [^;]*? from "\.\/([^"]+)";/.anchorsMatchLineEndings())
+                .map { String($0.output.1) }
+        }
+        #expect(imports.count >= 10 && imports["app.js"]?.contains("identify.js") == true, "\(imports)")
+        #expect(!imports.values.contains { $0.contains("app.js") }, "app.js is imported by \(imports.filter { $0.value.contains("app.js") }.keys.sorted())")
+        // Depth-first search; a module met again while still on the path closes a cycle.
+        var done: Set<String> = []
+        func visit(_ module: String, _ path: [String]) {
+            if let start = path.firstIndex(of: module) {
+                Issue.record("import cycle: \((path[start...] + [module]).joined(separator: " → "))")
+                return
+            }
+            guard !done.contains(module) else { return }
+            for next in imports[module] ?? [] { visit(next, path + [module]) }
+            done.insert(module)
+        }
+        for module in imports.keys.sorted() { visit(module, []) }
+    }
+
     // MARK: Confirmed photos
 
     @Test func learningIsOffUnlessTheServerHasAModelOfTheUsers() async throws {

@@ -33,8 +33,8 @@ final class WebDriver {
     private let port: Int
     private var session = ""
 
-    /// A browser with a `width`×`height` window, asking for `language` first.
-    init(width: Int, height: Int, language: String = "en-US") throws {
+    /// A browser with a `width`×`height` window, asking for `language` first, started with `arguments` too.
+    init(width: Int, height: Int, language: String = "en-US", arguments: [String] = []) throws {
         guard let chromium = Self.chromium, let chromedriver = Self.chromedriver else { throw Failure.missing(Self.unavailable ?? "") }
         port = Self.freePort()
         driver.executableURL = URL(fileURLWithPath: chromedriver)
@@ -49,7 +49,7 @@ final class WebDriver {
             "binary": chromium,
             "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars",
                      "--window-size=\(max(width, 600)),\(height)", "--lang=\(language)", "--user-data-dir=\(profile)",
-                     "--force-device-scale-factor=1"],
+                     "--force-device-scale-factor=1"] + arguments,
             "prefs": ["intl.accept_languages": language],
         ]
         // A window is at least 500 px wide; a phone's viewport is emulated as a phone (touch, mobile layout).

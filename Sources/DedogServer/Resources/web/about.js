@@ -2,7 +2,7 @@
 import { h, show, errorCard } from "./dom.js";
 import { t, percent } from "./i18n.js";
 import { token, setToken } from "./api.js";
-import { loadServerInfo } from "./app.js";
+import { loadServerInfo } from "./server.js";
 
 export async function renderAbout() {
   show([h("h1", {}, t("aboutTitle")), h("p", {}, t("loading"))]);

@@ -42,8 +42,9 @@ async function call(method, path, { body, headers = {}, query = {} } = {}) {
 }
 
 export const api = {
-  /** The photo's answer: verdict, top breeds with probabilities and catalogue details. */
-  predict: (file, top = 5) => call("POST", "/predictions/dedog", {
+  /** The photo's answer from the server's model `model` (its name in GET /v1/models): verdict, top breeds with
+   * probabilities and catalogue details. */
+  predict: (model, file, top = 5) => call("POST", `/predictions/${encodeURIComponent(model)}`, {
     body: file, headers: { "Content-Type": "application/octet-stream" }, query: { top_k: top },
   }),
   breeds: (q, recognised) => call("GET", "/v1/breeds", { query: { q: q || undefined, recognised: recognised ? "true" : undefined } }),

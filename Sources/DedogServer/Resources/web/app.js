@@ -1,27 +1,15 @@
-// dedog's page: the shell (navigation, language, token), a hash router, and what the screens share.
-import { api, whenUnauthorized } from "./api.js";
+// dedog's page: the shell (navigation, language, token) and a hash router. Nothing imports it: what the screens
+// share is in dom.js, i18n.js, api.js and server.js.
+import { whenUnauthorized } from "./api.js";
 import { t, lang, setLang } from "./i18n.js";
 import { h, show, errorCard, navigation } from "./dom.js";
 import { renderIdentify } from "./identify.js";
 import { renderBreeds, renderBreed } from "./breeds.js";
 import { renderQuiz } from "./quiz.js";
 import { renderAbout, tokenForm } from "./about.js";
-
-/** What the server said of its model (GET /v1/models), once loaded. */
-export const serverInfo = { model: null };
-
-export async function loadServerInfo(again = false) {
-  if (!serverInfo.model || again) serverInfo.model = (await api.models()).models[0];
-  return serverInfo;
-}
-
-const breedCache = {};
-/** The breeds the served model names, with names in the page's language (for the confirm list). */
-export async function recognisedBreeds() {
-  const l = lang();
-  breedCache[l] ??= api.breeds("", true).then((r) => r.breeds);
-  return breedCache[l];
-}
+import { renderHistory } from "./history.js";
+import { renderLive } from "./live.js";
+import { loadServerInfo } from "./server.js";
 
 function route() {
   const hash = location.hash.replace(/^#\/?/, "");
@@ -30,12 +18,14 @@ function route() {
   const query = new URLSearchParams(search);
   const name = parts[0] || "identify";
   for (const a of document.querySelectorAll("#nav a")) {
-    if (a.dataset.route === name) a.setAttribute("aria-current", "page"); else a.removeAttribute("aria-current");
+    if (a.dataset.route === (name === "live" ? "identify" : name)) a.setAttribute("aria-current", "page"); else a.removeAttribute("aria-current");
   }
-  document.title = `dedog — ${t({ identify: "navIdentify", breeds: "navBreeds", quiz: "navQuiz", about: "navAbout" }[name] ?? "navIdentify")}`;
+  document.title = `dedog — ${t({ identify: "navIdentify", breeds: "navBreeds", quiz: "navQuiz", history: "navHistory", live: "liveTitle", about: "navAbout" }[name] ?? "navIdentify")}`;
   switch (name) {
     case "breeds": return parts[1] ? renderBreed(parts[1]) : renderBreeds(query);
     case "quiz": return renderQuiz();
+    case "history": return renderHistory();
+    case "live": return renderLive();
     case "about": return renderAbout();
     default: return renderIdentify();
   }

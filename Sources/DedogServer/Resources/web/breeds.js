@@ -25,7 +25,7 @@ export function renderBreeds(query) {
     h("label", { for: "breed-search" }, t("searchLabel")), input,
     h("p", { class: "hint", id: "search-hint" }, t("searchHint")),
     h("label", { class: "inline", for: "only-recognised" }, only, t("onlyRecognised")),
-    h("p", { id: "breed-count", role: "status", "aria-live": "polite" }, t("loading")),
+    h("p", { id: "breed-count", role: "status" }, t("loading")),
     h("ul", { class: "breed-list", id: "breed-list" }),
   ], { focus: !document.activeElement || document.activeElement === document.body || !document.getElementById("breed-search") });
   refresh();

@@ -20,11 +20,18 @@ export function h(tag, attrs = {}, ...children) {
 /** Whether the user has moved to another screen since the page loaded (on load, focus stays at the top). */
 export const navigation = { moved: false };
 
+/** What the screen shown now asks to be done when it is replaced (a timer stopped, a camera let go). */
+let leaving = [];
+export function onLeave(action) { leaving.push(action); }
+
 /**
- * The view's content replaced by `nodes`; after the user moves to another screen, focus moves to its heading so
- * screen readers announce it and Tab goes on from there.
+ * The view's content replaced by `nodes`, after the leaving screen's onLeave actions; after the user moves to
+ * another screen, focus moves to its heading so screen readers announce it and Tab goes on from there.
  */
 export function show(nodes, { focus = true } = {}) {
+  const actions = leaving;
+  leaving = [];
+  for (const action of actions) action();
   const view = document.getElementById("view");
   view.replaceChildren(...[nodes].flat());
   if (focus && navigation.moved) {

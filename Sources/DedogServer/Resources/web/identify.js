@@ -1,18 +1,35 @@
 // Identify: a photo in (file, camera, drop, paste), the verdict and the top breeds out; confirm and undo when the
-// server learns; the photos of this visit, kept in this tab only.
+// server learns; the photos of this visit (kept in this tab only), and each answer kept in the history.
 import { api } from "./api.js";
-import { h, show, errorCard, summary } from "./dom.js";
-import { t, percent, lang } from "./i18n.js";
-import { serverInfo, recognisedBreeds } from "./app.js";
+import { h, show, errorCard, summary, onLeave } from "./dom.js";
+import { t, percent } from "./i18n.js";
+import { serverInfo, loadServerInfo, recognisedBreeds } from "./server.js";
+import { breedName, verdictText, shortAnswer } from "./answer.js";
+import { remember, thumbnail } from "./history.js";
 
-/** This visit's photos: {id, file, name, url, record, error}. Memory only: nothing is written to storage. */
+/** This visit's photos, newest first: {id, file, name, thumb, record, error}. The files stay in memory (confirming
+ * needs them) up to `visitLimit`; only the photo on screen has an object URL, revoked when it leaves the screen. */
 const visits = [];
+const visitLimit = 20;
 let shownId = null;
 let nextId = 1;
+/** The object URL of the photo on screen, if any. */
+let shownUrl = null;
+/** The history's writes, one after another. */
+let keeping = Promise.resolve();
+
+function photoUrl(file) {
+  if (shownUrl) URL.revokeObjectURL(shownUrl);
+  shownUrl = file ? URL.createObjectURL(file) : null;
+  return shownUrl;
+}
 
 export function renderIdentify() {
-  const status = h("div", { id: "status", class: "status", role: "status", "aria-live": "polite" });
-  const result = h("section", { id: "result", "aria-live": "polite", "aria-atomic": "true", "aria-label": t("topBreeds") });
+  // Two live regions: the status line (a slow answer is coming) and, unseen, the verdict alone: a screen reader
+  // announces that, not the whole answer (photo, bars, confirm form) at every update.
+  const status = h("div", { id: "status", class: "status", role: "status" });
+  const announce = h("p", { id: "announce", class: "visually-hidden", role: "status" });
+  const result = h("section", { id: "result", "aria-labelledby": "verdict" });
   const chooser = (capture, text, id) => h("label", { class: "button file-button" + (capture ? " primary" : ""), for: id }, text,
     h("input", { type: "file", id, accept: "image/*,.heic,.heif,.avif,.webp", capture: capture ? "environment" : null, onchange: (e) => {
       const file = e.target.files?.[0];
@@ -20,7 +37,8 @@ export function renderIdentify() {
       if (file) identify(file);
     } }));
   const drop = h("div", { class: "drop", id: "drop" },
-    h("div", { class: "buttons" }, chooser(true, t("takePhoto"), "camera"), chooser(false, t("choosePhoto"), "photo")),
+    h("div", { class: "buttons" }, chooser(true, t("takePhoto"), "camera"), chooser(false, t("choosePhoto"), "photo"),
+      h("a", { class: "button", href: "#/live", id: "live-link" }, t("liveOpen"))),
     h("p", { class: "hint" }, t("dropHere")));
   drop.addEventListener("dragover", (e) => { e.preventDefault(); drop.classList.add("over"); });
   drop.addEventListener("dragleave", () => drop.classList.remove("over"));
@@ -33,7 +51,7 @@ export function renderIdentify() {
   show([
     h("h1", {}, t("identifyTitle")),
     h("p", { class: "muted" }, t("identifyIntro")),
-    drop, status, result,
+    drop, status, announce, result,
     h("section", { "aria-labelledby": "visit-title" },
       h("h2", { id: "visit-title" }, t("visitTitle")),
       h("p", { class: "hint" }, t("visitNote")),
@@ -42,6 +60,7 @@ export function renderIdentify() {
   renderVisits();
   const shown = visits.find((v) => v.id === shownId);
   if (shown) renderResult(shown);
+  onLeave(() => photoUrl(null));
 }
 
 /** Photos pasted anywhere on the identify screen. */
@@ -53,28 +72,39 @@ document.addEventListener("paste", (e) => {
 
 export async function identify(file) {
   const started = performance.now();
-  const visit = { id: nextId++, file, name: file.name || "photo", url: URL.createObjectURL(file), record: null, error: null };
-  // The browser decodes the photo while the server classifies it, so showing the answer waits for neither.
+  const visit = { id: nextId++, file, name: file.name || "photo", thumb: null, record: null, error: null };
+  // The browser decodes the photo while the server classifies it, so showing the answer waits for neither; the
+  // decoded photo gives the visit list's and the history's small picture.
   const preview = new Image();
-  preview.src = visit.url;
-  preview.decode().catch(() => {});
+  preview.src = photoUrl(file);
+  const decoded = preview.decode().then(() => { visit.thumb = thumbnail(preview); }).catch(() => {});
   // "Working" only when the answer is slow to come: a quick answer needs no message in between (nor a repaint
   // while the server works, nor a screen reader announcing it).
   const status = document.getElementById("status");
   const slow = setTimeout(() => { if (status) status.textContent = t("working", { file: visit.name }); }, 400);
   const apiStarted = performance.now();
   try {
-    visit.record = await api.predict(file);
+    const { model } = await loadServerInfo();
+    visit.record = await api.predict(model.name, file);
   } catch (error) {
     visit.error = error;
   }
   const apiMs = performance.now() - apiStarted;
   clearTimeout(slow);
   visits.unshift(visit);
+  // The oldest photos of a long visit let go of their files (their answers stay in the history).
+  visits.splice(visitLimit);
   shownId = visit.id;
   if (status) status.textContent = "";
-  renderResult(visit);
+  const announce = document.getElementById("announce");
+  if (announce) announce.textContent = visit.error ? t("errorTitle") : verdictText(visit.record);
+  renderResult(visit, preview.src);
   addVisit(visit);
+  // Into the history in the order the answers came, each once its small picture is made.
+  keeping = keeping.then(() => decoded).then(() => {
+    document.querySelector(`#visit li[data-visit="${visit.id}"] .no-thumb`)?.replaceWith(visitThumb(visit));
+    return visit.record ? remember(visit.name, visit.thumb, visit.record) : false;
+  }).catch(() => false);
   // On a phone the chooser fills the screen: bring the answer into view.
   const result = document.getElementById("result");
   if (result && result.getBoundingClientRect().top > window.innerHeight * 0.6) result.scrollIntoView({ block: "start" });
@@ -84,22 +114,11 @@ export async function identify(file) {
   document.body.dataset.apiMs = String(apiMs);
 }
 
-function verdictText(record) {
-  const [first, second] = record.breeds;
-  switch (record.verdict) {
-    case "noDog": return t("verdictNoDog");
-    case "otherBreed": return t("verdictOtherBreed", { alike: record.breeds.slice(0, 2).map(breedName).join(", ") });
-    case "unsure": return second ? t("verdictUnsure", { breed: breedName(first), second: breedName(second) })
-      : t("verdictUnsureOne", { breed: breedName(first) });
-    default: return t("verdictDog", { breed: breedName(first) + (first.breed?.cross ? ", " + first.breed.cross : ""),
-      pct: percent(first.probability) });
-  }
-}
-
-function renderResult(visit) {
+/** The answer for `visit` in the result area; `url`: its photo's object URL when already made. */
+function renderResult(visit, url = null) {
   const result = document.getElementById("result");
   if (!result) return;
-  const photo = h("img", { class: "photo", src: visit.url, decoding: "async", alt: t("yourPhoto", { file: visit.name }) });
+  const photo = h("img", { class: "photo", src: url ?? photoUrl(visit.file), decoding: "async", alt: t("yourPhoto", { file: visit.name }) });
   photo.addEventListener("error", () => photo.replaceWith(h("p", { class: "hint" }, t("noPreview"))));
   if (visit.error) {
     result.className = "result";
@@ -122,15 +141,14 @@ function renderResult(visit) {
       const id = b.breed?.id;
       return h("li", {},
         id ? h("a", { href: `#/breeds/${encodeURIComponent(id)}` }, breedName(b)) : h("span", {}, breedName(b)),
-        h("span", { class: "pct", "aria-label": `${t("probability")} ${percent(b.probability)}` }, percent(b.probability)),
+        h("span", { class: "pct" }, percent(b.probability)),
         h("div", { class: "bar", "aria-hidden": "true" }, fill),
         b.breed ? h("span", { class: "summary" }, summary(b.breed)) : null);
     })));
     if (serverInfo.model?.learning) parts.push(confirmCard(visit));
   }
   result.className = "result with-photo";
-  result.replaceChildren(h("div", {}, ...photoWithBox(photo, record)),
-    h("div", { "aria-label": t("verdictFor", { file: visit.name }) }, parts));
+  result.replaceChildren(h("div", {}, ...photoWithBox(photo, record)), h("div", {}, parts));
 }
 
 /** The photo with the box where the network saw the dog (in the photo's pixels) drawn over it, and a note when
@@ -166,16 +184,29 @@ function confirmCard(visit) {
   const select = h("select", { id: "confirm-breed" });
   // A breed the model does not know: any catalogue name (English or Czech), or a name of the user's own.
   const other = () => h("option", { value: otherBreed }, t("confirmOther"));
-  const newName = h("input", { id: "confirm-new-breed", type: "text", maxlength: "100", autocomplete: "off" });
+  // Typing searches the whole catalogue (any English or Czech name, accents or not) and offers its answers.
+  const names = h("datalist", { id: "confirm-new-names" });
+  const newName = h("input", { id: "confirm-new-breed", type: "text", maxlength: "100", autocomplete: "off", list: "confirm-new-names" });
+  let searching = null;
+  newName.addEventListener("input", () => {
+    clearTimeout(searching);
+    const query = newName.value.trim();
+    if (query.length < 2) { names.replaceChildren(); return; }
+    searching = setTimeout(() => api.breeds(query).then((r) => {
+      if (newName.value.trim() === query) names.replaceChildren(...r.breeds.slice(0, 8).map((b) => h("option", { value: b.displayName })));
+    }).catch(() => {}), 200);
+  });
   const newRow = h("div", { class: "confirm-new", hidden: "" }, h("label", { for: "confirm-new-breed" }, t("confirmNewName")),
-    newName, h("p", { class: "hint" }, t("confirmNewHint")));
+    newName, names, h("p", { class: "hint" }, t("confirmNewHint")));
+  // What happened, said (a live region with words only); what can be done about it beside it.
   const note = h("p", { class: "confirm-note", role: "status" });
+  const actions = h("div", { class: "confirm-actions" });
   const button = h("button", { type: "button", class: "primary", id: "confirm" }, t("confirmButton"));
   const card = h("section", { class: "card", "aria-labelledby": "confirm-title" },
     h("h2", { id: "confirm-title" }, t("confirmTitle")),
     h("p", { class: "hint" }, t("confirmIntro")),
     h("div", { class: "row" }, h("div", {}, h("label", { for: "confirm-breed" }, t("confirmBreed")), select), button),
-    newRow, note);
+    newRow, note, actions);
   // The model's own top breeds at once; every breed it knows once they have arrived; another breed last.
   const top = visit.record.breeds.map((b) => b.breed?.id).filter(Boolean);
   select.replaceChildren(...visit.record.breeds.filter((b) => b.breed?.id).map((b) => h("option", { value: b.breed.id }, breedName(b))),
@@ -194,8 +225,9 @@ function confirmCard(visit) {
   }).catch(() => {});
   button.addEventListener("click", async () => {
     const teaching = select.value === otherBreed;
+    actions.replaceChildren();
     if (teaching && !newName.value.trim()) {
-      note.replaceChildren(t("confirmNewEmpty"));
+      note.textContent = t("confirmNewEmpty");
       newName.focus();
       return;
     }
@@ -203,23 +235,27 @@ function confirmCard(visit) {
     try {
       const answer = teaching ? await api.learn(visit.file, newName.value.trim(), true) : await api.learn(visit.file, select.value);
       const undo = h("button", { type: "button", id: "undo" }, t("undo"));
-      note.replaceChildren(answer.taughtNewBreed ? t("confirmTaught", { breed: answer.breed, count: answer.memorySize })
+      note.textContent = answer.taughtNewBreed ? t("confirmTaught", { breed: answer.breed, count: answer.memorySize })
         : answer.added ? t("confirmDone", { breed: answer.breed, count: answer.memorySize })
-        : t("confirmAlready", { breed: answer.breed }), " ", undo);
+        : t("confirmAlready", { breed: answer.breed });
+      actions.replaceChildren(undo);
       undo.addEventListener("click", async () => {
         undo.disabled = true;
         try {
           await api.forget(answer.fingerprint);
-          note.replaceChildren(t("undone"));
+          note.textContent = t("undone");
+          actions.replaceChildren();
         } catch (error) {
-          note.replaceChildren(errorCard(error));
+          note.textContent = "";
+          actions.replaceChildren(errorCard(error));
         }
         button.disabled = false;
         button.focus();
       });
       undo.focus();
     } catch (error) {
-      note.replaceChildren(errorCard(error));
+      note.textContent = "";
+      actions.replaceChildren(errorCard(error));
       button.disabled = false;
     }
   });
@@ -233,27 +269,23 @@ function renderVisits() {
   list.replaceChildren(...visits.map(visitItem));
 }
 
-/** The newest photo at the top of the visit list (the others stay as they are). */
+/** The newest photo at the top of the visit list, the oldest beyond the limit gone. */
 function addVisit(visit) {
   const list = document.getElementById("visit");
-  if (!list) return;
-  if (visits.length === 1) list.replaceChildren();
+  if (!list || !visits.includes(visit)) return;
+  if (!list.querySelector("li[data-visit]")) list.replaceChildren();
   list.prepend(visitItem(visit));
+  while (list.children.length > visits.length) list.lastElementChild.remove();
 }
 
+const visitThumb = (v) => v.thumb ? h("img", { src: v.thumb, alt: "" }) : h("span", { class: "no-thumb" });
+
 function visitItem(v) {
-  const thumb = h("img", { src: v.url, alt: "", decoding: "async" });
-  thumb.addEventListener("error", () => thumb.remove());
-  const answer = v.error ? t("errorTitle") : v.record.verdict === "noDog" ? t("verdictNoDog") : `${breedName(v.record.breeds[0])} ${percent(v.record.breeds[0]?.probability ?? 0)}`;
-  return h("li", {}, h("button", { type: "button", "aria-label": t("showAgain", { file: v.name }), onclick: () => {
+  const thumb = visitThumb(v);
+  const answer = v.error ? t("errorTitle") : shortAnswer(v.record);
+  return h("li", { "data-visit": String(v.id) }, h("button", { type: "button", "aria-label": t("showAgain", { file: v.name }), onclick: () => {
     shownId = v.id;
     renderResult(v);
     document.getElementById("result")?.scrollIntoView({ block: "nearest" });
   } }, thumb, h("span", {}, h("strong", {}, v.name), h("br"), answer)));
-}
-
-/** A predicted breed's name in the page's language now (the answer carries both catalogue names). */
-function breedName(b) {
-  if (!b) return "";
-  return (lang() === "cs" ? b.breed?.name?.cs : b.breed?.name?.en) || b.breed?.name?.en || b.label;
 }

@@ -1,7 +1,7 @@
 // The breed quiz: a set from the server (dedog serve --quizzes) or a file the user picks (checked by the server
 // as every quiz file is), played question by question: green for right, red for wrong, always said in words too.
 import { api } from "./api.js";
-import { h, show, errorCard } from "./dom.js";
+import { h, show, errorCard, onLeave } from "./dom.js";
 import { t, lang } from "./i18n.js";
 
 let game = null;
@@ -87,7 +87,7 @@ function ask() {
     game.choice = undefined;
     game.left = game.seconds;
   }
-  const feedback = h("p", { class: "feedback", id: "feedback", role: "status", "aria-live": "assertive" });
+  const feedback = h("p", { class: "feedback", id: "feedback", role: "status" });
   const hint = h("p", { class: "hint", id: "hint-text", "aria-live": "polite" });
   const next = h("button", { type: "button", class: "primary", id: "next", hidden: true },
     game.index + 1 < game.questions.length ? t("quizNext") : t("quizFinish"));
@@ -148,6 +148,9 @@ function ask() {
   if (game.choice !== undefined) {
     reveal();
   } else if (game.seconds > 0) {
+    // The clock runs while the question is on screen: leaving the quiz (another screen, the language switched)
+    // stops it, and coming back goes on from where it was.
+    onLeave(stopTimer);
     clock.textContent = t("quizSecondsLeft", { n: game.left });
     timer = setInterval(() => {
       game.left -= 1;
