@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "Dedog", targets: ["Dedog"]),
         .library(name: "DedogImage", targets: ["DedogImage"]),
         .library(name: "DedogNN", targets: ["DedogNN"]),
+        .library(name: "DedogBreedModel", targets: ["DedogBreedModel"]),
         .library(name: "DedogFiles", targets: ["DedogFiles"]),
         .library(name: "DedogCatalogue", targets: ["DedogCatalogue"]),
     ],

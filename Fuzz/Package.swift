@@ -12,6 +12,7 @@ let package = Package(
             .product(name: "DedogCatalogue", package: "dedog"),
             .product(name: "DedogImage", package: "dedog"),
             .product(name: "DedogNN", package: "dedog"),
+            .product(name: "DedogBreedModel", package: "dedog"),
         ]),
     ]
 )

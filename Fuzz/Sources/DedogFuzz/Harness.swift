@@ -1,7 +1,8 @@
-import Dedog
+@_spi(Testing) @_spi(Benchmarks) import Dedog
 import DedogCatalogue
 import DedogImage
 @_spi(Testing) import DedogNN
+@_spi(Testing) import DedogBreedModel
 import Foundation
 
 /// Which reader to fuzz, from `DEDOG_FUZZ_TARGET`: image, model, description or catalogue.
