@@ -230,6 +230,11 @@ final class BrowserTests {
         #expect(try b.text("#verdict") == "A dog of a breed this model does not know; it looks most like \(bars.prefix(2).joined(separator: ", ")).")
         #expect(try b.run("return document.querySelector('#confirm-breed').value;") as? String == "(other)")
         #expect(try b.run("return document.querySelector('.confirm-new').hidden;") as? Bool == false)
+        #expect(try b.text("#confirm") == "Teach dedog this breed")
+        // Typing searches the catalogue: "jezevc" offers the Dachshund among its answers.
+        try b.type("#confirm-new-breed", "jezevc")
+        try b.wait(for: "[...document.querySelectorAll('#confirm-new-names option')].some((o) => o.value === 'Dachshund')")
+        try b.run("document.querySelector('#confirm-new-breed').value = '';")
         try b.type("#confirm-new-breed", "jezevčík")
         try b.click("#confirm")
         try b.wait(for: "document.querySelector('#undo')")

@@ -212,7 +212,10 @@ function confirmCard(visit) {
   select.replaceChildren(...visit.record.breeds.filter((b) => b.breed?.id).map((b) => h("option", { value: b.breed.id }, breedName(b))),
     other());
   if (visit.record.verdict === "otherBreed") select.value = otherBreed;
-  const showNewName = () => { newRow.hidden = select.value !== otherBreed; };
+  const showNewName = () => {
+    newRow.hidden = select.value !== otherBreed;
+    button.textContent = newRow.hidden ? t("confirmButton") : t("teachButton");
+  };
   select.addEventListener("change", () => { showNewName(); if (!newRow.hidden) newName.focus(); });
   showNewName();
   recognisedBreeds().then((breeds) => {
