@@ -118,9 +118,7 @@ public enum Confirmations {
     public static func learn(_ photos: [Photo], breed: String, model url: URL, catalogue: Catalogue?,
                              allowingNewName: Bool = false, threads: Int = 1) throws(ClassifierError) -> LearnReport {
         let (tensors, model) = try load(url)
-        guard model.breedLabels != nil else {
-            throw .notTrainable(reason: "it has no breed head of its own (it is an ImageNet base); train one with dedog train first")
-        }
+        // A model without a breed head of its own is refused here, by `label(named:)`, before anything is read.
         let target = try target(named: breed, in: model, catalogue: catalogue, allowingNewName: allowingNewName)
         let label: Label
         switch target {
