@@ -363,8 +363,7 @@ final class BrowserTests {
     func browserWithCamera(showing photo: URL, width: Int = 1280, height: Int = 900, language: String = "en-US") throws -> WebDriver {
         let video = folder.appendingPathComponent(photo.deletingPathExtension().lastPathComponent + ".y4m")
         if !FileManager.default.fileExists(atPath: video.path) { try FakeCamera.y4m(from: photo, to: video) }
-        let b = try WebDriver(width: width, height: height, language: language, arguments: [
-            "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream", "--use-file-for-fake-video-capture=\(video.path)"])
+        let b = try WebDriver(width: width, height: height, language: language, arguments: WebDriver.fakeCamera(playing: video))
         try b.open(url)
         try b.wait(for: "document.querySelector('#view h1')")
         return b

@@ -19,8 +19,7 @@ struct LiveCameraBench {
         var rows: [String] = []
         for model in ["default", "fast"] {
             let server = try ServerProcess(["--model", model])
-            let b = try WebDriver(width: 1280, height: 900, arguments: [
-                "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream", "--use-file-for-fake-video-capture=\(video.path)"])
+            let b = try WebDriver(width: 1280, height: 900, arguments: WebDriver.fakeCamera(playing: video))
             try b.open("http://127.0.0.1:\(server.port)/#/live")
             try b.wait(for: "document.body.dataset.liveFirstAnswerMs", timeout: 60)
             let first = (try b.run("return Number(document.body.dataset.liveFirstAnswerMs);") as? Double) ?? .nan

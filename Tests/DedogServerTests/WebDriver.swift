@@ -29,6 +29,11 @@ final class WebDriver {
         return nil
     }
 
+    /// Chromium's arguments for a fake camera playing `video` (a Y4M file), the permission granted.
+    static func fakeCamera(playing video: URL) -> [String] {
+        ["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream", "--use-file-for-fake-video-capture=\(video.path)"]
+    }
+
     private let driver = Process()
     private let port: Int
     private var session = ""

@@ -47,6 +47,17 @@ export function errorText(error) {
   return text !== key ? text : t("err_other", { status: error?.status ?? "?" });
 }
 
+/** Places `box` over a picture of `width`×`height` pixels where `where` ({x, y, width, height}, in those pixels)
+ * says, as shares of the picture (so it follows the picture's size on screen), and shows it. */
+export function placeBox(box, where, width, height) {
+  const share = (v, of) => `${(100 * v / of).toFixed(2)}%`;
+  box.style.left = share(where.x, width);
+  box.style.top = share(where.y, height);
+  box.style.width = share(where.width, width);
+  box.style.height = share(where.height, height);
+  box.hidden = false;
+}
+
 /** A card that says what went wrong. */
 export function errorCard(error) {
   return h("div", { class: "card error", role: "alert" }, h("strong", {}, t("errorTitle")), h("p", { class: "message" }, errorText(error)));

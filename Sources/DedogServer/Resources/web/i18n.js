@@ -42,7 +42,7 @@ const strings = {
     historyUnavailable: "This browser does not let the page keep a history (private browsing, or storage turned off).",
     historyDropped: "{count} older identifications were dropped to stay within {limit}.",
     historyEmpty: "Nothing here yet: the photos you identify will appear here.",
-    historyDeleteAll: "Delete all {count}",
+    historyDeleteAll: "Delete all ({count})",
     historyDeleteAllSure: "Delete all {count} identifications from this browser?",
     historyDeleteAllYes: "Delete them",
     historyKeep: "Keep them",

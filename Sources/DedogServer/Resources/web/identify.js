@@ -1,7 +1,7 @@
 // Identify: a photo in (file, camera, drop, paste), the verdict and the top breeds out; confirm and undo when the
 // server learns; the photos of this visit (kept in this tab only), and each answer kept in the history.
 import { api } from "./api.js";
-import { h, show, errorCard, summary, onLeave } from "./dom.js";
+import { h, show, errorCard, summary, onLeave, placeBox } from "./dom.js";
 import { t, percent } from "./i18n.js";
 import { serverInfo, loadServerInfo, recognisedBreeds } from "./server.js";
 import { breedName, verdictText, shortAnswer } from "./answer.js";
@@ -162,15 +162,7 @@ function photoWithBox(photo, record) {
   const place = () => {
     const width = photo.naturalWidth, height = photo.naturalHeight;
     if (!width || !height) return;
-    const percentOf = (v, of) => `${(100 * v / of).toFixed(2)}%`;
-    places.forEach((where, i) => {
-      const box = boxes[i];
-      box.style.left = percentOf(where.x, width);
-      box.style.top = percentOf(where.y, height);
-      box.style.width = percentOf(where.width, width);
-      box.style.height = percentOf(where.height, height);
-      box.hidden = false;
-    });
+    places.forEach((where, i) => placeBox(boxes[i], where, width, height));
   };
   if (photo.complete) place(); else photo.addEventListener("load", place);
   const note = several ? "boxesNote" : places[0].zoomed ? "boxZoomed" : "boxNote";

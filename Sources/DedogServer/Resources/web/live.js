@@ -2,7 +2,7 @@
 // their answers smoothed over frames so that a name does not flicker; the box where the dog is drawn over the video;
 // pause, and "keep this one" into the history. Without a camera or permission: said, with the way back.
 import { api } from "./api.js";
-import { h, show, onLeave, errorCard } from "./dom.js";
+import { h, show, onLeave, errorCard, placeBox } from "./dom.js";
 import { t } from "./i18n.js";
 import { loadServerInfo } from "./server.js";
 import { shortAnswer } from "./answer.js";
@@ -123,10 +123,18 @@ export async function renderLive() {
     pause.textContent = paused ? t("liveResume") : t("livePause");
     if (paused) video.pause(); else video.play().catch(() => {});
   });
+  // The small picture is made only for a frame that is kept, from the JPEG that was sent with it.
   keep.addEventListener("click", async () => {
     if (!last) return;
-    const kept = await remember(t("liveFrame"), last.thumb, last.record);
-    note.replaceChildren(kept ? t("liveKept", { answer: shortAnswer(last.record) }) : t("historyUnavailable"), " ",
+    const { record, frame } = last;
+    let thumb = null;
+    try {
+      const picture = await createImageBitmap(frame);
+      thumb = thumbnail(picture, picture.width, picture.height);
+      picture.close();
+    } catch { /* kept without a picture */ }
+    const kept = await remember(t("liveFrame"), thumb, record);
+    note.replaceChildren(kept ? t("liveKept", { answer: shortAnswer(record) }) : t("historyUnavailable"), " ",
       kept ? h("a", { href: "#/history" }, t("liveToHistory")) : "");
   });
 
@@ -159,8 +167,8 @@ export async function renderLive() {
     answers += 1;
     timing.liveAnswers = String(answers);
     if (answers === 1) timing.liveFirstAnswerMs = String(performance.now() - firstFrame);
-    if (failures === 0 && note.querySelector(".error")) note.replaceChildren();
-    last = { record, thumb: thumbnail(canvas, canvas.width, canvas.height) };
+    if (note.querySelector(".error")) note.replaceChildren();
+    last = { record, frame };
     keep.disabled = false;
     const steady = smoother.add(record);
     const text = steadyText(steady);
@@ -169,12 +177,6 @@ export async function renderLive() {
     if (text !== lastShown) { lastShown = text; if (steady) announce.textContent = text; }
     // The box where this frame's dog is, in the frame's pixels: as shares of the video's picture.
     const where = record.verdict !== "noDog" ? record.location : null;
-    box.hidden = !where;
-    if (where) {
-      box.style.left = `${(100 * where.x / canvas.width).toFixed(2)}%`;
-      box.style.top = `${(100 * where.y / canvas.height).toFixed(2)}%`;
-      box.style.width = `${(100 * where.width / canvas.width).toFixed(2)}%`;
-      box.style.height = `${(100 * where.height / canvas.height).toFixed(2)}%`;
-    }
+    if (where) placeBox(box, where, canvas.width, canvas.height); else box.hidden = true;
   }
 }
