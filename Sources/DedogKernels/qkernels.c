@@ -295,6 +295,46 @@ static void qdw_scalar(const dedog_qdepthwise_args *g, int oy, int c0, int c1) {
     }
 }
 
+// MARK: The depthwise layout for VNNI
+// A header (int32: 1 when every |scale| < 64), then one block per 64 channels: per kernel row group gg (rows
+// 4gg…4gg+3), column kx and quarter q, 64 weight bytes, where lane L's dword j holds the four rows' weights of
+// channel 64b + 16L + 4q + j (zero past the kernel and the channels), the order in which `dw_interleave` leaves the
+// input bytes; then the block's biases and scales per quarter in the same order. A block is contiguous, so that
+// every operand of the kernel is at a constant offset from its start.
+#define DW_ROWS 4
+#define DW_HEAD 64
+static int dw_row_groups(int kernel) { return (kernel + DW_ROWS - 1) / DW_ROWS; }
+static size_t dw_block_bytes(int kernel) { return ((size_t)dw_row_groups(kernel) * (size_t)kernel * 4 + 8) * 64; }
+
+size_t dedog_qdepthwise_packed_size(int channels, int kernel) {
+    return DW_HEAD + ((size_t)channels + 63) / 64 * dw_block_bytes(kernel);
+}
+
+void dedog_qdepthwise_pack(const float *weight, const int32_t *bias, const float *scale, int channels, int kernel,
+                           void *packed) {
+    uint8_t *p = packed;
+    memset(p, 0, dedog_qdepthwise_packed_size(channels, kernel));
+    int32_t small = 1;
+    for (int c = 0; c < channels; c++) small &= fabsf(scale[c]) < 64;  // false for NaN
+    memcpy(p, &small, 4);
+    const int groups = dw_row_groups(kernel);
+    for (int c = 0; c < channels; c++) {
+        uint8_t *block = p + DW_HEAD + (size_t)(c / 64) * dw_block_bytes(kernel);
+        const size_t lane = (size_t)(c % 64) / 16 * 16 + (size_t)(c % 4) * 4, q = (size_t)(c % 16) / 4;
+        for (int gg = 0; gg < groups; gg++)
+            for (int kx = 0; kx < kernel; kx++)
+                for (int r = 0; r < DW_ROWS; r++) {
+                    const int ky = DW_ROWS * gg + r;
+                    if (ky < kernel)
+                        block[((size_t)(gg * kernel + kx) * 4 + q) * 64 + lane + (size_t)r] =
+                            (uint8_t)(int8_t)weight[(size_t)(ky * kernel + kx) * (size_t)channels + (size_t)c];
+                }
+        uint8_t *b = block + (size_t)groups * (size_t)kernel * 4 * 64;
+        memcpy(b + q * 64 + lane, bias + c, 4);
+        memcpy(b + 256 + q * 64 + lane, scale + c, 4);
+    }
+}
+
 // The depthwise convolution and the quantizer, once per instruction set (see qkernels_impl.h).
 #define KTARGET
 #define KFN(name) portable_##name
@@ -327,8 +367,15 @@ static void qdw_scalar(const dedog_qdepthwise_args *g, int oy, int c0, int c1) {
 #include "qkernels_impl.h"
 #endif
 
+#if defined(__x86_64__)
+static int dw_vnni_takes(const dedog_qdepthwise_args *g);
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,avx2,fma")))
+static void vnni_qdepthwise(const dedog_qdepthwise_args *g);
+#endif
+
 void dedog_qdepthwise(dedog_isa isa, const dedog_qdepthwise_args *args) {
 #if defined(__x86_64__)
+    if (isa == DEDOG_ISA_AVX512 && dedog_has_vnni() && dw_vnni_takes(args)) { vnni_qdepthwise(args); return; }
     if (isa == DEDOG_ISA_AVX512 && dedog_isa_supported(isa)) { avx512_qdepthwise(args); return; }
     if (isa == DEDOG_ISA_AVX2 && dedog_isa_supported(isa)) { avx2_qdepthwise(args); return; }
 #endif
@@ -586,6 +633,170 @@ static void vnni_qpointwise(const dedog_qpointwise_args *g) {
             }
         }
     }
+}
+
+// MARK: AVX-512 VNNI depthwise: four kernel rows per vpdpbusd lane
+
+#define DW_SLOTS 5  // pixels whose windows are open at once: ⌈K/S⌉ ≤ 5 for the kernels this path takes
+
+/// The same bytes of four input rows side by side: Q[q] lane L dword j holds rows a, b, c, d of channel
+/// 16L + 4q + j (two rounds of byte, then word, interleaving within each 128-bit lane).
+VN void dw_interleave(__m512i a, __m512i b, __m512i c, __m512i d, __m512i Q[4]) {
+    const __m512i ab_lo = _mm512_unpacklo_epi8(a, b), ab_hi = _mm512_unpackhi_epi8(a, b);
+    const __m512i cd_lo = _mm512_unpacklo_epi8(c, d), cd_hi = _mm512_unpackhi_epi8(c, d);
+    Q[0] = _mm512_unpacklo_epi16(ab_lo, cd_lo);
+    Q[1] = _mm512_unpackhi_epi16(ab_lo, cd_lo);
+    Q[2] = _mm512_unpacklo_epi16(ab_hi, cd_hi);
+    Q[3] = _mm512_unpackhi_epi16(ab_hi, cd_hi);
+}
+
+/// A row's geometry and a 64-channel block's operands, as `dw_stream` passes them to each chunk.
+typedef struct {
+    const uint8_t *rows[8];   // kernel row ky's input row, any row when outside the image (then its mask is 0)
+    __mmask64 row_mask[8];    // the block's channel mask, or 0 for a row outside the image
+    __mmask64 cmask;          // the block's real channels
+    int C, W, pad_left, out_width, base;
+    const uint8_t *block;     // the block's packed weights, then biases and scales
+    uint8_t *out_row;
+    float lo, hi;
+    int zero;
+} dw_row_args;
+
+/// Pixel `ox`'s 64 sums, scaled, rounded and stored as bytes (only the block's real channels). `fast`: clamping to
+/// 0…255 is left to the saturating packs (zero point 0, every |scale| < 64, so |t| < 2^30 and no conversion
+/// overflows; clamping to integers commutes with rounding).
+VN void dw_store(const dw_row_args *a, const int fast, const float *scale, const __m512i acc[4], int ox) {
+    __m512i v[4];
+    UNROLL
+    for (int q = 0; q < 4; q++) {
+        __m512 t = _mm512_mul_ps(_mm512_cvtepi32_ps(acc[q]), _mm512_loadu_ps(scale + 16 * q));
+        if (fast) {
+            v[q] = _mm512_cvtps_epi32(t);
+        } else {
+            t = _mm512_min_ps(_mm512_max_ps(t, _mm512_set1_ps(a->lo)), _mm512_set1_ps(a->hi));
+            v[q] = _mm512_add_epi32(_mm512_cvtps_epi32(t), _mm512_set1_epi32(a->zero));
+        }
+    }
+    // Lane L of the two packs holds channels 16L…16L+7 and 16L+8…16L+15 as words; the last pack puts them in order.
+    const __m512i bytes = _mm512_packus_epi16(_mm512_packs_epi32(v[0], v[1]), _mm512_packs_epi32(v[2], v[3]));
+    _mm512_mask_storeu_epi8(a->out_row + (size_t)ox * (size_t)a->C + (size_t)a->base, a->cmask, bytes);
+}
+
+/// Columns j0…j0+S·P−1 of the padded row (P = ⌈K/S⌉ slots; j0 a multiple of S·P, so each column's slots are
+/// constants). Each column is loaded and interleaved once, and added to every open window that covers it; the
+/// window that closes at a column is stored and its slot starts again from the bias. `edge`: some load of the
+/// chunk may fall outside the image (otherwise only the block's channel mask applies, free on a load).
+VN void dw_chunk(const dw_row_args *a, const int K, const int S, const int fast, const int edge, int j0,
+                 __m512i acc[DW_SLOTS][4]) {
+    const int P = (K + S - 1) / S, G = (K + DW_ROWS - 1) / DW_ROWS;
+    const int8_t *w = (const int8_t *)a->block;
+    const int32_t *bias = (const int32_t *)(a->block + (size_t)G * (size_t)K * 4 * 64);
+    const float *scale = (const float *)(bias + 64);
+    UNROLL
+    for (int u = 0; u < S * P; u++) {
+        const int ix = j0 + u - a->pad_left;
+        const __mmask64 column = (unsigned)ix < (unsigned)a->W ? ~(__mmask64)0 : 0;
+        // Columns outside the image load nothing, but from an address inside it: a masked-off lane on a page that is
+        // not mapped costs a microcode assist (over 100 cycles) on Intel cores, though it never faults.
+        const int cx = edge ? (ix < 0 ? 0 : (ix >= a->W ? a->W - 1 : ix)) : ix;
+        UNROLL
+        for (int gg = 0; gg < G; gg++) {
+            __m512i r[DW_ROWS];
+            UNROLL
+            for (int k = 0; k < DW_ROWS; k++) {
+                const int ky = DW_ROWS * gg + k;
+                if (ky >= K) { r[k] = _mm512_setzero_si512(); continue; }
+                const uint8_t *at = a->rows[ky] + (size_t)cx * (size_t)a->C + (size_t)a->base;
+                r[k] = _mm512_maskz_loadu_epi8(edge ? column & a->row_mask[ky] : a->cmask, at);
+            }
+            __m512i Q[4];
+            dw_interleave(r[0], r[1], r[2], r[3], Q);
+            UNROLL
+            for (int kx = 0; kx < K; kx++) {
+                if (((u - kx) % S + S) % S != 0) continue;
+                const int slot = (((u - kx) / S) % P + P) % P;  // pixel (j0 + u − kx) / S, whose window starts at j0 + u − kx
+                UNROLL
+                for (int q = 0; q < 4; q++)
+                    acc[slot][q] = _mm512_dpbusd_epi32(acc[slot][q], Q[q],
+                                                       _mm512_loadu_si512(w + ((gg * K + kx) * 4 + q) * 64));
+            }
+        }
+        if (((u - (K - 1)) % S + S) % S == 0) {  // a window closes here: pixel (j0 + u − K + 1) / S
+            const int slot = (((u - (K - 1)) / S) % P + P) % P;
+            const int start = j0 + u - (K - 1);
+            if (start >= 0 && start / S < a->out_width) dw_store(a, fast, scale, acc[slot], start / S);
+            UNROLL
+            for (int q = 0; q < 4; q++) acc[slot][q] = _mm512_loadu_si512(bias + 16 * q);
+        }
+    }
+}
+
+/// One output row of one 64-channel block: the padded row's columns streamed left to right, S·P at a time; windows
+/// of pixels before the row or past it are summed and dropped (their slots start again before a real pixel uses them,
+/// since P·S ≥ K).
+VN void dw_stream(const dw_row_args *a, const int K, const int S, const int fast, int all_rows) {
+    const int P = (K + S - 1) / S, U = S * P, G = (K + DW_ROWS - 1) / DW_ROWS;
+    const int32_t *bias = (const int32_t *)(a->block + (size_t)G * (size_t)K * 4 * 64);
+    __m512i acc[DW_SLOTS][4];
+    UNROLL
+    for (int i = 0; i < P; i++)
+        UNROLL
+        for (int q = 0; q < 4; q++) acc[i][q] = _mm512_loadu_si512(bias + 16 * q);
+    const int end = (a->out_width - 1) * S + K;  // padded columns that real windows cover
+    for (int j0 = 0; j0 < end; j0 += U) {
+        if (all_rows && j0 >= a->pad_left && j0 + U - a->pad_left <= a->W) dw_chunk(a, K, S, fast, 0, j0, acc);
+        else dw_chunk(a, K, S, fast, 1, j0, acc);
+    }
+}
+
+/// The rows and channels of `g` (channels from a multiple of 64) for a K×K kernel at stride S.
+VN void dw_rows(const dedog_qdepthwise_args *g, const int K, const int S, const int fast) {
+    dw_row_args a;
+    a.C = g->channels;
+    a.W = g->width;
+    a.pad_left = g->pad_left;
+    a.out_width = g->out_width;
+    a.lo = (float)(g->out_min - g->out_zero);
+    a.hi = (float)(g->out_max - g->out_zero);
+    a.zero = g->out_zero;
+    const size_t row_bytes = (size_t)g->width * (size_t)g->channels;
+    // Block by block, so that a block's weights (up to 3 KB) stay in L1 while its rows pass.
+    for (int base = g->first_channel; base < g->end_channel; base += 64) {
+        const int n = g->end_channel - base;
+        a.base = base;
+        a.cmask = n >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << n) - 1);
+        a.block = (const uint8_t *)g->packed + DW_HEAD + (size_t)(base / 64) * dw_block_bytes(K);
+        for (int oy = g->first_row; oy < g->end_row; oy++) {
+            const int iy0 = oy * S - g->pad_top;
+            int all_rows = 1;
+            a.out_row = g->out + (size_t)(oy - g->out_first_row) * (size_t)g->out_width * (size_t)g->channels;
+            for (int ky = 0; ky < K; ky++) {
+                const int iy = iy0 + ky, inside = iy >= 0 && iy < g->height;
+                all_rows &= inside;
+                a.rows[ky] = g->in + (size_t)((inside ? iy : g->in_first_row) - g->in_first_row) * row_bytes;
+                a.row_mask[ky] = inside ? a.cmask : 0;
+            }
+            dw_stream(&a, K, S, fast, all_rows);
+        }
+    }
+}
+
+/// Whether the VNNI kernel takes `g`: a packed layout, a kernel of 3 or 5 at stride 1 or 2, channels from a
+/// multiple of 64 (as `QuantizedDepthwise` splits them between threads).
+static int dw_vnni_takes(const dedog_qdepthwise_args *g) {
+    return g->packed && (g->kernel == 3 || g->kernel == 5) && (g->stride == 1 || g->stride == 2)
+        && g->first_channel % 64 == 0;
+}
+
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,avx2,fma")))
+static void vnni_qdepthwise(const dedog_qdepthwise_args *g) {
+    int32_t small;
+    memcpy(&small, g->packed, 4);
+    const int fast = small && g->out_zero == 0 && g->out_min == 0 && g->out_max == 255;
+#define DW_CASE(k, s) \
+    if (g->kernel == k && g->stride == s) { if (fast) dw_rows(g, k, s, 1); else dw_rows(g, k, s, 0); return; }
+    DW_CASE(3, 1) DW_CASE(3, 2) DW_CASE(5, 1) DW_CASE(5, 2)
+#undef DW_CASE
 }
 
 #endif

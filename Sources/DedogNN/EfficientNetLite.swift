@@ -81,7 +81,7 @@ public final class EfficientNetLite: Sendable {
     /// The 8-bit 1×1 layers as the kernels read them (panels: header, then weight bytes), in network order.
     @_spi(Testing) public var packedInt8Layers: [[UInt8]] {
         guard let quantized else { return [] }
-        return quantized.blocks.flatMap { [$0.expand?.packed, $0.project.packed].compactMap { $0 } } + [quantized.head.packed]
+        return (quantized.blocks.flatMap { [$0.expand?.packed, $0.project.packed].compactMap { $0 } } + [quantized.head.packed]).map(\.bytes)
     }
 
     /// The precisions this network runs in: fp32 unless loaded for 8 bits only, int8 when it has activation ranges.

@@ -202,9 +202,22 @@ typedef struct {
     int out_zero, out_min, out_max;
     int first_row, end_row;
     int first_channel, end_channel;
+    /// The same weights, biases and scales packed by `dedog_qdepthwise_pack` for the AVX-512 VNNI kernel, or NULL
+    /// (then that kernel is not used). Every build stores the same bytes with or without it.
+    const void *packed;
 } dedog_qdepthwise_args;
 
 void dedog_qdepthwise(dedog_isa isa, const dedog_qdepthwise_args *args);
+
+/// Bytes `dedog_qdepthwise_pack` writes for `channels` channels of a `kernel`×`kernel` layer.
+size_t dedog_qdepthwise_packed_size(int channels, int kernel);
+
+/// A depthwise layer's tap-major weights (integers −127…127 held as floats, as in `dedog_qdepthwise_args`), its
+/// biases and scales, laid out for VNNI: four kernel rows' bytes of one channel side by side in an int32 lane, so
+/// that one `vpdpbusd` adds four taps, and the channels of each 16 in the order the byte interleaving of four input
+/// rows leaves them (`packed` holds `dedog_qdepthwise_packed_size` bytes).
+void dedog_qdepthwise_pack(const float *weight, const int32_t *bias, const float *scale, int channels, int kernel,
+                           void *packed);
 
 /// Floats to bytes: clamp(round(in[i] · inv_scale), out_min − zero, out_max − zero) + zero, rounded to nearest
 /// (ties to even), for i in 0..<count; every build stores the same bytes.

@@ -76,13 +76,13 @@ public struct DepthwiseConvolution: Sendable {
 extension Parallel {
     /// How a depthwise layer shares one pass out: each part takes output rows (image after image), or all rows and
     /// some channels when there are few rows (7×7 at batch 1). `body(image, rows, channels)` runs once for each
-    /// image's rows in a part's share, rows counted within the image.
-    func depthwise(batch: Int, outputRows oh: Int, channels: Int,
+    /// image's rows in a part's share, rows counted within the image; channel shares start at multiples of `align`.
+    func depthwise(batch: Int, outputRows oh: Int, channels: Int, align: Int = Int(DEDOG_PANEL),
                    _ body: @escaping @Sendable (Int, Range<Int>, Range<Int>) -> Void) {
         let byRows = batch * oh >= 4 * parts, parts = self.parts
         self { part in
             let rows = byRows ? slice(batch * oh, part: part, of: parts) : 0..<(batch * oh)
-            let lanes = byRows ? 0..<channels : slice(channels, part: part, of: parts, align: Int(DEDOG_PANEL))
+            let lanes = byRows ? 0..<channels : slice(channels, part: part, of: parts, align: align)
             if lanes.isEmpty { return }
             var row = rows.lowerBound
             while row < rows.upperBound {

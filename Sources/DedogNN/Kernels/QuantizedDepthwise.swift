@@ -15,6 +15,8 @@ public struct QuantizedDepthwise: Sendable {
     let tapWeights: [Float]
     let bias: [Int32]
     let scale: [Float]
+    /// The same weights, biases and scales in the VNNI kernel's layout (`dedog_qdepthwise_pack`).
+    let packed: AlignedBytes
 
     /// The largest kernel whose integer sums stay below 2^24, where floats hold every integer exactly.
     public static let kernels = 1...16
@@ -58,6 +60,10 @@ public struct QuantizedDepthwise: Sendable {
         self.bias = bias ?? [Int32](repeating: 0, count: channels)
         self.scale = scale
         self.tapWeights = tapWeights
+        let bias = self.bias
+        packed = AlignedBytes(count: dedog_qdepthwise_packed_size(Int32(channels), Int32(kernel))) {
+            dedog_qdepthwise_pack(tapWeights, bias, scale, Int32(channels), Int32(kernel), $0)
+        }
     }
 
     public func outputSize(height: Int, width: Int) -> (height: Int, width: Int) {
@@ -80,7 +86,8 @@ public struct QuantizedDepthwise: Sendable {
         let (oh, ow) = outputSize(height: height, width: width)
         let src = SharedPointer(UnsafeMutablePointer(mutating: input)), dst = SharedPointer(output)
         let c = channels, kernels = parallel.kernels
-        parallel.depthwise(batch: batch, outputRows: oh, channels: c) { image, rows, lanes in
+        // Channels split in 64s, the VNNI kernel's blocks.
+        parallel.depthwise(batch: batch, outputRows: oh, channels: c, align: 64) { image, rows, lanes in
             runRows(src.base + image * height * width * c, dst.base + image * oh * ow * c, rows: rows, height: height,
                     width: width, channels: lanes, kernels: kernels)
         }
@@ -94,15 +101,18 @@ public struct QuantizedDepthwise: Sendable {
         tapWeights.withUnsafeBufferPointer { w in
             bias.withUnsafeBufferPointer { b in
                 scale.withUnsafeBufferPointer { s in
-                    var args = dedog_qdepthwise_args(
-                        in: input, in_first_row: 0, out_first_row: 0, height: Int32(height), width: Int32(width),
-                        channels: Int32(channels), kernel: Int32(kernel), stride: Int32(stride), pad_top: Int32(padTop),
-                        pad_left: Int32(padLeft), out_height: Int32(oh), out_width: Int32(ow), weight: w.baseAddress!,
-                        bias: b.baseAddress!, scale: s.baseAddress!, out: output, out_zero: Int32(zero),
-                        out_min: Int32(low), out_max: Int32(high), first_row: Int32(rows.lowerBound),
-                        end_row: Int32(rows.upperBound), first_channel: Int32(lanes.lowerBound),
-                        end_channel: Int32(lanes.upperBound))
-                    dedog_qdepthwise(kernels.isa, &args)
+                    packed.withUnsafeBytes { p in
+                        var args = dedog_qdepthwise_args(
+                            in: input, in_first_row: 0, out_first_row: 0, height: Int32(height), width: Int32(width),
+                            channels: Int32(channels), kernel: Int32(kernel), stride: Int32(stride),
+                            pad_top: Int32(padTop), pad_left: Int32(padLeft), out_height: Int32(oh), out_width: Int32(ow),
+                            weight: w.baseAddress!, bias: b.baseAddress!, scale: s.baseAddress!, out: output,
+                            out_zero: Int32(zero), out_min: Int32(low), out_max: Int32(high),
+                            first_row: Int32(rows.lowerBound), end_row: Int32(rows.upperBound),
+                            first_channel: Int32(lanes.lowerBound), end_channel: Int32(lanes.upperBound),
+                            packed: p.baseAddress)
+                        dedog_qdepthwise(kernels.isa, &args)
+                    }
                 }
             }
         }

@@ -56,7 +56,7 @@ public struct QuantizedPointwise: Sendable {
     private let storeKind: StoreKind
     /// `dedog_qpointwise_pack`'s layout: per panel of 16 outputs, the header (biases, scales, zero points, the
     /// residual's encoding), then weight bytes.
-    let packed: [UInt8]
+    let packed: AlignedBytes
 
     /// `weight` is [outChannels × inChannels] in −127…127, `bias` (nil: zeros; |bias| ≤ 2^30) the int32 biases at
     /// the scale s_w[c] (input scales folded into the weights), `scale[c]` what each sum is multiplied by in the
@@ -90,10 +90,9 @@ public struct QuantizedPointwise: Sendable {
         let zeros = (inputZero.count == inChannels ? inputZero : Array(repeating: inputZero[0], count: inChannels)).map(Int32.init)
         let (outZero, residualZero, residualScale) = store.encodings(outputs: outChannels)
         let count = dedog_qpointwise_packed_size(Int32(inChannels), Int32(outChannels))
-        packed = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+        packed = AlignedBytes(count: count) { buffer in
             dedog_qpointwise_pack(weight, bias, scale, zeros, outZero, residualZero, residualScale, Int32(inChannels),
-                                  Int32(outChannels), buffer.baseAddress!)
-            initialized = count
+                                  Int32(outChannels), buffer)
         }
     }
 
@@ -117,21 +116,20 @@ public struct QuantizedPointwise: Sendable {
         let zeros = inputZero.map(Int32.init)
         let (inputs, outputs) = (Int32(inChannels), Int32(outChannels))
         var fits: Int32 = 0
-        packed = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+        packed = AlignedBytes(count: count) { buffer in
             switch layer {
             case let .packed(floats):
                 fits = floats.packed.withUnsafeBufferPointer { f in
                     dedog_qpointwise_quantize(KernelSet.best.isa, f.baseAddress!, inputs, outputs, inputScale, zeros, outputScale, outZero,
-                                              residualZero, residualScale, 1 << 30, buffer.baseAddress!)
+                                              residualZero, residualScale, 1 << 30, buffer)
                 }
             case let .folded(rows):
                 fits = rows.weight.withPointer { w in
                     dedog_qpointwise_quantize_rows(KernelSet.best.isa, w, rows.weight.half ? 1 : 0, rows.scale, rows.bias, inputs, outputs,
                                                    inputScale, zeros, outputScale, outZero, residualZero, residualScale,
-                                                   1 << 30, buffer.baseAddress!)
+                                                   1 << 30, buffer)
                 }
             }
-            initialized = count
         }
         guard fits == 1 else {
             throw .badInput(detail: fits < 0 ? "8-bit pointwise \(inChannels)→\(outChannels): out of memory"
