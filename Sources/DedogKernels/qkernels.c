@@ -5,6 +5,7 @@
 // read the same packed panels and store the same bytes.
 #include "dedog_kernels.h"
 #include "pack_stored.h"
+#include "qstore.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -226,25 +227,6 @@ static inline uint32_t group_bytes(const uint8_t *x, size_t g, int inputs) {
     const size_t at = 4 * g, n = (size_t)inputs - at < 4 ? (size_t)inputs - at : 4;
     memcpy(&v, x + at, n);
     return v;
-}
-
-/// Round to nearest, ties to even, for |x| < 2^22 (the store clamps first): adding and taking away 1.5 · 2^23
-/// leaves no fraction bits, in the default rounding mode, as `cvtps2dq` does.
-static inline int32_t round_even(float x) {
-    volatile float big = 12582912.0f;  // volatile: the compiler must not fold (x + big) − big into x
-    return (int32_t)((x + big) - big);
-}
-
-/// max then min as `maxps` and `minps` compute them (the second operand when they compare equal), so that a
-/// zero's sign comes out as in the vector builds.
-static inline float clampf(float x, float lo, float hi) {
-    x = x > lo ? x : lo;
-    return x < hi ? x : hi;
-}
-
-/// A real value t (in steps of the output's scale) as its byte: clamped to lo…hi, rounded, plus the zero point.
-static inline uint8_t store_u8(float t, float lo, float hi, int zero) {
-    return (uint8_t)(round_even(clampf(t, lo, hi)) + zero);
 }
 
 /// The store of one sum, lane `j` of panel `panel`'s header, as every build does it (see `dedog_qstore`).

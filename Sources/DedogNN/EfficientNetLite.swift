@@ -51,8 +51,8 @@ public final class EfficientNetLite: Sendable {
         floatLayers = FloatLayers(blocks: blocks, head: head)
         self.activationRanges = activationRanges
         quantized = try activationRanges.map { r throws(ModelError) in
-            try QuantizedNetwork(stem: stem, blocks: blocks.map(QuantizedNetwork.BlockWeights.init), head: .packed(head), ranges: r,
-                                 threads: threads)
+            try QuantizedNetwork(stem: stem, input: input, blocks: blocks.map(QuantizedNetwork.BlockWeights.init),
+                                 head: .packed(head), ranges: r, threads: threads)
         }
     }
 
@@ -65,7 +65,8 @@ public final class EfficientNetLite: Sendable {
         self.stem = stem
         floatLayers = nil
         self.activationRanges = activationRanges
-        quantized = try QuantizedNetwork(stem: stem, blocks: blocks, head: head, ranges: activationRanges, threads: threads)
+        quantized = try QuantizedNetwork(stem: stem, input: input, blocks: blocks, head: head, ranges: activationRanges,
+                                         threads: threads)
     }
 
     /// The same network with its 8-bit layers made from `ranges` (nil: floats only), e.g. to compare calibrations.

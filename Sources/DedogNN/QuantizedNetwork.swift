@@ -20,7 +20,8 @@ public enum Precision: String, CaseIterable, Sendable, CustomStringConvertible {
 /// weights symmetric per output channel, activations unsigned bytes with a scale and zero point for the tensor, or
 /// per channel where the ranges give one per channel (the consuming layer folds the scales into its weights; ReLU6
 /// outputs start at zero point 0; the stem's output always has one for the tensor).
-/// The stem runs in floats and stores bytes; expand, depthwise and project layers read and write bytes (ReLU6 and
+/// The stem multiplies the photo's pixel bytes (`QuantizedStem`; in floats, storing bytes, for an input whose means
+/// are not bytes); expand, depthwise and project layers read and write bytes (ReLU6 and
 /// the residual add in their stores); the head reads bytes and writes the floats the pooling averages.
 struct QuantizedNetwork: Sendable {
     struct Block: Sendable {
@@ -30,6 +31,8 @@ struct QuantizedNetwork: Sendable {
     }
 
     let stem: StemConvolution
+    /// The stem on the photo's pixel bytes, where the input's normalisation allows (otherwise floats, then bytes).
+    let byteStem: QuantizedStem?
     /// The encoding of each tensor kept in bytes, by `ActivationRanges` name.
     let encodings: [String: ByteEncoding]
     let blocks: [Block]
@@ -56,7 +59,7 @@ struct QuantizedNetwork: Sendable {
     }
 
     /// `threads`: how many threads quantize the layers.
-    init(stem: StemConvolution, blocks floatBlocks: [BlockWeights], head floatHead: PointwiseWeights,
+    init(stem: StemConvolution, input: InputDescription, blocks floatBlocks: [BlockWeights], head floatHead: PointwiseWeights,
          ranges: ActivationRanges, threads: Int) throws(ModelError) {
         var encodings: [String: ByteEncoding] = [:]
         func encoding(_ name: String) throws(ModelError) -> ByteEncoding {
@@ -76,6 +79,8 @@ struct QuantizedNetwork: Sendable {
             let input: ByteEncoding, middle: ByteEncoding, output: ByteEncoding
         }
         var current = try encoding("stem")
+        byteStem = QuantizedStem.fits(stem, input: input) && current.isPerTensor
+            ? try QuantizedStem(stem, input: input, output: current) : nil
         var layers: [Layers] = []
         for block in floatBlocks {
             let name = block.spec.name
@@ -206,7 +211,10 @@ struct QuantizedNetwork: Sendable {
             let block = step.layer?.block.map { blocks[$0] }
             switch step.kind {
             case .stem:
-                if let e = encodings["stem"] {
+                if let byteStem {
+                    byteStem.run(x.assumingMemoryBound(to: Float.self), bytes: y.assumingMemoryBound(to: UInt8.self),
+                                 height: step.height, width: step.width, parallel: parallel)
+                } else if let e = encodings["stem"] {
                     stem.run(x.assumingMemoryBound(to: Float.self), bytes: y.assumingMemoryBound(to: UInt8.self),
                              encoding: e, height: step.height, width: step.width, parallel: parallel)
                 }

@@ -126,6 +126,74 @@ struct IntegerRandom {
         }
     }
 
+    /// The stem on pixel bytes in every build, on one and two threads, at each backbone's input sizes and awkward ones,
+    /// for the inputs models use (mean 127, std 128) and ImageNet's usual normalisation: every byte equal to plain
+    /// integer sums over the pixel bytes (a border of the mean's bytes) with the same store. And the folding: each byte
+    /// weight within half a step of the float weight over its channel's spread, and each output within rounding of
+    /// the same weights applied to the centred pixels (p − mean) plus the float bias.
+    @Test(arguments: [(224, 224), (240, 240), (256, 256), (260, 260), (17, 23), (2, 3), (1, 1)])
+    func stemMatchesTheIntegerReference(_ size: (Int, Int)) throws {
+        let (h, w) = size
+        var random = IntegerRandom(state: UInt64(h * 1000 + w))
+        let weight = (0..<(32 * 27)).map { _ in Float(random.int(in: -1000...1000)) / 1500 }
+        let floatBias = (0..<32).map { _ in Float(random.int(in: -1000...1000)) / 500 }
+        let stem = try StemConvolution(inChannels: 3, outChannels: 32, kernel: 3, stride: 2, weight: weight, bias: floatBias)
+        for (mean, std) in [([Float](repeating: 127, count: 3), [Float](repeating: 128, count: 3)),
+                            ([124, 116, 104], [58.4, 57.1, 57.4])] as [([Float], [Float])] {
+            let input = InputDescription(mean: mean, std: std)
+            #expect(QuantizedStem.fits(stem, input: input))
+            let q = try QuantizedStem(stem, input: input, outputRange: 0...6)
+            let pixels = random.bytes(3 * h * w)  // planar, as the preprocessing's floats are
+            let x = pixels.indices.map { (Float(pixels[$0]) - mean[$0 / (h * w)]) / std[$0 / (h * w)] }
+            let (oh, ow) = q.outputSize(height: h, width: w)
+            let padTop = max((oh - 1) * 2 + 3 - h, 0) / 2, padLeft = max((ow - 1) * 2 + 3 - w, 0) / 2
+            let step = Float(6) / 255
+            for o in 0..<32 {
+                let ws = Double(q.scale[o] * step)
+                let off = (0..<27).filter { t in
+                    abs(Double(q.weights[o * 27 + t]) * ws - Double(weight[o * 27 + t] / std[t / 9])) > ws * 0.5001
+                }
+                #expect(off.count == 0, "output \(o): weights \(off) more than half a step from the float ones")
+            }
+            var sums: [Int] = [], centred: [Double] = []
+            for oy in 0..<oh {
+                for ox in 0..<ow {
+                    for o in 0..<32 {
+                        var sum = Int(q.bias[o]), real = Double(floatBias[o]) / Double(step)
+                        for c in 0..<3 {
+                            for ky in 0..<3 {
+                                for kx in 0..<3 {
+                                    let iy = oy * 2 - padTop + ky, ix = ox * 2 - padLeft + kx
+                                    let p = iy >= 0 && iy < h && ix >= 0 && ix < w ? Int(pixels[(c * h + iy) * w + ix]) : Int(mean[c])
+                                    let wq = q.weights[((o * 3 + c) * 3 + ky) * 3 + kx]
+                                    sum += Int(wq) * p
+                                    real += Double(wq) * (Double(p) - Double(mean[c])) * Double(q.scale[o])
+                                }
+                            }
+                        }
+                        sums.append(sum)
+                        centred.append(real)
+                    }
+                }
+            }
+            let expected = ReferenceKernels.requantize(sums, outputs: 32, scale: q.scale, zero: [q.zero], low: q.low, high: q.high)
+            for kernels in KernelSet.supported {
+                for threads in [1, 2] {
+                    let ours = try q(x, height: h, width: w, threads: threads, kernels: kernels)
+                    let wrong = ours.indices.filter { $0 >= expected.count || ours[$0] != expected[$0] }
+                    #expect(ours.count == expected.count && wrong.count == 0,
+                            "\(h)×\(w) mean \(mean) \(kernels) \(threads) thread(s): \(wrong.count) bytes differ, the first at \(wrong.first ?? -1)")
+                }
+            }
+            // The integer bias is the float one less the mean's sums, rounded: half a sum step, then half an output step.
+            let far = expected.indices.filter { i in
+                let target = min(max(centred[i], Double(q.low - q.zero)), Double(q.high - q.zero))
+                return abs(Double(Int(expected[i]) - q.zero) - target) > 0.5 + 0.5 * Double(q.scale[i % 32]) + 1e-3
+            }
+            #expect(far.count == 0, "\(h)×\(w) mean \(mean): \(far.count) outputs off the centred sums, the first at \(far.first ?? -1)")
+        }
+    }
+
     /// The stem's quantizer in every build against the plain rule, on lengths around the vector widths, with
     /// exact ties (x · 4 = n + ½ rounds to the even n) and values past both clamps.
     @Test func quantizeMatchesTheReference() throws {

@@ -219,6 +219,42 @@ size_t dedog_qdepthwise_packed_size(int channels, int kernel);
 void dedog_qdepthwise_pack(const float *weight, const int32_t *bias, const float *scale, int channels, int kernel,
                            void *packed);
 
+/// The first convolution in bytes (3×3, stride 2, 3 → DEDOG_QSTEM_OUTPUTS channels), on the photo's own pixel bytes.
+#define DEDOG_QSTEM_OUTPUTS 32
+
+/// Bytes `dedog_qstem_pack` writes.
+size_t dedog_qstem_packed_size(void);
+
+/// `weight` [32 × 3 × 3 × 3] (output, channel, row, column) signed 8-bit weights per pixel byte (the
+/// preprocessing's 1/std folded in), `bias` the int32 sums a window of the mean's bytes gives subtracted (and the
+/// layer's bias added, at each output's sum scale), `scale` what each sum is multiplied by in the store.
+void dedog_qstem_pack(const int8_t *weight, const int32_t *bias, const float *scale, void *packed);
+
+/// The network's planar float input [3 × height × width] back to the pixel bytes it was normalised from, still
+/// planar, round(x · std + mean) clamped to 0…255, with a border of mean's bytes: `pad_top` rows and `pad_left`
+/// columns before the image, planes of `padded_height` × `padded_width` bytes, then 4 spare bytes (`out` holds
+/// 3 · padded_height · padded_width + 4 bytes). Writes rows first_row..<end_row of that (and the spare
+/// bytes with the last row), so that threads can share the work.
+void dedog_qstem_bytes(dedog_isa isa, const float *in, int height, int width, const float *mean, const float *std,
+                       int pad_top, int pad_left, int padded_height, int padded_width, int first_row, int end_row,
+                       uint8_t *out);
+
+/// Output rows first_row..<end_row of the stem: for each window, sum = bias + Σ weight · byte in int32 (exact), then
+/// as DEDOG_Q_U8: t = (float)sum · scale, clamped to out_min − out_zero … out_max − out_zero, rounded to nearest
+/// (ties to even), plus out_zero; NHWC bytes, row oy at out + (oy − out_first_row) · out_width · 32.
+typedef struct {
+    const uint8_t *in;  // from dedog_qstem_bytes
+    int padded_height, padded_width;
+    int out_width;
+    const void *packed;
+    uint8_t *out;
+    int out_first_row;
+    int out_zero, out_min, out_max;
+    int first_row, end_row;
+} dedog_qstem_args;
+
+void dedog_qstem(dedog_isa isa, const dedog_qstem_args *args);
+
 /// Floats to bytes: clamp(round(in[i] · inv_scale), out_min − zero, out_max − zero) + zero, rounded to nearest
 /// (ties to even), for i in 0..<count; every build stores the same bytes.
 void dedog_quantize(dedog_isa isa, const float *in, size_t count, float inv_scale, int zero, int out_min, int out_max,

@@ -11,6 +11,9 @@ public struct StemConvolution: Sendable {
     public let stride: Int
     /// The weights as a pointwise layer over patches of inChannels · kernel · kernel values.
     let gemm: PointwiseConvolution
+    /// [outChannels × inChannels × k × k] and [outChannels], BN folded in, as given (the 8-bit stem is made from them).
+    let weight: [Float]
+    let bias: [Float]
 
     /// `weight` is [outChannels × inChannels × k × k] as in the checkpoint, BN folded in.
     public init(inChannels: Int, outChannels: Int, kernel: Int, stride: Int, weight: [Float], bias: [Float]) throws(ModelError) {
@@ -21,6 +24,8 @@ public struct StemConvolution: Sendable {
         self.outChannels = outChannels
         self.kernel = kernel
         self.stride = stride
+        self.weight = weight
+        self.bias = bias
         gemm = try PointwiseConvolution(inChannels: inChannels * kernel * kernel, outChannels: outChannels,
                                         weight: weight, bias: bias, clampsToSix: true)
     }
