@@ -47,6 +47,7 @@ struct IntegerRandom {
         let residualScale = (0..<cout).map { _ in Float(random.int(in: 20...160)) / 100 }
         let stores: [(QuantizedPointwise.Store, [UInt8]?)] = [
             (.bytes(zero: [0], low: 0, high: random.int(in: 128...255)), nil),
+            (.bytes(zero: [0], low: 0, high: 255), nil),  // ReLU6 over 0…6: the VNNI kernel's clamp is its packs'
             (.bytes(zero: zero, low: 0, high: 255), nil),
             (.bytes(zero: [zero[0]], low: 3, high: 250), nil),
             (.bytesAddingResidual(zero: zero, low: 0, high: 255, residualZero: residualZero, residualScale: residualScale), residual),
