@@ -8,6 +8,8 @@ The INT8 peer is that ONNX model quantized by ORT's own tools: QDQ, weights per 
 uint8, min-max ranges from the same 100 calibration photos dedog calibrates on (100 lines of splits/train.txt,
 evenly spaced, preprocessed as Lite0's input). Its top-1 agreement with the FP32 model is printed, not asserted.
 dedog runs at the precision each row names (`--precision int8|fp32`; int8 is dedog's default).
+Lite1 and Lite2 (the default model's backbones) get int8 rows too, against ORT INT8 of the same networks made the
+same way (at 240 and 260 pixels, calibrated on the same photos at those sizes).
 """
 import argparse, inspect, json, os, re, statistics, subprocess, sys, tempfile, time
 from pathlib import Path
@@ -20,7 +22,7 @@ from onnxruntime.quantization import (CalibrationDataReader, CalibrationMethod, 
 from PIL import Image
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from lite0_torch import Lite0, load  # noqa: E402
+from lite0_torch import Lite0, LiteNet, load  # noqa: E402
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--bin", type=Path, required=True)
@@ -57,15 +59,15 @@ with torch.no_grad():
 assert diff < 1e-3, f"ONNX export differs from PyTorch by {diff}"
 
 
-def preprocess(path):
-    """Lite0's input, as dedog makes it: shorter side to 256 (bilinear), centre 224 crop, (x - 127) / 128, NCHW.
-    Also the ORT classify scripts' (its source is copied into them)."""
+def preprocess(path, shorter=256, crop=224):
+    """Lite0's input, as dedog makes it: shorter side to 256 (bilinear), centre 224 crop, (x - 127) / 128, NCHW
+    (other sizes for Lite1 and Lite2). Also the ORT classify scripts' (its source is copied into them)."""
     img = Image.open(path).convert("RGB")
     w, h = img.size
-    size = (256, 256 * h // w) if w <= h else (256 * w // h, 256)
+    size = (shorter, shorter * h // w) if w <= h else (shorter * w // h, shorter)
     img = img.resize(size, Image.BILINEAR)
-    l, t = round((size[0] - 224) / 2), round((size[1] - 224) / 2)
-    return ((np.asarray(img.crop((l, t, l + 224, t + 224)), np.float32) - 127) / 128).transpose(2, 0, 1)[None]
+    l, t = round((size[0] - crop) / 2), round((size[1] - crop) / 2)
+    return ((np.asarray(img.crop((l, t, l + crop, t + crop)), np.float32) - 127) / 128).transpose(2, 0, 1)[None]
 
 
 def calibration_photos(count=100):
@@ -83,14 +85,14 @@ class Photos(CalibrationDataReader):
         return None if x is None else {"input": x[None]}
 
 
-def quantize(x):
+def quantize(x, onnx_path=onnx_path, name="lite0"):
     """ORT's INT8 model of the export (QDQ, per-channel, min-max on `x`); a note on how it went."""
-    source, note = work / "lite0-pre.onnx", "quant_pre_process ok"
+    source, note = work / f"{name}-pre.onnx", "quant_pre_process ok"
     try:
         quant_pre_process(str(onnx_path), str(source))
     except Exception as e:  # the pre-processing is an optimisation only: quantize the plain export instead
         source, note = onnx_path, f"quant_pre_process failed ({type(e).__name__}: {e}), plain export quantized"
-    path = work / "lite0-int8.onnx"
+    path = work / f"{name}-int8.onnx"
     quantize_static(str(source), str(path), Photos(x), quant_format=QuantFormat.QDQ, per_channel=True,
                     activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
                     calibrate_method=CalibrationMethod.MinMax)
@@ -109,11 +111,11 @@ else:
     print(quant_note, file=sys.stderr)
 
 
-def ort_latency(threads, batch, runs, warmup=20, path=onnx_path):
+def ort_latency(threads, batch, runs, warmup=20, path=onnx_path, size=224):
     if path is None:
         return nan
     s = session(threads, path)
-    x = rng.uniform(-1, 1, (batch, 3, 224, 224)).astype(np.float32)
+    x = rng.uniform(-1, 1, (batch, 3, size, size)).astype(np.float32)
     times = []
     for i in range(warmup + runs):
         t0 = time.perf_counter()
@@ -123,10 +125,10 @@ def ort_latency(threads, batch, runs, warmup=20, path=onnx_path):
     return statistics.median(times) * 1000
 
 
-def dedog_latency(threads, batch, runs, precision, warmup=20, kernels=None):
+def dedog_latency(threads, batch, runs, precision, warmup=20, kernels=None, model=model_file):
     env = dict(os.environ, DEDOG_KERNELS=kernels) if kernels else None
     out = subprocess.run([str(args.bin / "DedogBench"), "latency", "--threads", str(threads), "--batch", str(batch),
-                          "--runs", str(runs), "--warmup", str(warmup), "--model", str(model_file),
+                          "--runs", str(runs), "--warmup", str(warmup), "--model", str(model),
                           "--precision", precision], check=True, capture_output=True, text=True, env=env).stdout
     ran = re.search(r"kernels (\S+)", out).group(1)
     if kernels and ran != kernels:  # not forced after all: a figure for another kernel set would mislead
@@ -208,6 +210,25 @@ for precision, path in (("fp32", onnx_path), ("int8", int8_path)):
         except subprocess.CalledProcessError:
             d = nan
         rows.append((f"{precision} batch 1, 1 thread, {kernels} forced (ms)", d, ort_1))
+
+# The backbones of the default model, Lite1 (240) and Lite2 (260), in 8 bits against ORT INT8 of the same
+# networks, exported and quantized as the Lite0 peer (LiteNet reads the block table from the model file; it gives
+# the committed Tests/Golden logits of both exactly).
+for arch, shorter, crop in (("lite1", 274, 240), ("lite2", 297, 260)):
+    file = args.root / f"models/efficientnet-{arch}-imagenet.safetensors"
+    peer = load(LiteNet(file, crop), file)
+    path = work / f"{arch}.onnx"
+    torch.onnx.export(peer, torch.zeros(1, 3, crop, crop), str(path), opset_version=17, input_names=["input"],
+                      output_names=["logits"], dynamic_axes={"input": {0: "n"}, "logits": {0: "n"}}, dynamo=False)
+    if int8_path is None:
+        continue
+    x = np.concatenate([preprocess(p, shorter, crop) for p in calibration_photos()])
+    q_path, _ = quantize(x, path, arch)
+    for label, threads, batch, runs in [("batch 1, 1 thread (ms)", 1, 1, args.runs), ("batch 1, 2 threads (ms)", 2, 1, args.runs),
+                                        ("batch 32, 2 threads (ms/image)", 2, 32, max(10, args.runs // 20))]:
+        d = dedog_latency(threads, batch, runs, "int8", model=file) / batch
+        o = ort_latency(threads, batch, runs, path=q_path, size=crop) / batch
+        rows.append((f"{arch.capitalize()} int8 {label}", d, o))
 
 # Whole processes, each dedog row timed in turns with the Python + ORT process it is compared with.
 ort_process = [sys.executable, str(ort_script(onnx_path, "classify_ort.py")), str(photo)]
