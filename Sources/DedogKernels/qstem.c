@@ -2,9 +2,9 @@
 // the preprocessing's mean and 1/std are folded into the int8 weights and the int32 biases, so the kernels multiply
 // the 0–255 pixel bytes themselves (TF-SAME padding is a border of the mean's byte, the value that normalises to 0).
 // In planar order one kernel row of a window in one channel is 3 contiguous bytes: a dword whose fourth byte meets
-// a zero weight, 9 dwords a window (K = 36) with no gathering and no interleaving of channels. The AVX-512 VNNI build adds 4 bytes per vpdpbusd lane; the
-// others sum the same integers. Every build multiplies each sum by the same float scale and stores it as
-// `dedog_quantize` does, so all store the same bytes.
+// a zero weight, 9 dwords a window (K = 36) with no gathering and no interleaving of channels. The AVX-512 VNNI
+// build adds 4 bytes per vpdpbusd lane; the others sum the same integers. Every build multiplies each sum by the
+// same float scale and stores it as `dedog_quantize` does, so all store the same bytes.
 #include "dedog_kernels.h"
 #include "qstore.h"
 
@@ -44,10 +44,14 @@ void dedog_qstem_pack(const int8_t *weight, const int32_t *bias, const float *sc
 
 /// One padded row's image columns of one channel: round(x · s + m) clamped to 0…255, rounded to nearest, ties to
 /// even, by adding and taking away 1.5 · 2^23 (as the portable kernels' QROUND; without `round_even`'s volatile,
-/// which would keep the loop from vectorising). Once per build, for its vector width; the same bytes from each.
+/// which would keep the loop from vectorising). Once per build, for its vector width; the same bytes from each (the
+/// product is its own statement, so that no build fuses it with the sum).
 #define QSTEM_ROW(name, target)                                                                                          \
     target static void name(const float *row, float s, float m, int n, uint8_t *o) {                                   \
-        for (int x = 0; x < n; x++) o[x] = (uint8_t)(int32_t)((clampf(row[x] * s + m, 0, 255) + 12582912.0f) - 12582912.0f); \
+        for (int x = 0; x < n; x++) {                                                                                    \
+            const float scaled = row[x] * s;                                                                             \
+            o[x] = (uint8_t)(int32_t)((clampf(scaled + m, 0, 255) + 12582912.0f) - 12582912.0f);                         \
+        }                                                                                                                \
     }
 QSTEM_ROW(portable_stem_row, )
 #if defined(__x86_64__)
