@@ -358,6 +358,12 @@ static void vnni_qdepthwise(const dedog_qdepthwise_args *g);
 void dedog_qdepthwise(dedog_isa isa, const dedog_qdepthwise_args *args) {
 #if defined(__x86_64__)
     if (isa == DEDOG_ISA_AVX512 && dedog_has_vnni() && dw_vnni_takes(args)) { vnni_qdepthwise(args); return; }
+#endif
+    dedog_qdepthwise_without_vnni(isa, args);
+}
+
+void dedog_qdepthwise_without_vnni(dedog_isa isa, const dedog_qdepthwise_args *args) {
+#if defined(__x86_64__)
     if (isa == DEDOG_ISA_AVX512 && dedog_isa_supported(isa)) { avx512_qdepthwise(args); return; }
     if (isa == DEDOG_ISA_AVX2 && dedog_isa_supported(isa)) { avx2_qdepthwise(args); return; }
 #endif

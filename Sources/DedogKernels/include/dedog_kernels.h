@@ -209,6 +209,10 @@ typedef struct {
 
 void dedog_qdepthwise(dedog_isa isa, const dedog_qdepthwise_args *args);
 
+/// The same as a CPU without AVX-512 VNNI runs it (for AVX-512, bytes widened to floats): the same bytes, so that
+/// tests reach that build on CPUs with VNNI too.
+void dedog_qdepthwise_without_vnni(dedog_isa isa, const dedog_qdepthwise_args *args);
+
 /// Bytes `dedog_qdepthwise_pack` writes for `channels` channels of a `kernel`×`kernel` layer.
 size_t dedog_qdepthwise_packed_size(int channels, int kernel);
 

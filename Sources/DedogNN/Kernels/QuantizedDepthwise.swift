@@ -73,29 +73,42 @@ public struct QuantizedDepthwise: Sendable {
     /// Safe entry point: `input` is NHWC bytes, [batch × height × width × channels]; so is the result.
     public func callAsFunction(_ input: [UInt8], batch: Int, height: Int, width: Int, threads: Int = 1,
                                kernels: KernelSet = .best) throws(ModelError) -> [UInt8] {
+        try call(input, batch: batch, height: height, width: width, threads: threads, kernels: kernels, vnni: true)
+    }
+
+    /// The same as a CPU without AVX-512 VNNI runs it (the AVX-512 set widening bytes to floats), so that tests reach
+    /// that build on CPUs with VNNI.
+    @_spi(Testing) public func withoutVNNI(_ input: [UInt8], batch: Int, height: Int, width: Int, threads: Int,
+                                           kernels: KernelSet) throws(ModelError) -> [UInt8] {
+        try call(input, batch: batch, height: height, width: width, threads: threads, kernels: kernels, vnni: false)
+    }
+
+    private func call(_ input: [UInt8], batch: Int, height: Int, width: Int, threads: Int, kernels: KernelSet,
+                      vnni: Bool) throws(ModelError) -> [UInt8] {
         let (oh, ow) = outputSize(height: height, width: width)
         return try KernelSupport.callBytes(input, expecting: channels * batch * height * width, kernel: "8-bit depthwise",
                                            outputCount: channels * batch * oh * ow) {
-            run($0, $1, batch: batch, height: height, width: width, parallel: Parallel(threads: threads, kernels: kernels))
+            run($0, $1, batch: batch, height: height, width: width, parallel: Parallel(threads: threads, kernels: kernels),
+                vnni: vnni)
         }
     }
 
     /// Threads split the output rows, or the channels when there are few rows.
     func run(_ input: UnsafePointer<UInt8>, _ output: UnsafeMutablePointer<UInt8>, batch: Int, height: Int, width: Int,
-             parallel: Parallel) {
+             parallel: Parallel, vnni: Bool = true) {
         let (oh, ow) = outputSize(height: height, width: width)
         let src = SharedPointer(UnsafeMutablePointer(mutating: input)), dst = SharedPointer(output)
         let c = channels, kernels = parallel.kernels
         // Channels split in 64s, the VNNI kernel's blocks.
         parallel.depthwise(batch: batch, outputRows: oh, channels: c, align: 64) { image, rows, lanes in
             runRows(src.base + image * height * width * c, dst.base + image * oh * ow * c, rows: rows, height: height,
-                    width: width, channels: lanes, kernels: kernels)
+                    width: width, channels: lanes, kernels: kernels, vnni: vnni)
         }
     }
 
     /// Output rows `rows` of one image, channels `lanes`, on the calling thread; the one place that calls the C kernel.
     func runRows(_ input: UnsafePointer<UInt8>, _ output: UnsafeMutablePointer<UInt8>, rows: Range<Int>, height: Int,
-                 width: Int, channels lanes: Range<Int>, kernels: KernelSet) {
+                 width: Int, channels lanes: Range<Int>, kernels: KernelSet, vnni: Bool = true) {
         let (oh, padTop) = SamePadding.of(input: height, kernel: kernel, stride: stride)
         let (ow, padLeft) = SamePadding.of(input: width, kernel: kernel, stride: stride)
         tapWeights.withUnsafeBufferPointer { w in
@@ -111,7 +124,7 @@ public struct QuantizedDepthwise: Sendable {
                             first_row: Int32(rows.lowerBound), end_row: Int32(rows.upperBound),
                             first_channel: Int32(lanes.lowerBound), end_channel: Int32(lanes.upperBound),
                             packed: p.baseAddress)
-                        dedog_qdepthwise(kernels.isa, &args)
+                        if vnni { dedog_qdepthwise(kernels.isa, &args) } else { dedog_qdepthwise_without_vnni(kernels.isa, &args) }
                     }
                 }
             }
