@@ -82,4 +82,24 @@ import Testing
         // The steps moved the head (a test of nothing would pass too).
         #expect(zip(head.weight, Self.problem().head.weight).contains { abs($0 - $1) > 1e-3 })
     }
+
+    /// Steps that hold some classes leave their weights and biases exactly as they were, and move the others
+    /// exactly as steps over every class would (Adam's moments are per parameter).
+    @Test func adamStepsHoldTheClassesNotLearning() {
+        let (start, x, labels) = Self.problem()
+        let gradient = HeadTrainer.batchGradient(start, x, labels, smoothing: 0.1).gradient
+        let learning = [true, false, true, false, true]
+        var held = start, free = start
+        var heldAdam = Adam(count: start.weight.count + start.bias.count), freeAdam = heldAdam
+        for _ in 1...3 {
+            heldAdam.step(&held, gradient: gradient, learningRate: 0.01, weightDecay: 0.1, anchor: start.weight, learning: learning)
+            freeAdam.step(&free, gradient: gradient, learningRate: 0.01, weightDecay: 0.1, anchor: start.weight)
+        }
+        for c in 0..<Self.classes {
+            let row = (c * Self.inputs)..<((c + 1) * Self.inputs)
+            let expected = learning[c] ? free : start
+            #expect(Array(held.weight[row]) == Array(expected.weight[row]) && held.bias[c] == expected.bias[c], "class \(c)")
+        }
+        #expect(free.weight != start.weight)
+    }
 }

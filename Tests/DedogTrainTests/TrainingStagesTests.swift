@@ -109,6 +109,34 @@ import DedogTestSupport
         #expect(fit.dogProbabilities == nil, "no ImageNet head, no dog probabilities")
     }
 
+    /// A start with pretrained rows and a new (zero) one trains in two stages, the new row alone first: with
+    /// patience to spare, each stage runs every epoch, numbered on from the first. A start of all-new or
+    /// all-pretrained rows, or the stages turned off, trains once.
+    @Test func newRowsLearnFirstWhilePretrainedRowsWait() {
+        let f = Self.features(rows: 6, views: 1, seed: 13)
+        var options = TrainingOptions()
+        options.epochs = 3
+        options.patience = 10
+        options.learningRate = 1e-3
+        let pretrained = SoftmaxHead(classes: 3, inputs: Self.width,
+                                     weight: (0..<(3 * Self.width)).map { i in i / Self.width < 2 && (i % Self.width) % 3 == i / Self.width ? 0.01 : 0 })
+        func epochs(_ start: SoftmaxHead?, _ options: TrainingOptions) -> [Int] {
+            var seen: [Int] = []
+            let fit = BackboneFit.fit(f, classes: 3, folds: nil, start: start, resumedClasses: 0, imagenet: nil, options: options) {
+                if case let .epoch(m) = $0 { seen.append(m.epoch) }
+            }
+            #expect(fit.history.map(\.epoch) == seen)
+            return seen
+        }
+        #expect(epochs(pretrained, options) == [1, 2, 3, 4, 5, 6])
+        #expect(epochs(nil, options) == [1, 2, 3])
+        let allPretrained = SoftmaxHead(classes: 3, inputs: Self.width, weight: pretrained.weight.enumerated().map { i, w in
+            i / Self.width == 2 && (i % Self.width) % 3 == 2 ? 0.01 : w })
+        #expect(epochs(allPretrained, options) == [1, 2, 3])
+        options.warmsUpNewRows = false
+        #expect(epochs(pretrained, options) == [1, 2, 3])
+    }
+
     @Test func crossValidatedPrototypesComeFromEveryCheckedPhoto() {
         let f = Self.features(rows: 4, views: 1, seed: 12)
         var options = TrainingOptions()
