@@ -35,6 +35,9 @@ public final class Model: Sendable {
     public let confirmedPhotos: ConfirmedPhotos
     /// For each confirmed photo, the index of its breed label (checked at load: every photo names one).
     let confirmedClasses: [Int]
+    /// Per breed label, what its prototype's cosine is multiplied by in `similarities`: 1 for trained breeds, more
+    /// for taught ones, whose prototypes average a few photos (`TaughtBreed.similarityScale`).
+    let similarityScales: [Float]
     /// The file it was read from, for messages.
     public let file: String
     /// Which ImageNet labels are the same breed as each breed label, and the rest (see `BreedCounterparts`).
@@ -56,6 +59,9 @@ public final class Model: Sendable {
         let row = Dictionary((specification.backbones.first?.breedHead?.labels ?? []).enumerated().map { ($1.key, $0) },
                              uniquingKeysWith: { a, _ in a })
         confirmedClasses = confirmedPhotos.photos.compactMap { row[$0.label] }
+        similarityScales = (specification.backbones.first?.breedHead?.labels ?? []).map { [confirmedPhotos] label in
+            label.taught == nil ? 1 : TaughtBreed.similarityScale(photos: confirmedPhotos.photos.filter { $0.label == label.key }.count)
+        }
         file = tensors.file
         breedCounterparts = BreedCounterparts(breeds: specification.backbones.first?.breedHead?.labels ?? [],
                                               imagenet: specification.backbones.first?.imagenetHead?.labels ?? [])
@@ -128,7 +134,8 @@ public final class Model: Sendable {
     public static let confirmedSharpness: Float = 5
 
     /// Per breed, how like that breed's own photos this photo is: the cosine between the photo's features and
-    /// the breed's prototype or its nearest confirmed photo, whichever is closer, averaged over backbones.
+    /// the breed's prototype (a taught breed's scaled to what a trained breed's prototype would give, see
+    /// `TaughtBreed.similarityScale`) or its nearest confirmed photo, whichever is closer, averaged over backbones.
     /// Nil when the model has no prototypes.
     public func similarities(_ features: [[Float]]) throws(ModelError) -> [Float]? {
         guard features.count == backbones.count else {
@@ -141,7 +148,10 @@ public final class Model: Sendable {
                 throw .badInput(detail: "\(x.count) features are not whole views of \(EfficientNetLite.featureCount)")
             }
             let direction = Self.direction(x)
-            var best = (0..<labels.count).map { Self.dot(direction, prototypes, row: $0) }
+            var best = (0..<labels.count).map { c in
+                let cosine = Self.dot(direction, prototypes, row: c)
+                return similarityScales[c] == 1 ? cosine : min(1, cosine * similarityScales[c])
+            }
             for (j, c) in confirmedClasses.enumerated() {
                 best[c] = max(best[c], Self.dot(direction, confirmedPhotos.features[b], row: j))
             }

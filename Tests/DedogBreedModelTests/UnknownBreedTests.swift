@@ -132,6 +132,77 @@ import DedogTestSupport
         #expect(abs(row.prototype.reduce(0) { $0 + $1 * $1 } - 1) < 1e-4)
         #expect(throws: ModelError.self) { try TaughtBreed.row(photos: [], weight: weight, bias: bias, prototypes: prototypes) }
     }
+
+    /// The premise of `TaughtBreed.similarityScale`, simulated: photos at a cosine a to their breed's direction and
+    /// otherwise in random directions lie at about a to the mean of many such photos, but lower to the mean of three;
+    /// scaled, the cosine to the three's mean is again about a.
+    @Test func aTaughtPrototypesCosineScaledIsATrainedOnes() {
+        var dice = Dice(seed: 5)
+        let width = 1280, a = TaughtBreed.trainedLikeness
+        let breed = Model.direction((0..<width).map { _ in dice.uniform() })
+        func photo() -> [Float] {
+            var noise = (0..<width).map { _ in dice.uniform() }
+            let along = zip(noise, breed).reduce(Float(0)) { $0 + $1.0 * $1.1 }
+            noise = Model.direction(zip(noise, breed).map { $0 - along * $1 })
+            return zip(breed, noise).map { a * $0 + (1 - a * a).squareRoot() * $1 }
+        }
+        func cosine(_ x: [Float], _ unit: [Float]) -> Float { zip(Model.direction(x), unit).reduce(0) { $0 + $1.0 * $1.1 } }
+        let checks = (0..<40).map { _ in photo() }
+        let many = Model.direction((0..<400).flatMap { _ in photo() })
+        let trained = checks.map { cosine($0, many) }.reduce(0, +) / 40
+        var few: [Float] = []
+        for _ in 0..<20 {
+            let three = Model.direction((0..<3).flatMap { _ in photo() })
+            few += checks.map { cosine($0, three) }
+        }
+        let taught = few.reduce(0, +) / Float(few.count)
+        #expect(abs(trained - a) < 0.01, "a photo to the mean of 400: \(trained)")
+        #expect(taught < a - 0.06, "to the mean of 3, unscaled: \(taught)")
+        #expect(abs(taught * TaughtBreed.similarityScale(photos: 3) - a) < 0.01, "scaled: \(taught * TaughtBreed.similarityScale(photos: 3))")
+        #expect(TaughtBreed.similarityScale(photos: 1) == 1 / a)
+        #expect(abs(TaughtBreed.similarityScale(photos: 100_000) - 1) < 1e-4)
+    }
+
+    /// A model's similarity to a taught breed is its prototype's cosine scaled for the number of its photos (at most
+    /// 1), or the nearest of its photos, whichever is closer; to a trained breed, the plain cosine.
+    @Test func similarityToATaughtBreedIsScaled() throws {
+        let (plain, url) = try Self.model(rule: nil)
+        defer { try? FileManager.default.removeItem(at: url) }
+        var dice = Dice(seed: 9)
+        let file = try SafeTensors(contentsOf: url)
+        let heads = try ModelFile.breedHeads(of: file, model: plain.specification)
+        let direction = Model.direction((0..<1280).map { _ in dice.uniform() })
+        var confirmed = ConfirmedPhotos(backbones: 1)
+        var taughtPhotos: [[Float]] = []
+        for i in 0..<3 {
+            let features = zip(direction, (0..<1280).map { _ in dice.uniform() }).map { 3 * $0 + 0.05 * $1 }
+            taughtPhotos.append(features)
+            try confirmed.append(ConfirmedPhoto(label: "d", photo: "\(i).jpg", fingerprint: "\(i)", added: "2026-11-27"),
+                                 features: [Model.direction(features)])
+        }
+        var described = plain.specification
+        let length = TaughtBreed.featureLengths(taughtPhotos.map { [$0] }, backbones: 1)[0]
+        described.backbones[0].breedHead?.labels.append(Label(key: "d", name: "D", isDog: true, taught: Taught(featureLength: length)))
+        let taughtURL = url.deletingLastPathComponent().appendingPathComponent("taught-\(url.lastPathComponent)")
+        defer { try? FileManager.default.removeItem(at: taughtURL) }
+        try TaughtBreed.write(file, stored: plain.specification, as: described, confirmed: confirmed, to: taughtURL)
+        let taught = try Model(contentsOf: taughtURL)
+        let prototypes = try #require(try ModelFile.breedHeads(of: try SafeTensors(contentsOf: taughtURL), model: taught.specification)[0].prototypes)
+        #expect(Array(prototypes.prefix(3 * 1280)) == heads[0].prototypes!)
+        for _ in 0..<4 {
+            let features = zip(direction, (0..<1280).map { _ in dice.uniform() }).map { $0 + 0.05 * $1 }
+            let unit = Model.direction(features)
+            let similarities = try #require(try taught.similarities([features]))
+            func dot(_ row: ArraySlice<Float>) -> Float { zip(unit, row).reduce(0) { $0 + $1.0 * $1.1 } }
+            for c in 0..<3 {
+                #expect(abs(similarities[c] - dot(prototypes[(c * 1280)..<((c + 1) * 1280)])) < 1e-5, "trained breed \(c)")
+            }
+            let nearest = (0..<3).map { dot(confirmed.features(of: $0, backbone: 0)) }.max()!
+            let scaled = min(1, dot(prototypes[(3 * 1280)...]) * TaughtBreed.similarityScale(photos: 3))
+            #expect(abs(similarities[3] - max(scaled, nearest)) < 1e-5)
+            #expect(similarities[3] > nearest, "the scaled prototype is the closer here")
+        }
+    }
 }
 
 /// A seeded generator of floats in -1…1 (the tests' own, so the numbers never change).
