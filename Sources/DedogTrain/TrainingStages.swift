@@ -412,6 +412,10 @@ public struct TrainingRecord: Codable, Sendable, Equatable {
     public var augmentation: String
     public var testSizeIncrease: Int
     public var seed: UInt64
+    /// The head's training options (nil in files written before they were kept).
+    public var learningRate: Float?
+    public var weightDecay: Float?
+    public var labelSmoothing: Float?
     public var validationTop1: Float
     public var validationTop5: Float
     public var backbones: [Backbone]
@@ -433,6 +437,9 @@ public struct TrainingRecord: Codable, Sendable, Equatable {
         augmentation = config.augmentation.rawValue
         testSizeIncrease = config.testSizeIncrease
         seed = config.options.seed
+        learningRate = config.options.learningRate
+        weightDecay = config.options.weightDecay
+        labelSmoothing = config.options.labelSmoothing
         validationTop1 = report.top1
         validationTop5 = report.top5
         self.backbones = backbones.map { b in
@@ -479,6 +486,9 @@ public struct TrainingRecord: Codable, Sendable, Equatable {
             if backbones.count > 1 { fields[key + "validationTop1"] = rate(b.validationTop1) }
         }
         if let t = otherBreedBelow { fields["otherBreedBelow"] = String(format: "%.3f", t) }
+        for (key, value) in [("learningRate", learningRate), ("weightDecay", weightDecay), ("labelSmoothing", labelSmoothing)] {
+            if let value { fields[key] = "\(value)" }
+        }
         if resumedClasses > 0 { fields["resumedClasses"] = "\(resumedClasses)" }
         return fields
     }

@@ -220,6 +220,10 @@ import DedogTestSupport
             "lite2.epochs": "9", "lite2.temperature": "0.9000", "lite2.validationTop1": "0.9300",
             "lite2.validationTop1CenterOnly": "0.9200", "lite2.validationTop1MirrorAveraged": "0.9300",
         ])
+        var options = record
+        (options.learningRate, options.weightDecay, options.labelSmoothing) = (1e-4, 1e-4, 0.05)
+        #expect(options.fields.filter { record.fields[$0.key] == nil } == ["learningRate": "0.0001", "weightDecay": "0.0001",
+                                                                          "labelSmoothing": "0.05"])
         var one = record
         one.backbones.removeLast()
         one.crossValidationFolds = 5
