@@ -7,6 +7,12 @@ folds; each more-breeds photo is then answered by the classifier that did not se
 answer gives its own folder less than --own (0.05) and another breed at least --other (0.6). The flagged photos are
 listed with the breed the classifier sees, for a person to look at before anything is removed.
 
+Its blind spot: a block of another breed inside a folder (69 Boston Terriers among 115 "Bulldogs", 84 Italian
+Greyhounds among 108 "Greyhounds") is learnt as the folder's breed, so the classifier agrees with the wrong label.
+The second pass of more-breeds-removed.tsv found those by looking at every photo of each folder side by side, with
+the answer of a model that has none of the 13 breeds (`dedog classify --model .work/folds-default/fold-1.safetensors
+--format json -k 3 FOLDER`: it names the Boston Terriers as such and the Italian Greyhounds rather than Whippets).
+
 Input: the features `DedogBench features MODEL LIST OUT` wrote (OUT.f32, OUT.tsv) for Stanford Dogs and
 more-breeds-224. Output (stdout): one TSV line per flagged photo: path, folder, own probability, the breed seen,
 its probability, and the split.
