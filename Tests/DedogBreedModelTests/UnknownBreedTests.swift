@@ -57,6 +57,23 @@ import DedogTestSupport
                 "without the rule, the similarity decides as before")
     }
 
+    /// Under the threshold a photo is "no dog" when the ImageNet head sees something else in it, or when its dog
+    /// probability is under half the threshold; a flat belief (no class that is not a dog at 3 % or more) between
+    /// the two leaves it a dog, judged like any other.
+    @Test func noDogNeedsSomethingElseSeen() {
+        let t = DecisionThresholds(noDogBelow: 0.3, unsureBelow: 0.45, unsureMargin: 0.15)
+        func verdict(dog: Float, other: Float?, top: Float = 0.9) -> Verdict {
+            t.verdict(dogProbability: dog, top: top, second: 0.05, topNonDog: other)
+        }
+        #expect(verdict(dog: 0.25, other: 0.01) == .dog, "flat: nothing else seen")
+        #expect(verdict(dog: 0.25, other: 0.01, top: 0.4) == .unsure, "rescued photos are judged as any other")
+        #expect(verdict(dog: 0.15, other: 0.029) == .dog, "half the threshold is still inside")
+        #expect(verdict(dog: 0.25, other: 0.03) == .noDog, "a class of 3 % is something else")
+        #expect(verdict(dog: 0.149, other: 0.001) == .noDog, "under half the threshold, no dog whatever else")
+        #expect(verdict(dog: 0.25, other: nil) == .noDog, "nothing known of other classes: the threshold alone")
+        #expect(verdict(dog: 0.31, other: 0.5) == .dog, "over the threshold other classes do not matter")
+    }
+
     /// `decide` scores each signal as defined: the top breed's probability, its lead, the cosine to its prototype,
     /// and the log-sum-exp of the breed logits (computed here in doubles from the file's rows). A rule on one signal
     /// with `below` just above and just below the photo's value flips the verdict there.
