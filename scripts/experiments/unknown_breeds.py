@@ -91,6 +91,7 @@ for spec in args.fold:
     combined = np.zeros((len(rows), k))
     tops, cosines, energies, nearest, spreads = [], [], [], [], []
     dog_mass = np.zeros(len(rows))
+    imagenet = 0
     for b, bb in enumerate(backbones):
         prefix = bb["tensorPrefix"]
         w, bias = tensor(bb["breedHead"]["weight"]), tensor(bb["breedHead"]["bias"])
@@ -120,6 +121,7 @@ for spec in args.fold:
         ip = np.exp(log_softmax((x[rows, b] @ iw.T + ib) / it))
         dogs = np.array([l["isDog"] for l in bb["imagenetHead"]["labels"]])
         dog_mass += ip[:, dogs].sum(1) / len(backbones)
+        imagenet += ip / len(backbones)
     temperature = description.get("int8CombinedTemperature") or description.get("combinedTemperature") or 1
     p = np.exp(log_softmax(combined / temperature))
     top = p.argmax(1)
@@ -132,7 +134,11 @@ for spec in args.fold:
         "agree": np.mean([t_ == top for t_ in tops], 0),
         "energy": np.mean(energies, 0),
     }
-    noDog = dog_mass < description["decision"]["noDogBelow"]
+    # As DecisionThresholds.verdict: under the threshold, "no dog" needs a class that is not a dog at 3 % or more,
+    # unless the dog share is under half the threshold (seesNothingElse).
+    threshold = description["decision"]["noDogBelow"]
+    top_other = imagenet[:, ~dogs].max(1)
+    noDog = (dog_mass < threshold) & ((dog_mass < threshold * 0.5) | (top_other >= 0.03))
     unsure = (s["p1"] < description["decision"]["unsureBelow"]) | (s["margin"] < description["decision"]["unsureMargin"])
     named = ~noDog & ~unsure
     right = top == truth
