@@ -152,9 +152,7 @@ extension DecisionThresholds {
     /// `topNonDog` the ImageNet head's probability of its most likely class that is not a dog (nil: not known).
     public func verdict(dogProbability: Float?, top: Float, second: Float, similarity: Float? = nil,
                         imagenet: ImageNetShares? = nil, unknownScore: Float? = nil, topNonDog: Float? = nil) -> Verdict {
-        if let dog = dogProbability, dog < noDogBelow, !Self.seesNothingElse(dog: dog, topNonDog: topNonDog, below: noDogBelow) {
-            return .noDog
-        }
+        if let dog = dogProbability, showsNoDog(dogProbability: dog, topNonDog: topNonDog) { return .noDog }
         if let rule = unknownBreed {
             // The fitted rule stands in for the similarity and the vote: it was fitted and measured alone.
             if let score = unknownScore, score < rule.below { return .otherBreed }
@@ -171,6 +169,12 @@ extension DecisionThresholds {
         }
         if top < unsureBelow || top - second < unsureMargin { return .unsure }
         return .dog
+    }
+
+    /// Whether a photo whose ImageNet heads put `dogProbability` on dogs and `topNonDog` on their most likely class
+    /// that is not a dog (nil: not known) is answered "no dog": under `noDogBelow`, unless `seesNothingElse`.
+    public func showsNoDog(dogProbability dog: Float, topNonDog: Float?) -> Bool {
+        dog < noDogBelow && !Self.seesNothingElse(dog: dog, topNonDog: topNonDog, below: noDogBelow)
     }
 
     /// A photo under the "no dog" threshold is still a dog when its dog probability is at least half the threshold

@@ -114,7 +114,7 @@ enum Report {
         }
         evaluation(r.validation, title: r.backbones.count > 1 ? "Validation, backbones combined" : "Validation")
         if let share = r.validationNoDogShare {
-            Terminal.out("  \"no dog\" below a dog probability of \(percent(r.noDogBelow)): \(percent(share)) of the validation photos")
+            Terminal.out("  \"no dog\" below a dog probability of \(percent(r.noDogBelow)): \(percent(share)) of the validation photos answered so")
         }
         if let t = r.otherBreedBelow {
             Terminal.out("  \"not one of my breeds\" below a similarity of \(String(format: "%.3f", t)) to the breed's own photos"

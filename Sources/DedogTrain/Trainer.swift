@@ -117,7 +117,7 @@ public struct TrainingReport: Sendable {
     public var backbones: [Backbone]
     /// The whole model on the validation images: the backbones combined, as classify combines them.
     public var validation: EvaluationReport
-    /// The "no dog" threshold chosen on the validation photos, and the share of them that fall below it.
+    /// The "no dog" threshold chosen on the validation photos, and the share of them (all dogs) answered "no dog".
     public var noDogBelow: Float
     public var validationNoDogShare: Float?
     /// The "not one of my breeds" threshold (see `DecisionThresholds.otherBreedBelow`).

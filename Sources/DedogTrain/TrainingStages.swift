@@ -232,6 +232,8 @@ import DedogBreedModel
     public var scores: [Int: ArraySlice<Float>]
     public var directions: [Int: [Float]]
     public var dogProbabilities: [Int: Float]?
+    /// Per checked sample, the ImageNet head's probabilities of its classes that are not dogs (nil without one).
+    public var nonDogProbabilities: [Int: [Float]]?
     /// Per class, the sum of its photos' unit directions [class × 1280]: the prototypes before normalising.
     public var prototypeSums: [Float]
     /// Classes whose head rows started from the base's own breed head (`--resume`).
@@ -273,6 +275,7 @@ import DedogBreedModel
             ? Calibration.temperature(logits: validationLogits, labels: f.vy, classes: classes) : 1
 
         var scores: [Int: ArraySlice<Float>] = [:], directions: [Int: [Float]] = [:], dog: [Int: Float] = [:]
+        var nonDog: [Int: [Float]] = [:]
         let logProbabilities = stride(from: 0, to: validationLogits.count, by: classes).flatMap {
             Model.logSoftmax(Array(validationLogits[$0..<($0 + classes)]), temperature: temperature)
         }
@@ -281,7 +284,9 @@ import DedogBreedModel
             let views = f.checkedViews(row, mirrored: averagesMirror)
             directions[sample] = Model.direction(views)
             if let (h, d) = imagenet, let logits = try? h.averaged(views, views: views.count / width) {
-                dog[sample] = d.labels.dogProbability(Model.softmax(logits, temperature: d.temperature ?? 1))
+                let probabilities = Model.softmax(logits, temperature: d.temperature ?? 1)
+                dog[sample] = d.labels.dogProbability(probabilities)
+                nonDog[sample] = zip(d.labels, probabilities).compactMap { $0.0.isDog ? nil : $0.1 }
             }
         }
         // Each class's prototype: from the training photos, or (cross-validating) from all, each photo later
@@ -302,7 +307,7 @@ import DedogBreedModel
         return BackboneFit(head: head, history: history, epochs: epochs, temperature: temperature,
                            averagesMirror: averagesMirror, centerOnlyTop1: centerOnly.top1, mirrorAveragedTop1: averaged.top1,
                            validationLogits: validationLogits, scores: scores, directions: directions,
-                           dogProbabilities: imagenet == nil ? nil : dog, prototypeSums: sums, resumedClasses: resumedClasses)
+                           dogProbabilities: imagenet == nil ? nil : dog, nonDogProbabilities: imagenet == nil ? nil : nonDog, prototypeSums: sums, resumedClasses: resumedClasses)
     }
 
     /// The unit prototypes [class × 1280].
@@ -347,6 +352,8 @@ import DedogBreedModel
     public var decision: DecisionThresholds
     /// The checked photos' dog probabilities (every backbone's ImageNet head averaged), where every backbone has one.
     public var dogProbabilities: [Float]
+    /// The same photos' most likely class that is not a dog, its probability (the heads averaged, as classify does).
+    public var topNonDog: [Float]
 
     public init(base: DecisionThresholds, fits: [BackboneFit], ensemble: EnsembleFit, validation: [Dataset.Sample],
          crossValidated: Bool, otherBreedShare: Float) {
@@ -356,6 +363,11 @@ import DedogBreedModel
         dogProbabilities = ensemble.common.compactMap { i -> Float? in
             let each = fits.compactMap { $0.dogProbabilities?[i] }
             return each.count == fits.count ? each.reduce(0, +) / Float(each.count) : nil
+        }
+        topNonDog = ensemble.common.compactMap { i -> Float? in
+            let each = fits.compactMap { $0.nonDogProbabilities?[i] }
+            guard each.count == fits.count, let first = each.first else { return nil }
+            return first.indices.map { c in each.reduce(Float(0)) { $0 + $1[c] } / Float(each.count) }.max()
         }
         decision.noDogBelow = Trainer.noDogThreshold(validationDogProbabilities: dogProbabilities, start: decision.noDogBelow)
         // "Not one of my breeds": how like its predicted breed's photos each checked photo is, that breed's
@@ -378,10 +390,13 @@ import DedogBreedModel
         decision.breedVote = decision.otherBreedBelow != nil && fits.allSatisfy({ $0.dogProbabilities != nil }) ? BreedVote() : nil
     }
 
-    /// The share of checked photos below the "no dog" threshold (nil without ImageNet heads).
+    /// The share of checked photos (all dogs) answered "no dog" (nil without ImageNet heads).
     public var noDogShare: Float? {
-        dogProbabilities.isEmpty ? nil
-            : Float(dogProbabilities.filter { $0 < decision.noDogBelow }.count) / Float(dogProbabilities.count)
+        guard !dogProbabilities.isEmpty else { return nil }
+        let noDog = dogProbabilities.indices.filter { i in
+            decision.showsNoDog(dogProbability: dogProbabilities[i], topNonDog: i < topNonDog.count ? topNonDog[i] : nil)
+        }
+        return Float(noDog.count) / Float(dogProbabilities.count)
     }
 }
 

@@ -195,6 +195,32 @@ import DedogTestSupport
         #expect(thresholds.decision.breedVote == nil, "without ImageNet heads there is no word on the breed to weigh")
     }
 
+    @Test func theNoDogShareIsTheShareAnsweredNoDog() {
+        var options = TrainingOptions()
+        options.epochs = 2
+        var fits = [31, 32].map { seed in
+            BackboneFit.fit(Self.features(rows: 5, views: 1, seed: UInt64(seed)), classes: 3, folds: nil, start: nil,
+                            resumedClasses: 0, imagenet: nil, options: options, progress: { _ in })
+        }
+        // Every photo a dog to both heads but for four: photo 0 under half the threshold; 1 in the band, nothing
+        // else seen; 2 in the band with a class that is not a dog at 5 %; 3 in the band with 2.5 % on one such class
+        // once the heads are averaged (each head alone has a class over 3 %).
+        let dog: [Int: Float] = [0: 0.1, 1: 0.2, 2: 0.2, 3: 0.2]
+        let nonDog: [[Int: [Float]]] = [[1: [0.01, 0.01], 2: [0.04, 0.01], 3: [0.05, 0]],
+                                        [1: [0.01, 0.01], 2: [0.06, 0.01], 3: [0, 0.04]]]
+        for b in fits.indices {
+            fits[b].dogProbabilities = Dictionary(uniqueKeysWithValues: (0..<15).map { ($0, dog[$0] ?? 0.9) })
+            fits[b].nonDogProbabilities = Dictionary(uniqueKeysWithValues: (0..<15).map { ($0, nonDog[b][$0] ?? [0.05, 0.05]) })
+        }
+        let validation = (0..<15).map { Dataset.Sample(path: "p\($0).jpg", label: $0 % 3) }
+        let ensemble = EnsembleFit(fits, validation: validation, classes: 3)
+        let thresholds = ThresholdFit(base: DecisionThresholds(), fits: fits, ensemble: ensemble, validation: validation,
+                                      crossValidated: false, otherBreedShare: 0.05)
+        #expect(thresholds.decision.noDogBelow == 0.3, "too few photos to fit: the floor")
+        #expect(thresholds.dogProbabilities.filter { $0 < 0.3 }.count == 4)
+        #expect(thresholds.noDogShare == Float(2) / 15, "photos 0 and 2 are answered \"no dog\"; 1 and 3 see nothing else")
+    }
+
     // MARK: The record
 
     @Test func theRecordIsWrittenAsTheModelFileKeepsIt() throws {
