@@ -106,8 +106,8 @@ public final class Model: Sendable {
 
     /// How strongly the breed heads answer a photo at all: the log-sum-exp of each backbone's logits (its views
     /// averaged), averaged over the backbones; nil without breed heads. A photo of a breed the heads were not
-    /// trained on tends to excite them less (`UnknownBreedRule.Signal.energy`).
-    public func breedEnergy(_ features: [[Float]]) throws(ModelError) -> Float? {
+    /// trained on tends to excite them less (`UnknownBreedRule.Signal.energy`). The rows in `excluded` are left out.
+    public func breedEnergy(_ features: [[Float]], excluding excluded: Set<Int> = []) throws(ModelError) -> Float? {
         guard features.count == backbones.count else {
             throw .badInput(detail: "features of \(features.count) backbones for a model of \(backbones.count)")
         }
@@ -118,7 +118,8 @@ public final class Model: Sendable {
             guard views >= 1, x.count == views * linear.inputs else {
                 throw .badInput(detail: "\(x.count) features are not whole views of \(linear.inputs)")
             }
-            let logits = try linear.averaged(x, views: views)
+            var logits = try linear.averaged(x, views: views)
+            if !excluded.isEmpty { logits = logits.indices.filter { !excluded.contains($0) }.map { logits[$0] } }
             let top = logits.max() ?? 0
             total += Foundation.log(logits.reduce(Float(0)) { $0 + Foundation.exp($1 - top) }) + top
         }

@@ -251,6 +251,10 @@ extension Model {
     ///   knows the top breed, says otherwise (`thresholds.breedVote`).
     /// - **Unsure**: the top breed is below `thresholds.unsureBelow`, or leads the second by less than
     ///   `thresholds.unsureMargin`.
+    /// - **Taught breeds** (`Label.taught`) are named only for photos like their own: where one comes first and the
+    ///   verdict is "another breed", the decision is made again without the taught breeds (the answer the model gave
+    ///   before they were taught). A row imprinted from a few photos has no trained boundary; unlike photos it wins
+    ///   are mostly other breeds' (`scripts/bench-teaching`, docs/training.md).
     public func decide(features: [[Float]], top: Int, thresholds: DecisionThresholds,
                        precision: Precision) throws(ModelError) -> Decision {
         let imagenet = try imagenetProbabilities(features)
@@ -262,36 +266,51 @@ extension Model {
             dogProbability = labels.dogProbability(imagenet)
             lookalikes = Self.ranked(labels, imagenet, top: 3) { !$0.isDog }
         }
-        // At least two ranked, whatever `top` is: the verdict weighs the second breed.
-        var breeds: [Prediction]
-        if let breedProbabilities, let labels = breedLabels {
-            breeds = Self.ranked(labels, breedProbabilities, top: max(top, 2)) { _ in true }
-        } else {
-            let mass = max(dogProbability ?? 1, .leastNormalMagnitude)
-            breeds = Self.ranked(imagenetLabels ?? [], imagenet ?? [], top: max(top, 2)) { $0.isDog }
-            for i in breeds.indices { breeds[i].probability /= mass }
-        }
-        let topIndex = breeds.first.flatMap { first in breedLabels?.firstIndex { $0.key == first.key } }
-        let similarity = topIndex.flatMap { i in similarities.map { $0[i] } }
-        // Only weighed where the model can say "another breed" and has the vote.
-        let shares = thresholds.breedVote == nil || thresholds.otherBreedBelow == nil ? nil
-            : topIndex.flatMap { i in imagenet.flatMap { imagenetShares($0, dogProbability: dogProbability ?? 0, breed: i) } }
-        let p1 = breeds.first?.probability ?? 0, p2 = breeds.count > 1 ? breeds[1].probability : 0
-        let unknownScore = try thresholds.unknownBreed.flatMap { rule throws(ModelError) in
-            let energy = try breedEnergy(features)
-            return rule.score { signal in
-                switch signal {
-                case .p1: p1
-                case .margin: p1 - p2
-                case .cosine: similarity
-                case .energy: energy
+        // The decision among the breeds `include` keeps (their probabilities renormalised over them).
+        func judge(_ include: (Label) -> Bool, excluded: Set<Int>) throws(ModelError) -> Decision {
+            // At least two ranked, whatever `top` is: the verdict weighs the second breed.
+            var breeds: [Prediction]
+            if let breedProbabilities, let labels = breedLabels {
+                breeds = Self.ranked(labels, breedProbabilities, top: max(top, 2), where: include)
+                let mass = labels.indices.reduce(Float(0)) { include(labels[$1]) ? $0 + breedProbabilities[$1] : $0 }
+                if !excluded.isEmpty, mass > 0 { for i in breeds.indices { breeds[i].probability /= mass } }
+            } else {
+                let mass = max(dogProbability ?? 1, .leastNormalMagnitude)
+                breeds = Self.ranked(imagenetLabels ?? [], imagenet ?? [], top: max(top, 2)) { $0.isDog }
+                for i in breeds.indices { breeds[i].probability /= mass }
+            }
+            let topIndex = breeds.first.flatMap { first in breedLabels?.firstIndex { $0.key == first.key } }
+            let similarity = topIndex.flatMap { i in similarities.map { $0[i] } }
+            // Only weighed where the model can say "another breed" and has the vote.
+            let shares = thresholds.breedVote == nil || thresholds.otherBreedBelow == nil ? nil
+                : topIndex.flatMap { i in imagenet.flatMap { imagenetShares($0, dogProbability: dogProbability ?? 0, breed: i) } }
+            let p1 = breeds.first?.probability ?? 0, p2 = breeds.count > 1 ? breeds[1].probability : 0
+            let unknownScore = try thresholds.unknownBreed.flatMap { rule throws(ModelError) in
+                let energy = try breedEnergy(features, excluding: excluded)
+                return rule.score { signal in
+                    switch signal {
+                    case .p1: p1
+                    case .margin: p1 - p2
+                    case .cosine: similarity
+                    case .energy: energy
+                    }
                 }
             }
+            let verdict = thresholds.verdict(dogProbability: dogProbability, top: p1, second: p2, similarity: similarity,
+                                             imagenet: shares, unknownScore: unknownScore, topNonDog: lookalikes.first?.probability)
+            return Decision(verdict: verdict, breeds: Array(breeds.prefix(max(0, top))), dogProbability: dogProbability,
+                            similarity: similarity, lookalikes: verdict == .noDog ? lookalikes : [])
         }
-        let verdict = thresholds.verdict(dogProbability: dogProbability, top: p1, second: p2, similarity: similarity,
-                                         imagenet: shares, unknownScore: unknownScore, topNonDog: lookalikes.first?.probability)
-        return Decision(verdict: verdict, breeds: Array(breeds.prefix(max(0, top))), dogProbability: dogProbability,
-                              similarity: similarity, lookalikes: verdict == .noDog ? lookalikes : [])
+        let decision = try judge({ _ in true }, excluded: [])
+        // A taught breed is named only for photos like its own: where it comes first but the photo is not like its
+        // photos, the answer is the model's without its taught breeds, as it was before they were taught.
+        guard decision.verdict == .otherBreed, let labels = breedLabels,
+              let first = decision.breeds.first, labels.contains(where: { $0.key == first.key && $0.taught != nil }) else {
+            return decision
+        }
+        let taught = Set(labels.indices.filter { labels[$0].taught != nil })
+        guard taught.count < labels.count else { return decision }
+        return try judge({ $0.taught == nil }, excluded: taught)
     }
 
     /// What the ImageNet head's `probabilities` say of breed label `breed` (see `ImageNetShares`), as shares of

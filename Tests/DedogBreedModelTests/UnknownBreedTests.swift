@@ -220,6 +220,63 @@ import DedogTestSupport
             #expect(similarities[3] > nearest, "the scaled prototype is the closer here")
         }
     }
+
+    /// A model taught breed "d" (3 photos along one direction) on top of `model(rule: nil)`, and the plain model.
+    static func taughtModel(name: String = #function) throws -> (plain: Model, taught: Model, direction: [Float], urls: [URL]) {
+        let (plain, url) = try Self.model(rule: nil, name: name)
+        var dice = Dice(seed: 9)
+        let direction = Model.direction((0..<1280).map { _ in dice.uniform() })
+        var confirmed = ConfirmedPhotos(backbones: 1)
+        var photos: [[Float]] = []
+        for i in 0..<3 {
+            let features = zip(direction, (0..<1280).map { _ in dice.uniform() }).map { 3 * $0 + 0.05 * $1 }
+            photos.append(features)
+            try confirmed.append(ConfirmedPhoto(label: "d", photo: "\(i).jpg", fingerprint: "\(i)", added: "2026-11-27"),
+                                 features: [Model.direction(features)])
+        }
+        var described = plain.specification
+        let length = TaughtBreed.featureLengths(photos.map { [$0] }, backbones: 1)[0]
+        described.backbones[0].breedHead?.labels.append(Label(key: "d", name: "D", isDog: true, taught: Taught(featureLength: length)))
+        let taughtURL = url.deletingLastPathComponent().appendingPathComponent("taught-\(url.lastPathComponent)")
+        try TaughtBreed.write(try SafeTensors(contentsOf: url), stored: plain.specification, as: described, confirmed: confirmed, to: taughtURL)
+        return (plain, try Model(contentsOf: taughtURL), direction, [url, taughtURL])
+    }
+
+    /// A taught breed is named for photos like its photos; where it comes first but the photo is unlike them ("another
+    /// breed"), the decision is the model's without it: the same as the untaught model's, breeds, probabilities,
+    /// verdict and similarity, by the similarity's threshold and by a fitted rule, its energy taken without the row.
+    @Test func aTaughtBreedUnlikeThePhotoLeavesTheAnswerAsBefore() throws {
+        let (plain, taught, direction, urls) = try Self.taughtModel()
+        defer { for url in urls { try? FileManager.default.removeItem(at: url) } }
+        var dice = Dice(seed: 21)
+        var fellBack = 0, named = 0
+        for noise in stride(from: Float(0.02), through: 0.2, by: 0.02) {
+            let features = [zip(direction, (0..<1280).map { _ in dice.uniform() }).map { $0 + noise * max(0, $1) }]
+            let similarity = try #require(try taught.similarities(features))[3]
+            let probabilities = try #require(try taught.breedProbabilities(features, precision: .fp32))
+            let taughtFirst = probabilities.indices.max { probabilities[$0] < probabilities[$1] } == 3
+            let plainEnergy = try #require(try plain.breedEnergy(features))
+            #expect(abs(try #require(try taught.breedEnergy(features, excluding: [3])) - plainEnergy) < 1e-4)
+            #expect(try #require(try taught.breedEnergy(features)) > plainEnergy + 1e-3, "with its row the energy is higher")
+            let byRule = UnknownBreedRule(signals: [.cosine, .energy], mean: [0, 0], scale: [1, 1], weights: [1, 0.01], bias: 0,
+                                          below: 0.6 + 0.01 * plainEnergy)
+            for thresholds in [DecisionThresholds(noDogBelow: 0, unsureBelow: 0, unsureMargin: 0, otherBreedBelow: 0.6),
+                               DecisionThresholds(noDogBelow: 0, unsureBelow: 0, unsureMargin: 0, unknownBreed: byRule)] {
+                let decided = try taught.decide(features: features, top: 3, thresholds: thresholds, precision: .fp32)
+                let before = try plain.decide(features: features, top: 3, thresholds: thresholds, precision: .fp32)
+                if thresholds.unknownBreed == nil && similarity >= 0.6 {
+                    #expect(decided.verdict == .dog && decided.breeds.first?.key == "d", "like its photos: named")
+                    named += 1
+                } else if decided.breeds.first?.key != "d" {
+                    #expect(decided.verdict == before.verdict && decided.similarity == before.similarity)
+                    #expect(decided.breeds.map(\.key) == before.breeds.map(\.key))
+                    #expect(zip(decided.breeds, before.breeds).allSatisfy { abs($0.probability - $1.probability) < 1e-5 })
+                    if taughtFirst { fellBack += 1 }
+                }
+            }
+        }
+        #expect(named > 0 && fellBack > 0, "both cases seen: \(named) named, \(fellBack) first but answered as before")
+    }
 }
 
 /// A seeded generator of floats in -1…1 (the tests' own, so the numbers never change).
