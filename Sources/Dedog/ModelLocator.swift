@@ -17,9 +17,9 @@ public enum ModelLocator {
     /// The bundled models, the default first. The ImageNet-only bases are what `dedog train --backbone` starts from.
     public static let bundled: [Bundled] = [
         Bundled(name: "default", fileName: "dedog-breeds.safetensors",
-                summary: "120 breeds, EfficientNet-Lite1 and Lite2 combined: the most accurate"),
+                summary: "133 breeds, EfficientNet-Lite1 and Lite2 combined: the most accurate"),
         Bundled(name: "fast", fileName: "dedog-breeds-fast.safetensors",
-                summary: "120 breeds, EfficientNet-Lite0 alone: about 3 times faster, 3 to 4 points less accurate"),
+                summary: "133 breeds, EfficientNet-Lite0 alone: about 3 times faster, 3 to 4 points less accurate"),
         Bundled(name: "lite0", fileName: "efficientnet-lite0-imagenet.safetensors",
                 summary: "EfficientNet-Lite0's ImageNet classifier (a base for training)"),
         Bundled(name: "lite1", fileName: "efficientnet-lite1-imagenet.safetensors",

@@ -14,7 +14,9 @@ struct Classify: ParsableCommand {
 
             For each photo dedog prints the most likely breeds with their probability. It says "no dog" \
             when the networks put less of their belief on dog classes than the model allows (30 % for the \
-            default model, 33 % for fast), and "unsure" when the top \
+            default model, 32 % for fast; above half that, only if they see something else in the photo), \
+            "a breed this model does not know" (with the breeds the dog looks most like) when the dog is \
+            less like any of the model's breeds than their own photos are, and "unsure" when the top \
             breed is below 45 % or less than 15 points ahead of the next (the thresholds come from the \
             model file).
 
