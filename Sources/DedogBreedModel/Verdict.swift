@@ -266,14 +266,19 @@ extension Model {
             dogProbability = labels.dogProbability(imagenet)
             lookalikes = Self.ranked(labels, imagenet, top: 3) { !$0.isDog }
         }
-        // The decision among the breeds `include` keeps (their probabilities renormalised over them).
-        func judge(_ include: (Label) -> Bool, excluded: Set<Int>) throws(ModelError) -> Decision {
+        // Taught breeds give way (below): then the decision is made among the trained breeds alone.
+        let taught = Set(breedLabels.map { labels in labels.indices.filter { labels[$0].taught != nil } } ?? [])
+        func judge(withoutTaught: Bool) throws(ModelError) -> (decision: Decision, topIndex: Int?) {
+            let excluded: Set<Int> = withoutTaught ? taught : []
             // At least two ranked, whatever `top` is: the verdict weighs the second breed.
             var breeds: [Prediction]
             if let breedProbabilities, let labels = breedLabels {
-                breeds = Self.ranked(labels, breedProbabilities, top: max(top, 2), where: include)
-                let mass = labels.indices.reduce(Float(0)) { include(labels[$1]) ? $0 + breedProbabilities[$1] : $0 }
-                if !excluded.isEmpty, mass > 0 { for i in breeds.indices { breeds[i].probability /= mass } }
+                breeds = Self.ranked(labels, breedProbabilities, top: max(top, 2)) { !withoutTaught || $0.taught == nil }
+                if withoutTaught {
+                    // Renormalised over the trained breeds: their probabilities as before any breed was taught.
+                    let mass = labels.indices.reduce(Float(0)) { excluded.contains($1) ? $0 : $0 + breedProbabilities[$1] }
+                    if mass > 0 { for i in breeds.indices { breeds[i].probability /= mass } }
+                }
             } else {
                 let mass = max(dogProbability ?? 1, .leastNormalMagnitude)
                 breeds = Self.ranked(imagenetLabels ?? [], imagenet ?? [], top: max(top, 2)) { $0.isDog }
@@ -298,19 +303,16 @@ extension Model {
             }
             let verdict = thresholds.verdict(dogProbability: dogProbability, top: p1, second: p2, similarity: similarity,
                                              imagenet: shares, unknownScore: unknownScore, topNonDog: lookalikes.first?.probability)
-            return Decision(verdict: verdict, breeds: Array(breeds.prefix(max(0, top))), dogProbability: dogProbability,
-                            similarity: similarity, lookalikes: verdict == .noDog ? lookalikes : [])
+            return (Decision(verdict: verdict, breeds: Array(breeds.prefix(max(0, top))), dogProbability: dogProbability,
+                             similarity: similarity, lookalikes: verdict == .noDog ? lookalikes : []), topIndex)
         }
-        let decision = try judge({ _ in true }, excluded: [])
+        let (decision, topIndex) = try judge(withoutTaught: false)
         // A taught breed is named only for photos like its own: where it comes first but the photo is not like its
         // photos, the answer is the model's without its taught breeds, as it was before they were taught.
-        guard decision.verdict == .otherBreed, let labels = breedLabels,
-              let first = decision.breeds.first, labels.contains(where: { $0.key == first.key && $0.taught != nil }) else {
+        guard decision.verdict == .otherBreed, let topIndex, taught.contains(topIndex), taught.count < breedLabels?.count ?? 0 else {
             return decision
         }
-        let taught = Set(labels.indices.filter { labels[$0].taught != nil })
-        guard taught.count < labels.count else { return decision }
-        return try judge({ $0.taught == nil }, excluded: taught)
+        return try judge(withoutTaught: true).decision
     }
 
     /// What the ImageNet head's `probabilities` say of breed label `breed` (see `ImageNetShares`), as shares of

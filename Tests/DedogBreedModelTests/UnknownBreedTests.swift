@@ -183,29 +183,12 @@ import DedogTestSupport
     /// A model's similarity to a taught breed is its prototype's cosine scaled for the number of its photos (at most
     /// 1), or the nearest of its photos, whichever is closer; to a trained breed, the plain cosine.
     @Test func similarityToATaughtBreedIsScaled() throws {
-        let (plain, url) = try Self.model(rule: nil)
-        defer { try? FileManager.default.removeItem(at: url) }
-        var dice = Dice(seed: 9)
-        let file = try SafeTensors(contentsOf: url)
-        let heads = try ModelFile.breedHeads(of: file, model: plain.specification)
-        let direction = Model.direction((0..<1280).map { _ in dice.uniform() })
-        var confirmed = ConfirmedPhotos(backbones: 1)
-        var taughtPhotos: [[Float]] = []
-        for i in 0..<3 {
-            let features = zip(direction, (0..<1280).map { _ in dice.uniform() }).map { 3 * $0 + 0.05 * $1 }
-            taughtPhotos.append(features)
-            try confirmed.append(ConfirmedPhoto(label: "d", photo: "\(i).jpg", fingerprint: "\(i)", added: "2026-11-27"),
-                                 features: [Model.direction(features)])
-        }
-        var described = plain.specification
-        let length = TaughtBreed.featureLengths(taughtPhotos.map { [$0] }, backbones: 1)[0]
-        described.backbones[0].breedHead?.labels.append(Label(key: "d", name: "D", isDog: true, taught: Taught(featureLength: length)))
-        let taughtURL = url.deletingLastPathComponent().appendingPathComponent("taught-\(url.lastPathComponent)")
-        defer { try? FileManager.default.removeItem(at: taughtURL) }
-        try TaughtBreed.write(file, stored: plain.specification, as: described, confirmed: confirmed, to: taughtURL)
-        let taught = try Model(contentsOf: taughtURL)
-        let prototypes = try #require(try ModelFile.breedHeads(of: try SafeTensors(contentsOf: taughtURL), model: taught.specification)[0].prototypes)
+        let (plain, taught, direction, confirmed, urls) = try Self.taughtModel()
+        defer { for url in urls { try? FileManager.default.removeItem(at: url) } }
+        let heads = try ModelFile.breedHeads(of: try SafeTensors(contentsOf: urls[0]), model: plain.specification)
+        let prototypes = try #require(try ModelFile.breedHeads(of: try SafeTensors(contentsOf: urls[1]), model: taught.specification)[0].prototypes)
         #expect(Array(prototypes.prefix(3 * 1280)) == heads[0].prototypes!)
+        var dice = Dice(seed: 10)
         for _ in 0..<4 {
             let features = zip(direction, (0..<1280).map { _ in dice.uniform() }).map { $0 + 0.05 * $1 }
             let unit = Model.direction(features)
@@ -222,7 +205,8 @@ import DedogTestSupport
     }
 
     /// A model taught breed "d" (3 photos along one direction) on top of `model(rule: nil)`, and the plain model.
-    static func taughtModel(name: String = #function) throws -> (plain: Model, taught: Model, direction: [Float], urls: [URL]) {
+    static func taughtModel(name: String = #function) throws -> (plain: Model, taught: Model, direction: [Float],
+                                                                confirmed: ConfirmedPhotos, urls: [URL]) {
         let (plain, url) = try Self.model(rule: nil, name: name)
         var dice = Dice(seed: 9)
         let direction = Model.direction((0..<1280).map { _ in dice.uniform() })
@@ -239,14 +223,14 @@ import DedogTestSupport
         described.backbones[0].breedHead?.labels.append(Label(key: "d", name: "D", isDog: true, taught: Taught(featureLength: length)))
         let taughtURL = url.deletingLastPathComponent().appendingPathComponent("taught-\(url.lastPathComponent)")
         try TaughtBreed.write(try SafeTensors(contentsOf: url), stored: plain.specification, as: described, confirmed: confirmed, to: taughtURL)
-        return (plain, try Model(contentsOf: taughtURL), direction, [url, taughtURL])
+        return (plain, try Model(contentsOf: taughtURL), direction, confirmed, [url, taughtURL])
     }
 
     /// A taught breed is named for photos like its photos; where it comes first but the photo is unlike them ("another
     /// breed"), the decision is the model's without it: the same as the untaught model's, breeds, probabilities,
     /// verdict and similarity, by the similarity's threshold and by a fitted rule, its energy taken without the row.
     @Test func aTaughtBreedUnlikeThePhotoLeavesTheAnswerAsBefore() throws {
-        let (plain, taught, direction, urls) = try Self.taughtModel()
+        let (plain, taught, direction, _, urls) = try Self.taughtModel()
         defer { for url in urls { try? FileManager.default.removeItem(at: url) } }
         var dice = Dice(seed: 21)
         var fellBack = 0, named = 0
@@ -271,6 +255,8 @@ import DedogTestSupport
                     #expect(decided.verdict == before.verdict && decided.similarity == before.similarity)
                     #expect(decided.breeds.map(\.key) == before.breeds.map(\.key))
                     #expect(zip(decided.breeds, before.breeds).allSatisfy { abs($0.probability - $1.probability) < 1e-5 })
+                    let unranked = try taught.decide(features: features, top: 0, thresholds: thresholds, precision: .fp32)
+                    #expect(unranked.verdict == before.verdict, "with no breeds asked for too")
                     if taughtFirst { fellBack += 1 }
                 }
             }
