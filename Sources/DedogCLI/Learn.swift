@@ -34,7 +34,8 @@ struct Learn: ParsableCommand {
             The breed may be one the model knows (its folder name, or any English or Czech name of the \
             catalogue breed) or one it does not: a catalogue breed by any of its names, or, with --new-breed, \
             a name of your own. A breed the model does not know is taught from the photos (three or more \
-            are best) and named from then on, among the model's other breeds. Photos in which the model sees \
+            are best) and named from then on, among the model's other breeds, for dogs that look like those \
+            photos (others keep the answers they had). Photos in which the model sees \
             no dog are refused. `dedog forget` undoes it (a taught breed goes with its last photo); \
             `dedog train --resume` keeps the confirmed photos and the taught breeds.
 
