@@ -38,6 +38,8 @@ public final class Model: Sendable {
     /// Per breed label, what its prototype's cosine is multiplied by in `similarities`: 1 for trained breeds, more
     /// for taught ones, whose prototypes average a few photos (`TaughtBreed.similarityScale`).
     let similarityScales: [Float]
+    /// The breed labels taught from photos (`Label.taught`), which give way in `decide`.
+    let taughtBreeds: Set<Int>
     /// The file it was read from, for messages.
     public let file: String
     /// Which ImageNet labels are the same breed as each breed label, and the rest (see `BreedCounterparts`).
@@ -62,6 +64,8 @@ public final class Model: Sendable {
         similarityScales = (specification.backbones.first?.breedHead?.labels ?? []).map { [confirmedPhotos] label in
             label.taught == nil ? 1 : TaughtBreed.similarityScale(photos: confirmedPhotos.photos.filter { $0.label == label.key }.count)
         }
+        let labels = contents.description.backbones.first?.breedHead?.labels ?? []
+        taughtBreeds = Set(labels.indices.filter { labels[$0].taught != nil })
         file = tensors.file
         breedCounterparts = BreedCounterparts(breeds: specification.backbones.first?.breedHead?.labels ?? [],
                                               imagenet: specification.backbones.first?.imagenetHead?.labels ?? [])

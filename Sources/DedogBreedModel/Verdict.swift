@@ -267,9 +267,8 @@ extension Model {
             lookalikes = Self.ranked(labels, imagenet, top: 3) { !$0.isDog }
         }
         // Taught breeds give way (below): then the decision is made among the trained breeds alone.
-        let taught = Set(breedLabels.map { labels in labels.indices.filter { labels[$0].taught != nil } } ?? [])
         func judge(withoutTaught: Bool) throws(ModelError) -> (decision: Decision, topIndex: Int?) {
-            let excluded: Set<Int> = withoutTaught ? taught : []
+            let excluded: Set<Int> = withoutTaught ? taughtBreeds : []
             // At least two ranked, whatever `top` is: the verdict weighs the second breed.
             var breeds: [Prediction]
             if let breedProbabilities, let labels = breedLabels {
@@ -309,7 +308,8 @@ extension Model {
         let (decision, topIndex) = try judge(withoutTaught: false)
         // A taught breed is named only for photos like its own: where it comes first but the photo is not like its
         // photos, the answer is the model's without its taught breeds, as it was before they were taught.
-        guard decision.verdict == .otherBreed, let topIndex, taught.contains(topIndex), taught.count < breedLabels?.count ?? 0 else {
+        guard decision.verdict == .otherBreed, let topIndex, taughtBreeds.contains(topIndex),
+              taughtBreeds.count < breedLabels?.count ?? 0 else {
             return decision
         }
         return try judge(withoutTaught: true).decision

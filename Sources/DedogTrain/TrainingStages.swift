@@ -352,23 +352,24 @@ import DedogBreedModel
     public var decision: DecisionThresholds
     /// The checked photos' dog probabilities (every backbone's ImageNet head averaged), where every backbone has one.
     public var dogProbabilities: [Float]
-    /// The same photos' most likely class that is not a dog, its probability (the heads averaged, as classify does).
-    public var topNonDog: [Float]
+    /// The same photos' most likely class that is not a dog, its probability (the heads averaged, as classify does;
+    /// nil for a head with no such class).
+    public var topNonDog: [Float?]
 
     public init(base: DecisionThresholds, fits: [BackboneFit], ensemble: EnsembleFit, validation: [Dataset.Sample],
          crossValidated: Bool, otherBreedShare: Float) {
         decision = base
         // A base's rule of "a breed this model does not know" was fitted on its own heads (`UnknownBreedRule`).
         decision.unknownBreed = nil
-        dogProbabilities = ensemble.common.compactMap { i -> Float? in
-            let each = fits.compactMap { $0.dogProbabilities?[i] }
-            return each.count == fits.count ? each.reduce(0, +) / Float(each.count) : nil
+        // Both from the photos every backbone's ImageNet head judged, the heads averaged as classify averages them.
+        let judged = ensemble.common.compactMap { i -> (dog: Float, topNonDog: Float?)? in
+            let dog = fits.compactMap { $0.dogProbabilities?[i] }, nonDog = fits.compactMap { $0.nonDogProbabilities?[i] }
+            guard dog.count == fits.count, nonDog.count == fits.count, let first = nonDog.first else { return nil }
+            let n = Float(fits.count)
+            return (dog.reduce(0, +) / n, first.indices.map { c in nonDog.reduce(Float(0)) { $0 + $1[c] } / n }.max())
         }
-        topNonDog = ensemble.common.compactMap { i -> Float? in
-            let each = fits.compactMap { $0.nonDogProbabilities?[i] }
-            guard each.count == fits.count, let first = each.first else { return nil }
-            return first.indices.map { c in each.reduce(Float(0)) { $0 + $1[c] } / Float(each.count) }.max()
-        }
+        dogProbabilities = judged.map(\.dog)
+        topNonDog = judged.map(\.topNonDog)
         decision.noDogBelow = Trainer.noDogThreshold(validationDogProbabilities: dogProbabilities, start: decision.noDogBelow)
         // "Not one of my breeds": how like its predicted breed's photos each checked photo is, that breed's
         // prototype built without the photo itself; the threshold lets `otherBreedShare` of them through as other.
@@ -393,9 +394,7 @@ import DedogBreedModel
     /// The share of checked photos (all dogs) answered "no dog" (nil without ImageNet heads).
     public var noDogShare: Float? {
         guard !dogProbabilities.isEmpty else { return nil }
-        let noDog = dogProbabilities.indices.filter { i in
-            decision.showsNoDog(dogProbability: dogProbabilities[i], topNonDog: i < topNonDog.count ? topNonDog[i] : nil)
-        }
+        let noDog = zip(dogProbabilities, topNonDog).filter { decision.showsNoDog(dogProbability: $0, topNonDog: $1) }
         return Float(noDog.count) / Float(dogProbabilities.count)
     }
 }
