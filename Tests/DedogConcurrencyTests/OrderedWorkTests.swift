@@ -5,15 +5,12 @@ import DedogConcurrency
 /// `OrderedWork` (what `dedog classify` runs photos through): results come back in the order the jobs were given,
 /// however long each takes, with at most `concurrency` jobs running and that many running when there is work.
 @Suite struct OrderedWorkTests {
-    /// Counts jobs running now and the most ever running at once. Behind an `NSLock` (a pthread mutex), which
-    /// ThreadSanitizer (`scripts/asan-test`) sees as a lock; `Synchronization.Mutex` waits on a futex in code built
-    /// without it, so every access here was reported as a race.
-    final class Gauge: @unchecked Sendable {
-        private let lock = NSLock()
-        private var now = 0, highest = 0
-        func enter() { lock.withLock { now += 1; highest = max(highest, now) } }
-        func leave() { lock.withLock { now -= 1 } }
-        var most: Int { lock.withLock { highest } }
+    /// Counts jobs running now and the most ever running at once.
+    final class Gauge: Sendable {
+        private let state = Locked((now: 0, most: 0))
+        func enter() { state.withLock { $0.now += 1; $0.most = max($0.most, $0.now) } }
+        func leave() { state.withLock { $0.now -= 1 } }
+        var most: Int { state.withLock { $0.most } }
     }
 
     @Test(arguments: [1, 2, 3])

@@ -11,10 +11,10 @@ import DedogConcurrency
     @Test(arguments: [1, 2, 3, 5])
     func workerPoolRunsEveryPartOnce(_ parts: Int) {
         let pool = WorkerPool(parts: parts)
-        let counts = Mutex([Int](repeating: 0, count: parts))
+        let counts = Locked([Int](repeating: 0, count: parts))
         let caller = pthread_self()
         for job in 0..<300 {
-            let seen = Mutex([Bool](repeating: false, count: parts))
+            let seen = Locked([Bool](repeating: false, count: parts))
             pool.run { part in
                 if part == 0 { #expect(pthread_equal(pthread_self(), caller) != 0) }
                 if part == parts - 1 && job % 50 == 7 { Thread.sleep(forTimeInterval: 0.005) }  // the caller waits asleep
@@ -31,7 +31,7 @@ import DedogConcurrency
     @Test func resourcePoolLendsEachResourceToOneCallerAtATime() {
         let made = Atomic<Int>(0)
         let pool = ResourcePool<Int>(capacity: 3) { made.add(1, ordering: .relaxed).newValue }
-        let held = Mutex(Set<Int>()), clashes = Atomic<Int>(0), mostAtOnce = Atomic<Int>(0)
+        let held = Locked(Set<Int>()), clashes = Atomic<Int>(0), mostAtOnce = Atomic<Int>(0)
         DispatchQueue.concurrentPerform(iterations: 64) { _ in
             pool.use { resource in
                 let count = held.withLock { set -> Int in
@@ -60,7 +60,7 @@ import DedogConcurrency
     /// still runs (on the caller's thread), none is lost.
     @Test func threadPoolRunsInOrderAndHandsResultsBack() async {
         let pool = ThreadPool(threads: 1, name: "test")
-        let order = Mutex([Int]())
+        let order = Locked([Int]())
         for i in 0..<100 { pool.submit { order.withLock { $0.append(i) } } }
         let sum = await pool.run { (0..<10).reduce(0, +) }
         #expect(sum == 45)
@@ -84,7 +84,7 @@ import DedogConcurrency
             Thread.sleep(forTimeInterval: 0.01)
             return computed.add(1, ordering: .relaxed).newValue * 42
         }
-        let values = Mutex([Int]())
+        let values = Locked([Int]())
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
             let v = eventual.value
             values.withLock { $0.append(v) }
