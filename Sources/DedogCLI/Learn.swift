@@ -138,6 +138,12 @@ struct Forget: ParsableCommand {
     @Option(help: ArgumentHelp("Breed catalogue JSON for breed names instead of the bundled one.", valueName: "file"))
     var catalogue: String?
 
+    /// A confirmed photo's breed as `learn` and `--breed` name it: the catalogue breed's English name behind the
+    /// label (a trained breed's folder, a taught breed's catalogue id), else the label itself (a name of one's own).
+    static func name(_ label: String, _ catalogue: Catalogue) -> String {
+        catalogue.breed(id: label, label: label)?.name.en ?? label
+    }
+
     func validate() throws {
         guard list || all || breed != nil || !photos.isEmpty else {
             throw ValidationError("say what to forget: photos, --breed NAME or --all (or --list to see the confirmed photos).")
@@ -151,13 +157,13 @@ struct Forget: ParsableCommand {
         do throws(ClassifierError) {
             if list {
                 let entries = try Confirmations.photos(model: url)
-                for e in entries { Terminal.out("\(e.label)\t\(e.photo)\t\(e.added)") }
+                for e in entries { Terminal.out("\(Self.name(e.label, breeds))\t\(e.photo)\t\(e.added)") }
                 Terminal.out("\(entries.count) confirmed photo\(entries.count == 1 ? "" : "s").")
                 return
             }
             let report = try Confirmations.forget(photos: photos.isEmpty ? nil : photos.map { URL(fileURLWithPath: $0) },
                                            breed: breed, model: url, catalogue: breeds)
-            for e in report.removed { Terminal.out("forgot \(e.photo) (\(e.label))") }
+            for e in report.removed { Terminal.out("forgot \(e.photo) (\(Self.name(e.label, breeds)))") }
             for name in report.forgottenBreeds { Terminal.out("forgot the taught breed \(name) with its last photo") }
             Terminal.out(report.removed.isEmpty ? "nothing to forget; \(url.path) is unchanged."
                          : "\(url.path) remembers \(report.confirmedCount) confirmed photo\(report.confirmedCount == 1 ? "" : "s").")

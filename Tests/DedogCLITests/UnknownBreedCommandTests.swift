@@ -64,6 +64,10 @@ import Testing
         let ids = (after["breeds"] as? [[String: Any]] ?? []).compactMap { ($0["breed"] as? [String: Any])?["id"] as? String }
         #expect(ids.contains("dachshund"), "the taught breed is among the answers: \(ids)")
 
+        let list = try CLI.run(["forget", "--list", "--model", model.path])
+        #expect(list.stdout.split(separator: "\n").map { $0.split(separator: "\t").prefix(2).joined(separator: " ") }
+                == ["Dachshund beagle.jpg", "Dachshund beagle.webp", "Dachshund beagle.heic", "3 confirmed photos."],
+                "the breed named as learn names it: \(list.stdout)")
         let forgot = try CLI.run(["forget", "--breed", "Dachshund", "--model", model.path])
         #expect(forgot.status == 0, "\(forgot.stderr)")
         #expect(forgot.stdout.contains("forgot the taught breed Dachshund with its last photo"), "\(forgot.stdout)")
