@@ -21,22 +21,14 @@ import DedogConcurrency
         let cores = ProcessInfo.processInfo.activeProcessorCount
         for _ in 0..<5 {
             let start = DispatchTime.now()
-            let sums = UnsafeSendableSums(count: cores)
+            let sums = Locked([Int](repeating: -1, count: cores))
             DispatchQueue.concurrentPerform(iterations: cores) { c in
-                sums.set(c, parallelMap(16, threads: 2) { $0 + c }.reduce(0, +))
+                let sum = parallelMap(16, threads: 2) { $0 + c }.reduce(0, +)
+                sums.withLock { $0[c] = sum }
             }
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
-            #expect(sums.all == (0..<cores).map { 120 + 16 * $0 })
+            #expect(sums.withLock { $0 } == (0..<cores).map { 120 + 16 * $0 })
             #expect(seconds < 0.5, "\(seconds) s")
         }
     }
-}
-
-/// One slot per iteration, each written by its own iteration only.
-private final class UnsafeSendableSums: @unchecked Sendable {
-    private var values: [Int]
-    private let lock = NSLock()
-    init(count: Int) { values = Array(repeating: -1, count: count) }
-    func set(_ i: Int, _ v: Int) { lock.lock(); values[i] = v; lock.unlock() }
-    var all: [Int] { lock.lock(); defer { lock.unlock() }; return values }
 }
