@@ -95,8 +95,9 @@ extension DedogService {
     }
 
     /// `DELETE /v1/memory/{fingerprint}`: undoes a confirmed photo.
-    func forget(_ fingerprint: String) async throws -> Response {
+    func forget(_ fingerprint: String, _ request: Request) async throws -> Response {
         guard let model = configuration.learnModel else { throw Self.learningOff }
+        let language = try Self.language(request)
         guard fingerprint.count <= 128, fingerprint.allSatisfy(\.isHexDigit), !fingerprint.isEmpty else {
             throw APIError(.badRequest, code: "badParameter", message: "a fingerprint is the hex string POST /v1/memory answered",
                            field: "fingerprint")
@@ -108,19 +109,42 @@ extension DedogService {
             return (report, !report.removed.isEmpty)
         }
         guard !report.removed.isEmpty else { throw APIError.notFound("the model remembers no photo with the fingerprint \(fingerprint)") }
-        return JSONResponse.make(.ok, MemoryList(entries: report.removed, memorySize: report.confirmedCount))
+        return JSONResponse.make(.ok, MemoryList(report.removed, memorySize: report.confirmedCount, catalogue, language))
     }
 
     struct MemoryList: Encodable {
-        let entries: [ConfirmedPhoto]
+        let entries: [MemoryEntry]
         let memorySize: Int
+
+        init(_ photos: [ConfirmedPhoto], memorySize: Int, _ catalogue: Catalogue, _ language: Language) {
+            entries = photos.map { MemoryEntry($0, catalogue, language) }
+            self.memorySize = memorySize
+        }
+    }
+
+    /// A confirmed photo, with its breed named as `POST /v1/memory` answers it (the catalogue breed behind the
+    /// label, in the request's language; else the label, a name of the user's own).
+    struct MemoryEntry: Encodable {
+        let label: String
+        let breed: String
+        let photo: String
+        let fingerprint: String
+        let added: String
+
+        init(_ photo: ConfirmedPhoto, _ catalogue: Catalogue, _ language: Language) {
+            label = photo.label
+            breed = catalogue.breed(id: photo.label, label: photo.label)?.name(in: language) ?? photo.label
+            self.photo = photo.photo
+            fingerprint = photo.fingerprint
+            added = photo.added
+        }
     }
 
     /// `GET /v1/memory`: the confirmed photos the served model remembers, oldest first.
-    func memory() throws(APIError) -> Response {
+    func memory(_ request: Request) throws(APIError) -> Response {
         guard configuration.learnModel != nil else { throw Self.learningOff }
         let entries = classifier.info.confirmedPhotos
-        return JSONResponse.make(.ok, MemoryList(entries: entries, memorySize: entries.count))
+        return JSONResponse.make(.ok, MemoryList(entries, memorySize: entries.count, catalogue, try Self.language(request)))
     }
 
     /// Runs `change` on the model file `model` (`--learn-model`) on an inference thread, one change at a time;

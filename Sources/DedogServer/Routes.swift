@@ -62,9 +62,9 @@ struct MemoryController {
     let service: DedogService
 
     func addRoutes(to router: Router<Context>) {
-        router.get("/v1/memory") { _, _ in try service.memory() }
+        router.get("/v1/memory") { request, _ in try service.memory(request) }
         router.post("/v1/memory") { request, _ in try await service.learn(request) }
-        router.delete("/v1/memory/{fingerprint}") { _, context in try await service.forget(context.parameters.get("fingerprint") ?? "") }
+        router.delete("/v1/memory/{fingerprint}") { request, context in try await service.forget(context.parameters.get("fingerprint") ?? "", request) }
     }
 }
 

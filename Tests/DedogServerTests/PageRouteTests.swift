@@ -118,6 +118,10 @@ extension RouterTests {
         #expect(models?.first?["learning"] as? Bool == true)
         let listed = try await request("/v1/memory", service: service).object["entries"] as? [[String: Any]] ?? []
         #expect(listed.count == 1)
+        #expect(listed.first?["breed"] as? String == "Beagle", "\(listed)")
+        #expect(listed.first?["label"] as? String == "n02088364-beagle", "\(listed)")
+        let czech = try await request("/v1/memory?lang=cs", service: service).object["entries"] as? [[String: Any]] ?? []
+        #expect(czech.first?["breed"] as? String == "beagle", "its Czech name: \(czech)")
 
         // The same photo again adds nothing.
         let twice = try await request("/v1/memory", method: .post, headers: formType,
@@ -125,8 +129,9 @@ extension RouterTests {
         #expect(twice.object["added"] as? Bool == false)
         #expect(twice.object["memorySize"] as? Int == 1)
 
-        let undone = try await request("/v1/memory/\(fingerprint)", method: .delete, service: service)
+        let undone = try await request("/v1/memory/\(fingerprint)?lang=cs", method: .delete, service: service)
         #expect(undone.status == .ok, "\(undone.text)")
+        #expect((undone.object["entries"] as? [[String: Any]])?.first?["breed"] as? String == "beagle", "\(undone.text)")
         #expect(undone.object["memorySize"] as? Int == 0)
         #expect((try await request("/v1/memory", service: service).object["entries"] as? [Any])?.isEmpty == true)
         let gone = try await request("/v1/memory/\(fingerprint)", method: .delete, service: service)
