@@ -1,18 +1,22 @@
 // About: the model, its measured accuracy, what happens to a photo, and the server's token when it wants one.
-import { h, show, errorCard } from "./dom.js";
+import { h, show, errorCard, onLeave } from "./dom.js";
 import { t, percent } from "./i18n.js";
 import { token, setToken } from "./api.js";
 import { loadServerInfo } from "./server.js";
 
 export async function renderAbout() {
   show([h("h1", {}, t("aboutTitle")), h("p", {}, t("loading"))]);
+  let alive = true;
+  onLeave(() => { alive = false; });
   let info;
   try {
     info = await loadServerInfo(true);
   } catch (error) {
+    if (!alive) return;
     show([h("h1", {}, t("aboutTitle")), errorCard(error), tokenForm()]);
     return;
   }
+  if (!alive) return;
   const model = info.model;
   const training = model.training || {};
   const rows = [];

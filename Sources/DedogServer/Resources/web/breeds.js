@@ -1,7 +1,7 @@
 // Breeds: the whole catalogue, searched as you type (the server folds case, diacritics and typos as
 // `dedog breeds search` does), and a page per breed with every field and its sources.
 import { api } from "./api.js";
-import { h, show, errorCard, range } from "./dom.js";
+import { h, show, errorCard, range, onLeave } from "./dom.js";
 import { t, lang } from "./i18n.js";
 
 const state = { q: "", recognised: false };
@@ -55,13 +55,18 @@ async function refresh() {
 
 export async function renderBreed(id) {
   show([h("p", {}, t("loading"))], { focus: false });
+  // A breed that comes after the user has moved on (to another breed, say) must not replace that screen.
+  let alive = true;
+  onLeave(() => { alive = false; });
   let b;
   try {
     b = await api.breed(id);
   } catch (error) {
+    if (!alive) return;
     show([h("h1", {}, t("errorTitle")), errorCard(error), h("p", {}, h("a", { href: "#/breeds" }, t("backToBreeds")))]);
     return;
   }
+  if (!alive) return;
   const text = b.text;
   const rows = [];
   const row = (name, ...values) => {
