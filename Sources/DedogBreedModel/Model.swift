@@ -58,17 +58,16 @@ public final class Model: Sendable {
         backbones = contents.networks
         heads = contents.heads
         confirmedPhotos = contents.confirmedPhotos
-        let row = Dictionary((specification.backbones.first?.breedHead?.labels ?? []).enumerated().map { ($1.key, $0) },
-                             uniquingKeysWith: { a, _ in a })
+        let labels = contents.description.backbones.first?.breedHead?.labels ?? []
+        let row = Dictionary(labels.enumerated().map { ($1.key, $0) }, uniquingKeysWith: { a, _ in a })
         confirmedClasses = confirmedPhotos.photos.compactMap { row[$0.label] }
-        similarityScales = (specification.backbones.first?.breedHead?.labels ?? []).map { [confirmedPhotos] label in
+        similarityScales = labels.map { [confirmedPhotos] label in
             label.taught == nil ? 1 : TaughtBreed.similarityScale(photos: confirmedPhotos.photos.filter { $0.label == label.key }.count)
         }
-        let labels = contents.description.backbones.first?.breedHead?.labels ?? []
         taughtBreeds = Set(labels.indices.filter { labels[$0].taught != nil })
         file = tensors.file
-        breedCounterparts = BreedCounterparts(breeds: specification.backbones.first?.breedHead?.labels ?? [],
-                                              imagenet: specification.backbones.first?.imagenetHead?.labels ?? [])
+        breedCounterparts = BreedCounterparts(breeds: labels,
+                                              imagenet: contents.description.backbones.first?.imagenetHead?.labels ?? [])
     }
 
     /// The breed head's labels (the same for every backbone), if the model has breed heads.
