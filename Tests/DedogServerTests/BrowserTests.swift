@@ -164,6 +164,8 @@ final class BrowserTests {
                          "paiv/fci-breeds", "recognises it"] {
             #expect(fields.contains(expected), "\(expected) in \(fields)")
         }
+        let lines = try b.text("#view").split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(!lines.contains("null") && !lines.contains("false"), "a left-out part shown as a word: \(lines.prefix(5))")
         try save(b, "desktop-breed")
         // The filter: the breeds the model recognises (the search kept from before cleared).
         try b.open(url + "#/breeds?q=")

@@ -33,7 +33,8 @@ export function show(nodes, { focus = true } = {}) {
   leaving = [];
   for (const action of actions) action();
   const view = document.getElementById("view");
-  view.replaceChildren(...[nodes].flat());
+  // As in h(): a part left out (null, undefined, false) is not shown, never as the word "null".
+  view.replaceChildren(...[nodes].flat().filter((n) => n !== null && n !== undefined && n !== false));
   if (focus && navigation.moved) {
     const heading = view.querySelector("h1");
     if (heading) { heading.tabIndex = -1; heading.focus({ preventScroll: false }); }
