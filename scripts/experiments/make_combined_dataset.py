@@ -5,6 +5,9 @@ folder of class folders (symbolic links to the photos in ../shared, which stays 
                         script: a seeded 10 % of each breed, kept as a list so the bundled models can be remade exactly)
   splits/test.txt       Stanford's test split and more-breeds' test split (only measured)
   splits/test-stanford.txt, splits/test-more.txt   each test split on its own
+With --stanford, Stanford's photos are taken from that folder instead (the same relative paths): the bundled models
+use the shared photos restored to their true proportions (`DedogBench restore-proportions`, issue 50), whose
+boxes.tsv is linked into the data set. more-breeds-224 has no original sizes: its photos stay the stretched squares.
 The photos listed in --removed (scripts/experiments/more-breeds-removed.tsv: wrong labels and duplicates, with why)
 are left out of every split; more-breeds' coyotes are not a breed and are left out too (they are checked apart).
 """
@@ -15,10 +18,12 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--shared", type=Path, required=True)
 parser.add_argument("--removed", type=Path, required=True)
 parser.add_argument("--out", type=Path, required=True)
+parser.add_argument("--stanford", type=Path, help="Stanford's photos from here (restored), not ../shared's squares")
 parser.add_argument("--validation", type=Path, default=Path(__file__).with_name("combined-validation.txt"))
 args = parser.parse_args()
 
-stanford = args.shared / "datasets/stanford-dogs-224"
+stanford_lists = args.shared / "datasets/stanford-dogs-224"
+stanford = (args.stanford or stanford_lists).resolve()
 more = args.shared / "datasets/more-breeds-224"
 removed = {line.split("\t")[0] for line in open(args.removed, encoding="utf-8") if line.strip() and not line.startswith("#")}
 (args.out / "splits").mkdir(parents=True, exist_ok=True)
@@ -33,7 +38,7 @@ def link(source: Path, relative: str):
 
 splits = {"train": [], "test-stanford": [], "test-more": []}
 for name, split in (("train", "train"), ("test", "test-stanford")):
-    for line in open(stanford / f"splits/{name}.txt", encoding="utf-8"):
+    for line in open(stanford_lists / f"splits/{name}.txt", encoding="utf-8"):
         relative = line.split("\t")[0].strip()
         if relative:
             link(stanford / relative, relative)
@@ -45,6 +50,8 @@ for name, split in (("train", "train"), ("valid", "train"), ("test", "test-more"
             continue
         link(more / relative, relative)
         splits[split].append(relative)
+if args.stanford and (stanford / "boxes.tsv").exists():
+    link(stanford / "boxes.tsv", "boxes.tsv")
 chosen_on = {line.strip() for line in open(args.validation, encoding="utf-8") if line.strip()}
 splits["validation"] = sorted(r for r in splits["train"] if r in chosen_on)
 assert len(splits["validation"]) == len(chosen_on), "the validation list names photos outside the train split"
