@@ -4,6 +4,8 @@ import DedogBreedModel
 public typealias Verdict = DedogBreedModel.Verdict
 /// One ranked breed (or class) with its probability.
 public typealias Prediction = DedogBreedModel.Prediction
+/// What a photo without a dog looks like instead: a cat, another animal, something else.
+public typealias LooksLike = DedogBreedModel.LooksLike
 
 /// The answer for one photo: the model's decision (`Decision`), where the dog is, and an answer per dog when
 /// there are two.
@@ -19,6 +21,8 @@ public struct Classification: Sendable, Equatable {
     public var similarity: Float? = nil
     /// For `noDog`: the most likely non-dog ImageNet classes ("tabby cat", "teddy bear"), most likely first.
     public var lookalikes: [Prediction]
+    /// For `noDog`: what the photo looks like instead (nil when the model cannot tell).
+    public var looksLike: LooksLike? = nil
     /// Where in the photo the network saw the top breed, when the classifier looked (see `Dedog.Classifier`).
     public var location: DogLocation? = nil
     /// When the photo shows two dogs of different breeds: an answer for each (its verdict, breeds and box),
@@ -26,12 +30,14 @@ public struct Classification: Sendable, Equatable {
     public var dogs: [Classification] = []
 
     public init(verdict: Verdict, breeds: [Prediction], dogProbability: Float?, similarity: Float? = nil,
-                               lookalikes: [Prediction] = [], location: DogLocation? = nil, dogs: [Classification] = []) {
+                               lookalikes: [Prediction] = [], looksLike: LooksLike? = nil, location: DogLocation? = nil,
+                               dogs: [Classification] = []) {
         self.verdict = verdict
         self.breeds = breeds
         self.dogProbability = dogProbability
         self.similarity = similarity
         self.lookalikes = lookalikes
+        self.looksLike = looksLike
         self.location = location
         self.dogs = dogs
     }
@@ -60,6 +66,6 @@ extension Classification {
     /// The answer `decision` gives, before the classifier has looked for the dog.
     init(_ decision: Decision) {
         self.init(verdict: decision.verdict, breeds: decision.breeds, dogProbability: decision.dogProbability,
-                  similarity: decision.similarity, lookalikes: decision.lookalikes)
+                  similarity: decision.similarity, lookalikes: decision.lookalikes, looksLike: decision.looksLike)
     }
 }

@@ -10,9 +10,11 @@ import DedogBreedModel
 /// {"file": "rex.jpg", "verdict": "dog", "dogProbability": 0.99, "similarity": 0.81,
 ///  "breeds": [{"key": "n02088364-beagle", "name": "Beagle", "probability": 0.93, "label": "Beagle", "score": 0.93,
 ///              "breed": {"id": "beagle", "name": {"en": "Beagle", "cs": "Bígl"}, …}}],
-///  "lookalikes": [], "location": {"x": 120, "y": 40, "width": 610, "height": 530, "zoomed": false}, "dogs": [],
+///  "lookalikes": [], "looksLike": null, "location": {"x": 120, "y": 40, "width": 610, "height": 530, "zoomed": false}, "dogs": [],
 ///  "error": null}
 /// ```
+/// `looksLike` is null unless the verdict is `noDog`: then what the photo shows instead, `{"kind": "cat", "name": "a cat"}`
+/// (kinds `cat`, `animal`, `other`; the name in the answer's language).
 /// `dogs` is empty unless the photo shows two dogs of different breeds: then it holds an answer for each
 /// (`location`, `verdict`, `dogProbability`, `breeds`), beside the answer for the whole photo.
 /// `location` is the box in the photo's pixels (after its EXIF orientation) where the network saw the top
@@ -34,7 +36,7 @@ public struct ClassificationRecord: Encodable, Sendable {
         self.language = language
     }
 
-    enum Keys: String, CodingKey { case file, verdict, dogProbability, similarity, breeds, lookalikes, location, dogs, error }
+    enum Keys: String, CodingKey { case file, verdict, dogProbability, similarity, breeds, lookalikes, looksLike, location, dogs, error }
 
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: Keys.self)
@@ -44,6 +46,7 @@ public struct ClassificationRecord: Encodable, Sendable {
         try c.encode(result?.similarity, forKey: .similarity)
         try c.encode(BreedRecord.all(result?.breeds ?? [], catalogue, language), forKey: .breeds)
         try c.encode(result?.lookalikes ?? [], forKey: .lookalikes)
+        try c.encode(result?.looksLike.map { LooksLikeRecord(kind: $0, language: language) }, forKey: .looksLike)
         try c.encode(result?.location, forKey: .location)
         try c.encode((result?.dogs ?? []).map { DogRecord(answer: $0, catalogue: catalogue, language: language) }, forKey: .dogs)
         try c.encode(error, forKey: .error)
@@ -61,6 +64,35 @@ public struct ClassificationRecord: Encodable, Sendable {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
         return encoder
+    }
+}
+
+/// What a photo without a dog looks like instead: `{"kind": "cat", "name": "a cat"}` (`kind`: cat, animal or other;
+/// `name` in the request's language).
+struct LooksLikeRecord: Encodable {
+    let kind: LooksLike
+    let language: Language
+
+    enum Keys: String, CodingKey { case kind, name }
+
+    func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(kind.rawValue, forKey: .kind)
+        try c.encode(kind.name(in: language), forKey: .name)
+    }
+}
+
+extension LooksLike {
+    /// How a person says it, after "it looks like" ("vypadá to jako").
+    public func name(in language: Language) -> String {
+        switch (self, language) {
+        case (.cat, .cs): "kočka"
+        case (.cat, _): "a cat"
+        case (.animal, .cs): "jiné zvíře"
+        case (.animal, _): "another animal"
+        case (.other, .cs): "něco jiného"
+        case (.other, _): "something else"
+        }
     }
 }
 

@@ -51,6 +51,19 @@ func input(batch: Int, size: Int) -> [Float] {
     }
 }
 
+/// MODEL RULE.json|none: the model file written again with the decision's `field` set to the JSON of a `Rule`, or
+/// taken out with `none`; weights and heads as stored.
+func setDecisionRule<Rule: Decodable>(_ rule: Rule.Type, _ field: WritableKeyPath<DecisionThresholds, Rule?>) {
+    let args = CommandLine.arguments
+    guard args.count == 4 else { print("usage: dedog-bench \(args[1]) MODEL RULE.json|none"); exit(64) }
+    let url = URL(fileURLWithPath: args[2])
+    let file = try! SafeTensors(contentsOf: url)
+    var description = try! ModelDescription(from: file)
+    description.decision[keyPath: field] = args[3] == "none" ? nil
+        : try! JSONDecoder().decode(Rule.self, from: Data(contentsOf: URL(fileURLWithPath: args[3])))
+    try! ModelFile.replacingDescription(of: file, with: description, to: url)
+}
+
 let mode = CommandLine.arguments.dropFirst().first ?? "help"
 switch mode {
 case "latency":
@@ -213,6 +226,12 @@ case "features":
     try! dumpFeatures(model: URL(fileURLWithPath: args[2]), list: URL(fileURLWithPath: args[3]),
                       out: URL(fileURLWithPath: args[4]), threads: option("--threads", 2))
 
+case "restore-proportions":
+    // restore-proportions BOXES SOURCE OUT [--threads T]: stretched photos in their true proportions (RestoredProportions.swift).
+    let args = CommandLine.arguments
+    try! restoreProportions(boxes: URL(fileURLWithPath: args[2]), source: URL(fileURLWithPath: args[3]),
+                            out: URL(fileURLWithPath: args[4]), threads: option("--threads", 2))
+
 case "check-sets":
     // check-sets DATASET OUT: the "where is the dog" check sets (see CheckSets.swift).
     let args = CommandLine.arguments
@@ -277,17 +296,14 @@ case "set-fit":
     try! ModelFile.replacingDescription(of: file, with: description, to: url)
 
 case "set-unknown-breed-rule":
-    // set-unknown-breed-rule MODEL RULE.json: the model file written again with `decision.unknownBreed` set to the
-    // rule scripts/experiments/fit_unknown_breed_rule.py fitted (the JSON of `UnknownBreedRule`), or taken out with
-    // `none`; weights and heads as stored.
-    let args = CommandLine.arguments
-    guard args.count == 4 else { print("usage: dedog-bench set-unknown-breed-rule MODEL RULE.json|none"); exit(64) }
-    let url = URL(fileURLWithPath: args[2])
-    let file = try! SafeTensors(contentsOf: url)
-    var description = try! ModelDescription(from: file)
-    description.decision.unknownBreed = args[3] == "none" ? nil
-        : try! JSONDecoder().decode(UnknownBreedRule.self, from: Data(contentsOf: URL(fileURLWithPath: args[3])))
-    try! ModelFile.replacingDescription(of: file, with: description, to: url)
+    // set-unknown-breed-rule MODEL RULE.json|none: the model file written again with `decision.unknownBreed` set to the
+    // rule scripts/experiments/fit_unknown_breed_rule.py fitted (the JSON of `UnknownBreedRule`), or taken out.
+    setDecisionRule(UnknownBreedRule.self, \.unknownBreed)
+
+case "set-cat-rule":
+    // set-cat-rule MODEL RULE.json|none: the same for `decision.cat`, the rule scripts/experiments/fit_cat_rule.py
+    // fitted (the JSON of `CatRule`).
+    setDecisionRule(CatRule.self, \.cat)
 
 case "int8-error":
     // int8-error PHOTO... [--model FILE]: per stage (stem, each block's output, head) the relative error of the 8-bit

@@ -89,9 +89,10 @@ extension DecisionThresholds {
         guard let o = value.object, let noDog = o["noDogBelow"]?.float, let unsure = o["unsureBelow"]?.float,
               let margin = o["unsureMargin"]?.float, let other = JSONValue.optional(o["otherBreedBelow"], \.float),
               let vote = JSONValue.optional(o["breedVote"], BreedVote.init(quickly:)),
-              let unknown = JSONValue.optional(o["unknownBreed"], UnknownBreedRule.init(quickly:)) else { return nil }
+              let unknown = JSONValue.optional(o["unknownBreed"], UnknownBreedRule.init(quickly:)),
+              let cat = JSONValue.optional(o["cat"], CatRule.init(quickly:)) else { return nil }
         self.init(noDogBelow: noDog, unsureBelow: unsure, unsureMargin: margin, otherBreedBelow: other, breedVote: vote,
-                  unknownBreed: unknown)
+                  unknownBreed: unknown, cat: cat)
     }
 }
 
@@ -101,6 +102,14 @@ extension UnknownBreedRule {
               let mean = o["mean"]?.list(\.float), let scale = o["scale"]?.list(\.float), let weights = o["weights"]?.list(\.float),
               let bias = o["bias"]?.float, let below = o["below"]?.float else { return nil }
         self.init(signals: signals, mean: mean, scale: scale, weights: weights, bias: bias, below: below)
+    }
+}
+
+extension CatRule {
+    init?(quickly value: JSONValue) {
+        guard let o = value.object, let weights = o["weights"]?.list({ $0.list(\.float) }), let bias = o["bias"]?.float,
+              let from = o["from"]?.float else { return nil }
+        self.init(weights: weights, bias: bias, from: from)
     }
 }
 

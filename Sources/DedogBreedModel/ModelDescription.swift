@@ -202,9 +202,10 @@ public struct ModelDescription: Codable, Sendable, Equatable {
     /// Format 3 is format 2 with input fits other than `crop` (`InputDescription.fit`); format 4 adds the activation
     /// ranges of 8-bit inference (`BackboneDescription.activationRanges`); format 5 the temperatures of 8-bit answers
     /// (`BackboneDescription.int8BreedTemperature`, `int8CombinedTemperature`); format 6 the rule of "a breed this model
-    /// does not know" (`DecisionThresholds.unknownBreed`) and taught breeds (`Label.taught`). Files are written in the oldest format that
+    /// does not know" (`DecisionThresholds.unknownBreed`) and taught breeds (`Label.taught`); format 7 the cat rule of
+    /// "no dog" (`DecisionThresholds.cat`). Files are written in the oldest format that
     /// holds them (`ModelFile` sets the version), so a dedog that cannot honour a field refuses the file.
-    public static let currentVersion = 6
+    public static let currentVersion = 7
     /// How many backbones a model file may combine.
     public static let backboneCounts = 1...3
 
@@ -327,6 +328,10 @@ public struct ModelDescription: Codable, Sendable, Equatable {
         for (i, entry) in (confirmedPhotos ?? []).enumerated() {
             try check(breedKeys.contains(entry.label), "memory[\(i)].label", "\"\(entry.label)\"",
                       "one of the breed head's label keys")
+        }
+        if let problem = decision.cat?.problem(backbones: backbones.count, width: EfficientNetLite.featureCount) {
+            throw .invalidValue(file: file, field: "decision.cat." + problem.field, value: problem.value,
+                                requirement: problem.requirement)
         }
         if let problem = decision.unknownBreed?.problem() {
             throw .invalidValue(file: file, field: "decision.unknownBreed." + problem.field, value: problem.value,

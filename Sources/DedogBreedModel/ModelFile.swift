@@ -252,8 +252,8 @@ public enum ModelFile {
             || model.backbones.contains { $0.int8BreedTemperature != nil }
         let taughtOrRule = model.decision.unknownBreed != nil
             || model.backbones.contains { $0.breedHead?.labels.contains { $0.taught != nil } ?? false }
-        if !cropsOnly || !floatsOnly || model.formatVersion > 1 || taughtOrRule {
-            model.formatVersion = taughtOrRule ? 6 : int8Temperatures ? 5 : !floatsOnly ? 4 : cropsOnly ? 2 : 3
+        if !cropsOnly || !floatsOnly || model.formatVersion > 1 || taughtOrRule || model.decision.cat != nil {
+            model.formatVersion = model.decision.cat != nil ? 7 : taughtOrRule ? 6 : int8Temperatures ? 5 : !floatsOnly ? 4 : cropsOnly ? 2 : 3
         }
         try model.validate(file: url.path)
         let encoder = JSONEncoder()

@@ -26,7 +26,7 @@ struct ResultPrinter {
         guard format == .csv else { return }
         var header = ["file", "verdict", "breed", "probability"]
         for rank in stride(from: 2, through: top, by: 1) { header += ["breed_\(rank)", "probability_\(rank)"] }
-        Terminal.out(Self.csvRow(header + ["error"]))
+        Terminal.out(Self.csvRow(header + ["looks_like", "error"]))
     }
 
     func result(file: String, _ c: Classification) {
@@ -42,7 +42,7 @@ struct ResultPrinter {
                     row += ["", ""]
                 }
             }
-            Terminal.out(Self.csvRow(row + [""]))
+            Terminal.out(Self.csvRow(row + [c.looksLike?.name(in: language) ?? "", ""]))
         }
     }
 
@@ -65,7 +65,7 @@ struct ResultPrinter {
     func failure(file: String, message: String) {
         switch format {
         case .json: emit(ClassificationRecord(file: file, result: nil, error: message, catalogue: catalogue, language: language))
-        case .csv: Terminal.out(Self.csvRow([file, "error"] + Array(repeating: "", count: 2 * top) + [message]))
+        case .csv: Terminal.out(Self.csvRow([file, "error"] + Array(repeating: "", count: 2 * top + 1) + [message]))
         case .text: break  // the error is on stderr already
         }
     }
@@ -97,10 +97,13 @@ struct ResultPrinter {
                             : "\(file): a dog of a breed this model does not know (looks most like \(alike))")
         case .noDog:
             // ImageNet's class names exist in English only; Czech output leaves them out rather than mix languages.
-            let like = cs ? "" : c.lookalikes.first.map { "; it looks more like: " + $0.name } ?? ""
+            // The class named is the kind said, where there is one ("a cat … most like: tabby", not "… most like: mink").
+            let named = c.lookalikes.first.flatMap { c.looksLike == nil || LooksLike(imagenetKey: $0.key) == c.looksLike ? $0 : nil }
+            let like = cs ? "" : named.map { "; most like: " + $0.name } ?? ""
             let p = Self.percent(c.dogProbability ?? 0, language)
-            lines.append(cs ? "\(file): žádný pes (pravděpodobnost psa \(p)\(like))"
-                            : "\(file): no dog found (dog probability \(p)\(like))")
+            let seen = c.looksLike.map { (cs ? " — vypadá to jako " : " — it looks like ") + $0.name(in: language) } ?? ""
+            lines.append(cs ? "\(file): žádný pes\(seen) (pravděpodobnost psa \(p)\(like))"
+                            : "\(file): no dog\(seen) (dog probability \(p)\(like))")
         }
         if let box = c.location, box.zoomed, c.verdict != .noDog {
             lines.append(cs ? "  (pes je na fotce malý: odpověď je i z druhého, bližšího pohledu na \(box.width)×\(box.height) px na \(box.x), \(box.y))"

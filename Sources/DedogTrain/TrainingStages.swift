@@ -361,6 +361,8 @@ import DedogBreedModel
         decision = base
         // A base's rule of "a breed this model does not know" was fitted on its own heads (`UnknownBreedRule`).
         decision.unknownBreed = nil
+        // The cat rule reads the backbones' features alone: it holds for the same backbones, in the same order.
+        if decision.cat?.weights.count != fits.count { decision.cat = nil }
         // Both from the photos every backbone's ImageNet head judged, the heads averaged as classify averages them.
         let judged = ensemble.common.compactMap { i -> (dog: Float, topNonDog: Float?)? in
             let dog = fits.compactMap { $0.dogProbabilities?[i] }, nonDog = fits.compactMap { $0.nonDogProbabilities?[i] }

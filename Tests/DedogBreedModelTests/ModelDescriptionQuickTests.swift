@@ -82,9 +82,11 @@ import DedogTestSupport
                                            int8BreedTemperature: 0.9)
         let unknown = UnknownBreedRule(signals: [.p1, .cosine], mean: [0.5, 0.6], scale: [0.2, 0.1], weights: [1, 2],
                                        bias: 0.1, below: -1)
-        return ModelDescription(formatVersion: 6, source: "s", backbones: [backbone],
+        let cat = CatRule(weights: [[0.5, -0.25]], bias: 0.125, from: -0.5)
+        return ModelDescription(formatVersion: 7, source: "s", backbones: [backbone],
                                 decision: DecisionThresholds(noDogBelow: 0.3, unsureBelow: 0.45, unsureMargin: 0.15,
-                                                             otherBreedBelow: 0.5, breedVote: BreedVote(), unknownBreed: unknown),
+                                                             otherBreedBelow: 0.5, breedVote: BreedVote(), unknownBreed: unknown,
+                                                             cat: cat),
                                 combinedTemperature: 1.1, int8CombinedTemperature: 1.2, training: ["k": "v"],
                                 confirmedPhotos: [ConfirmedPhoto(label: "n0-a", photo: "x.jpg", fingerprint: "f", added: "t")])
     }

@@ -147,6 +147,19 @@ final class BrowserTests {
         try expectNoScriptErrors(b)
     }
 
+    /// A real cat photo: "no dog", and the page says it looks like a cat, in English and in Czech (issue 50).
+    @Test(.needsPetsReal) func aCatIsNoDogAndSaidToBeACat() throws {
+        let b = try browser()
+        try identify(b, SharedData.cat)
+        #expect(try b.text("#verdict") == "No dog: it looks like a cat.")
+        #expect(try b.run("return document.querySelectorAll('#bars li').length;") as? Int == 0)
+        try switchLanguage(b)
+        try identify(b, SharedData.cat)
+        #expect(try b.text("#verdict") == "Žádný pes: vypadá to jako kočka.")
+        try expectCzech(b, "a cat", ignoring: ["cat.1.jpg"])
+        try expectNoScriptErrors(b)
+    }
+
     // MARK: Breeds
 
     @Test func searchingCivavaFindsTheChihuahua() throws {

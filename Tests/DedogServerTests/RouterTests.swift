@@ -306,6 +306,20 @@ extension TestResponse {
         #expect(names == known.breeds.map(\.key), "the look-alikes are the breeds the model ranks first")
     }
 
+    /// A real cat photo is "no dog", and the answer says what it looks like, in the request's language (issue 50).
+    @Test(.needsPetsReal) func aCatIsNoDogAndSaidToBeACat() async throws {
+        let cat = try [UInt8](Data(contentsOf: SharedData.cat))
+        for (language, name) in [("en", "a cat"), ("cs", "kočka")] {
+            let response = try await request("/predictions/dedog?lang=\(language)", method: .post,
+                                             headers: [.contentType: "image/jpeg"], body: cat)
+            #expect(response.status == .ok)
+            #expect(response.object["verdict"] as? String == "noDog")
+            let looks = response.object["looksLike"] as? [String: Any]
+            #expect(looks?["kind"] as? String == "cat", "\(response.object)")
+            #expect(looks?["name"] as? String == name)
+        }
+    }
+
     @Test func modelsDescribeTheLoadedModel() async throws {
         let models = try await request("/v1/models").object["models"] as? [[String: Any]] ?? []
         #expect(models.count == 1)

@@ -17,6 +17,10 @@ public enum SharedData {
     public static let reference = root.appendingPathComponent("reference/efficientnet-lite0")
     public static let stanfordDogs = root.appendingPathComponent("datasets/stanford-dogs-224")
     public static let breedFacts = root.appendingPathComponent("breed-facts")
+    public static let petsReal = root.appendingPathComponent("datasets/pets-real")
+    /// A real cat photo of pets-real, answered "no dog, it looks like a cat" by both bundled models (a tabby on a
+    /// sofa; the ImageNet heads alone put 7 % on dogs).
+    public static let cat = petsReal.appendingPathComponent("cats/cat.1.jpg")
 
     public static var hasReference: Bool {
         FileManager.default.fileExists(atPath: reference.appendingPathComponent("input.f32").path)
@@ -40,6 +44,12 @@ extension Trait where Self == ConditionTrait {
     /// Runs the test only when ../shared/reference/efficientnet-lite0 is present.
     public static var needsReference: Self {
         .enabled(if: SharedData.hasReference, "../shared/reference/efficientnet-lite0 is absent: golden test skipped")
+    }
+
+    /// Runs the test only when ../shared/datasets/pets-real is present.
+    public static var needsPetsReal: Self {
+        .enabled(if: FileManager.default.fileExists(atPath: SharedData.cat.path),
+                 "../shared/datasets/pets-real is absent: test on its real cat photo skipped")
     }
 
     /// Runs the test only when ../shared/datasets/stanford-dogs-224 is present.

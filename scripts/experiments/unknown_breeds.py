@@ -15,9 +15,11 @@ the held-out breeds' photos of the train split (never the test splits). It print
 and the trade-off of rules: known photos no longer named (that were named right) against unknown photos answered
 with a confident breed. Input features: `DedogBench features` of the combined data set with the same backbones.
 """
-import argparse, json, struct, sys
+import argparse, json, sys
 import numpy as np
 from pathlib import Path
+sys.path.insert(0, str(Path(__file__).parent))
+from dedog_model import read_model, log_softmax
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--features", type=Path, required=True)
@@ -28,21 +30,6 @@ parser.add_argument("--out", type=Path, help="write the per-photo signals here (
 args = parser.parse_args()
 
 
-def read_model(path):
-    raw = open(path, "rb").read()
-    n = struct.unpack("<Q", raw[:8])[0]
-    header = json.loads(raw[8:8 + n])
-    description = json.loads(header["__metadata__"]["dedog.model"])
-    data = raw[8 + n:]
-
-    def tensor(name):
-        e = header[name]
-        a, b = e["data_offsets"]
-        dtype = {"F32": np.float32, "F16": np.float16}[e["dtype"]]
-        return np.frombuffer(data[a:b], dtype=dtype).astype(np.float32).reshape(e["shape"])
-    return description, tensor
-
-
 paths = [line.split("\t")[0] for line in open(args.features.with_suffix(".tsv"))]
 features = np.fromfile(args.features.with_suffix(".f32"), dtype=np.float32).reshape(len(paths), -1)
 relative = ["/".join(Path(p).parts[-2:]) for p in paths]
@@ -51,11 +38,6 @@ split_rows = lambda name: [row_of[line.split("\t")[0]] for line in open(args.dat
 train_rows = set(split_rows("train.txt"))
 validation_rows = set(split_rows("validation.txt"))
 folder = np.array([Path(p).parent.name for p in paths])
-
-
-def log_softmax(z):
-    z = z - z.max(1, keepdims=True)
-    return z - np.log(np.exp(z).sum(1, keepdims=True))
 
 
 def auc(known, unknown):

@@ -12,7 +12,7 @@ export function breedName(b) {
 export function verdictText(record) {
   const [first, second] = record.breeds;
   switch (record.verdict) {
-    case "noDog": return t("verdictNoDog");
+    case "noDog": return t({ cat: "verdictNoDogCat", animal: "verdictNoDogAnimal" }[record.looksLike?.kind] ?? "verdictNoDog");
     case "otherBreed": return t("verdictOtherBreed", { alike: record.breeds.slice(0, 2).map(breedName).join(", ") });
     case "unsure": return second ? t("verdictUnsure", { breed: breedName(first), second: breedName(second) })
       : t("verdictUnsureOne", { breed: breedName(first) });
@@ -25,7 +25,7 @@ export function verdictText(record) {
 export function shortAnswer(record) {
   const first = record.breeds[0];
   switch (record.verdict) {
-    case "noDog": return t("shortNoDog");
+    case "noDog": return t(record.looksLike?.kind === "cat" ? "shortNoDogCat" : "shortNoDog");
     case "otherBreed": return t("shortOtherBreed");
     case "unsure": return t("shortUnsure", { breed: breedName(first) });
     default: return `${breedName(first)} ${percent(first?.probability ?? 0)}`;
