@@ -164,27 +164,11 @@ public enum Trainer {
         let split = try TrainingSplit(dataset: dataset, configuration: config)
         let bases = try BaseBackbone.load(config.baseModels)
         let names = ClassNames(classes: dataset.classes, catalogue: config.catalogue)
-        let classes = dataset.classes.count, keys = names.labels.map(\.key)
-        // A base that is itself a trained model with these breeds: its heads and confirmed photos carry over, and the
-        // breeds it was taught (`dedog learn`) that the data set does not train are taught again from their photos.
-        let resumed = config.baseModels.count == 1 ? bases.first?.model : nil
-        let taught = (resumed?.breedLabels ?? []).filter { $0.taught != nil && !keys.contains($0.key) }.map(\.key)
-        let keptPhotos = resumed?.confirmedPhotos.filter { keys.contains($0.label) }
-        var tally = ExtractionTally(), fits: [BackboneFit] = [], features: [BackboneFeatures] = []
-        for base in bases {
-            features.append(try BackboneFeatures.extract(base, split: split, dataset: dataset, configuration: config,
-                                                         phase: bases.count > 1 ? " (\(base.name))" : "", tally: &tally,
-                                                         progress: progress))
-            let started = Date()
-            var start = config.startFromImageNet ? imagenetStart(heads: base.heads, source: base.description, keys: names.startKeys) : nil
-            let resumed = breedStart(heads: base.heads, source: base.description, keys: keys, onto: &start)
-            fits.append(BackboneFit.fit(features[features.count - 1], classes: classes,
-                                        folds: split.folds.map { ($0, split.fold) }, start: start, resumedClasses: resumed,
-                                        imagenet: base.heads.imagenet.flatMap { h in base.description.imagenetHead.map { (h, $0) } },
-                                        options: config.options, progress: progress))
-            tally.trainingSeconds += Date().timeIntervalSince(started)
-        }
-        let ensemble = EnsembleFit(fits, validation: split.validation, classes: classes)
+        let carried = CarriedOver(bases: bases, configuration: config, keys: names.labels.map(\.key))
+        var tally = ExtractionTally()
+        let (features, fits) = try fitHeads(bases, split: split, dataset: dataset, names: names, configuration: config,
+                                            tally: &tally, progress: progress)
+        let ensemble = EnsembleFit(fits, validation: split.validation, classes: dataset.classes.count)
         let report = EvaluationReport(logits: ensemble.combined, labels: ensemble.labels, classNames: dataset.classes,
                                       temperature: ensemble.temperature ?? 1)
         let thresholds = ThresholdFit(base: bases[0].model.specification.decision, fits: fits, ensemble: ensemble,
@@ -196,15 +180,9 @@ public enum Trainer {
         let record = TrainingRecord(split: split, dataset: dataset, configuration: config, backbones: backbones,
                                     trainImages: features[features.count - 1].keptTrain.count, report: report,
                                     thresholds: thresholds.decision, resumedClasses: fits.map(\.resumedClasses).max() ?? 0)
-        // The 8-bit engine's activation ranges, on training photos prepared as classify will prepare them.
-        let calibrationPhotos = ActivationCalibration.spread(split.train.map(dataset.url), count: ActivationCalibration.defaultPhotos)
-        var ranges: [ActivationRanges] = []
-        for (base, f) in zip(bases, features) {
-            ranges.append(try ActivationCalibration.ranges(of: base.network, photos: calibrationPhotos, threads: config.threads,
-                                                           kernels: config.kernels, input: f.testInput).ranges)
-        }
+        let ranges = try activationRanges(bases, features: features, split: split, dataset: dataset, configuration: config)
         try write(bases: bases, fits: fits, features: features, ranges: ranges, names: names, ensemble: ensemble,
-                  thresholds: thresholds, record: record, confirmedPhotos: keptPhotos, to: config.output)
+                  thresholds: thresholds, record: record, confirmedPhotos: carried.photos, to: config.output)
         // The 8-bit answers' own temperatures, on the photos that calibrated the float ones (not when
         // cross-validating: there every photo also trained the head that would answer for it).
         if !split.isCrossValidated {
@@ -214,26 +192,47 @@ public enum Trainer {
                                      done: done, total: total))
             }
         }
-        if let resumed, !taught.isEmpty {
-            try teach(taught, from: resumed, to: config.output)
+        if let resumed = carried.model, !carried.taught.isEmpty {
+            try teach(carried.taught, from: resumed, to: config.output)
         }
-        var result = TrainingReport(classes: dataset.classes, labels: names.labels, matches: names.matches,
-                              warnings: warnings(split: split, classes: dataset.classes, calibrationPhotos: ensemble.labels.count),
-                              crossValidationFolds: split.folds, resumedClasses: record.resumedClasses,
-                              confirmedPhotosKept: resumed?.confirmedPhotos.filter { keys.contains($0.label) || taught.contains($0.label) }.count ?? 0,
-                              taughtBreedsKept: (resumed?.breedLabels ?? []).filter { taught.contains($0.key) }.map(\.name),
-                              trainImages: record.trainImages,
-                              validationImages: ensemble.labels.count, notImages: dataset.skipped,
-                              unreadable: tally.unreadable, backbones: backbones, validation: report,
-                              noDogBelow: thresholds.decision.noDogBelow, validationNoDogShare: thresholds.noDogShare,
-                              otherBreedBelow: thresholds.decision.otherBreedBelow, featuresFromCache: tally.fromCache,
-                              featuresComputed: tally.computed, cacheProblem: tally.cacheProblem,
-                              extractionSeconds: tally.extractionSeconds, trainingSeconds: tally.trainingSeconds)
-        if thresholds.decision.breedVote != nil {
-            let imagenet = bases[0].description.imagenetHead?.labels ?? []
-            result.breedsTheImageNetHeadKnows = names.labels.imagenetCounterparts(in: imagenet).filter { !$0.isEmpty }.count
+        return TrainingReport(dataset: dataset, names: names, split: split, carried: carried, record: record, report: report,
+                              backbones: backbones, ensemble: ensemble, thresholds: thresholds, tally: tally,
+                              imagenetLabels: bases[0].description.imagenetHead?.labels ?? [])
+    }
+
+    /// Each base backbone's features of the photos and the breed head fitted on them, started from the ImageNet
+    /// classifier's rows (and from a resumed model's own rows).
+    static func fitHeads(_ bases: [BaseBackbone], split: TrainingSplit, dataset: Dataset, names: ClassNames,
+                         configuration config: TrainConfiguration, tally: inout ExtractionTally,
+                         progress: (TrainProgress) -> Void) throws(TrainError) -> ([BackboneFeatures], [BackboneFit]) {
+        var fits: [BackboneFit] = [], features: [BackboneFeatures] = []
+        let keys = names.labels.map(\.key)
+        for base in bases {
+            features.append(try BackboneFeatures.extract(base, split: split, dataset: dataset, configuration: config,
+                                                         phase: bases.count > 1 ? " (\(base.name))" : "", tally: &tally,
+                                                         progress: progress))
+            let started = Date()
+            var start = config.startFromImageNet ? imagenetStart(heads: base.heads, source: base.description, keys: names.startKeys) : nil
+            let resumed = breedStart(heads: base.heads, source: base.description, keys: keys, onto: &start)
+            fits.append(BackboneFit.fit(features[features.count - 1], classes: dataset.classes.count,
+                                        folds: split.folds.map { ($0, split.fold) }, start: start, resumedClasses: resumed,
+                                        imagenet: base.heads.imagenet.flatMap { h in base.description.imagenetHead.map { (h, $0) } },
+                                        options: config.options, progress: progress))
+            tally.trainingSeconds += Date().timeIntervalSince(started)
         }
-        return result
+        return (features, fits)
+    }
+
+    /// The 8-bit engine's activation ranges of each backbone, on training photos prepared as classify will prepare them.
+    static func activationRanges(_ bases: [BaseBackbone], features: [BackboneFeatures], split: TrainingSplit, dataset: Dataset,
+                                 configuration config: TrainConfiguration) throws(TrainError) -> [ActivationRanges] {
+        let photos = ActivationCalibration.spread(split.train.map(dataset.url), count: ActivationCalibration.defaultPhotos)
+        var ranges: [ActivationRanges] = []
+        for (base, f) in zip(bases, features) {
+            ranges.append(try ActivationCalibration.ranges(of: base.network, photos: photos, threads: config.threads,
+                                                           kernels: config.kernels, input: f.testInput).ranges)
+        }
+        return ranges
     }
 
     /// Adds to the model just written the breeds `keys` that `base` was taught, with their confirmed photos, each
@@ -454,5 +453,49 @@ extension Label {
             name = String(folder[folder.index(after: dash)...])
         }
         self.init(key: folder, name: name.replacingOccurrences(of: "_", with: " "), isDog: true)
+    }
+}
+
+/// What a base that is itself a trained model with these breeds (`--resume`) passes on: its heads start the new ones
+/// (`Trainer.breedStart`), its confirmed photos of breeds still trained are kept, and the breeds it was taught
+/// (`dedog learn`) that the data set does not train are taught again from their photos.
+struct CarriedOver {
+    /// The resumed model, when there is one base and it is a trained model.
+    let model: Model?
+    /// Keys of the breeds taught again.
+    let taught: [String]
+    /// The confirmed photos the new model keeps, of trained breeds (taught ones are added with them).
+    let photos: ConfirmedPhotos?
+    /// Keys of the data set's classes.
+    let keys: [String]
+
+    init(bases: [BaseBackbone], configuration config: TrainConfiguration, keys: [String]) {
+        model = config.baseModels.count == 1 ? bases.first?.model : nil
+        taught = (model?.breedLabels ?? []).filter { $0.taught != nil && !keys.contains($0.key) }.map(\.key)
+        photos = model?.confirmedPhotos.filter { keys.contains($0.label) }
+        self.keys = keys
+    }
+}
+
+extension TrainingReport {
+    /// The report of a run, from what its stages made.
+    init(dataset: Dataset, names: ClassNames, split: TrainingSplit, carried: CarriedOver, record: TrainingRecord,
+         report: EvaluationReport, backbones: [Backbone], ensemble: EnsembleFit, thresholds: ThresholdFit,
+         tally: ExtractionTally, imagenetLabels: [Label]) {
+        let taught = Set(carried.taught)
+        self.init(classes: dataset.classes, labels: names.labels, matches: names.matches,
+                  warnings: Trainer.warnings(split: split, classes: dataset.classes, calibrationPhotos: ensemble.labels.count),
+                  crossValidationFolds: split.folds, resumedClasses: record.resumedClasses,
+                  confirmedPhotosKept: carried.model?.confirmedPhotos.filter { carried.keys.contains($0.label) || taught.contains($0.label) }.count ?? 0,
+                  taughtBreedsKept: (carried.model?.breedLabels ?? []).filter { taught.contains($0.key) }.map(\.name),
+                  trainImages: record.trainImages, validationImages: ensemble.labels.count, notImages: dataset.skipped,
+                  unreadable: tally.unreadable, backbones: backbones, validation: report,
+                  noDogBelow: thresholds.decision.noDogBelow, validationNoDogShare: thresholds.noDogShare,
+                  otherBreedBelow: thresholds.decision.otherBreedBelow, featuresFromCache: tally.fromCache,
+                  featuresComputed: tally.computed, cacheProblem: tally.cacheProblem,
+                  extractionSeconds: tally.extractionSeconds, trainingSeconds: tally.trainingSeconds)
+        if thresholds.decision.breedVote != nil {
+            breedsTheImageNetHeadKnows = names.labels.imagenetCounterparts(in: imagenetLabels).filter { !$0.isEmpty }.count
+        }
     }
 }
