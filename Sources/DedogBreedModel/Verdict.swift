@@ -88,8 +88,9 @@ public struct CatRule: Codable, Sendable, Equatable {
     }
 }
 
-/// What a photo that shows no dog looks like instead, as a person would say it: the kind of the ImageNet heads'
-/// most likely class that is not a dog, or a cat when the cat rule said so.
+/// What a photo that shows no dog looks like instead, as a person would say it: a cat when the cat rule said so,
+/// else the kind the ImageNet heads believe most, their classes that are not dogs added up by kind (one fish at 16 %
+/// among a noise picture's hundred small things is not "another animal").
 public enum LooksLike: String, Codable, Sendable, CaseIterable {
     /// A house cat or a big cat.
     case cat
@@ -104,6 +105,13 @@ public enum LooksLike: String, Codable, Sendable, CaseIterable {
     public init(imagenetKey key: String) {
         let id = key.prefix(9)
         self = id >= "n02123045" && id <= "n02130308" ? .cat : id < "n02666196" ? .animal : .other
+    }
+
+    /// The kind of `labels`' classes that are not dogs with the most of `probabilities` added up.
+    public static func mostLikely(_ labels: [Label], _ probabilities: [Float]) -> LooksLike {
+        var mass: [LooksLike: Float] = [:]
+        for (label, p) in zip(labels, probabilities) where !label.isDog { mass[LooksLike(imagenetKey: label.key), default: 0] += p }
+        return allCases.max { (mass[$0] ?? 0) < (mass[$1] ?? 0) } ?? .other
     }
 }
 
@@ -388,7 +396,8 @@ extension Model {
                                              imagenet: shares, unknownScore: unknownScore, topNonDog: lookalikes.first?.probability,
                                              catScore: catScore)
             let noDog = verdict == .noDog
-            let looksLike = !noDog ? nil : thresholds.seesCat(catScore) ? .cat : lookalikes.first.map { LooksLike(imagenetKey: $0.key) }
+            let looksLike: LooksLike? = !noDog ? nil : thresholds.seesCat(catScore) ? .cat
+                : imagenet.flatMap { p in imagenetLabels.map { LooksLike.mostLikely($0, p) } }
             return (Decision(verdict: verdict, breeds: Array(breeds.prefix(max(0, top))), dogProbability: dogProbability,
                              similarity: similarity, lookalikes: noDog ? lookalikes : [], looksLike: looksLike), topIndex)
         }

@@ -48,6 +48,17 @@ import DedogTestSupport
         #expect(LooksLike(imagenetKey: "n04399382") == .other, "teddy bear")
     }
 
+    /// The kind the ImageNet heads believe most, their classes that are not dogs added up by kind; dogs left out.
+    @Test func theKindWithTheMostBeliefIsWhatAPhotoLooksLike() {
+        let labels = [Label(key: "n02085620-Chihuahua", name: "Chihuahua", isDog: true),
+                      Label(key: "n02123045", name: "tabby", isDog: false), Label(key: "n02606052", name: "rock beauty", isDog: false),
+                      Label(key: "n04525038", name: "velvet", isDog: false), Label(key: "n03720891", name: "maraca", isDog: false)]
+        #expect(LooksLike.mostLikely(labels, [0.9, 0.02, 0.16, 0.1, 0.07]) == .other, "one fish among things")
+        #expect(LooksLike.mostLikely(labels, [0.1, 0.3, 0.2, 0.2, 0.2]) == .other)
+        #expect(LooksLike.mostLikely(labels, [0.1, 0.3, 0.2, 0.1, 0.1]) == .cat)
+        #expect(LooksLike.mostLikely(labels, [0.1, 0.1, 0.5, 0.1, 0.1]) == .animal)
+    }
+
     /// Through `Model.decide`, on the Lite0 base with a rule that calls every photo a cat, or none: "no dog" that
     /// looks like a cat, or exactly the answer without the rule.
     @Test func decideSaysACatLooksLikeACat() throws {
