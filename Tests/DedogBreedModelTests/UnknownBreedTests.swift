@@ -109,19 +109,24 @@ import DedogTestSupport
         defer { try? FileManager.default.removeItem(at: url) }
         #expect(model.specification.decision.unknownBreed == Self.rule)
         #expect(model.specification.formatVersion == 6)
+        try Self.expectRefused(url, [(["decision", "unknownBreed", "signals"], [] as Any, "decision.unknownBreed.signals"),
+                                     (["decision", "unknownBreed", "mean"], [0.5] as Any, "decision.unknownBreed.mean"),
+                                     (["decision", "unknownBreed", "scale"], [0.25, 0] as Any, "decision.unknownBreed.scale")])
+    }
+
+    /// The model file `url` with each (path, value) set in its description is refused at load, naming `field`.
+    static func expectRefused(_ url: URL, _ edits: [(path: [String], value: Any, field: String)]) throws {
         let file = try SafeTensors(contentsOf: url)
         let json = try JSONSerialization.jsonObject(with: Data(file.metadata[ModelDescription.metadataKey]!.utf8))
-        for (path, value, field) in [(["signals"], [] as Any, "decision.unknownBreed.signals"),
-                                     (["mean"], [0.5] as Any, "decision.unknownBreed.mean"),
-                                     (["scale"], [0.25, 0] as Any, "decision.unknownBreed.scale")] {
-            let edited = JSONEdit.set(value, at: ["decision", "unknownBreed"] + path, in: json)
+        for (path, value, field) in edits {
+            let edited = JSONEdit.set(value, at: path, in: json)
             let text = String(decoding: try JSONSerialization.data(withJSONObject: edited), as: UTF8.self)
             let error = #expect(throws: ModelError.self) { try Model(tensors: file.replacingMetadata([ModelDescription.metadataKey: text])) }
             guard case let .invalidValue(_, got, _, _)? = error else {
                 Issue.record("\(path): \(String(describing: error))")
                 continue
             }
-            #expect(got == field)
+            #expect(got == field, "\(path)")
         }
     }
 
