@@ -4,6 +4,7 @@
 #include "dedog_kernels.h"
 #include "pack_stored.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include <string.h>
@@ -49,24 +50,44 @@
 #include "kernels_impl.h"
 #endif
 
+// What the CPU offers, asked once: every kernel call consults it (issue 53 found `__builtin_cpu_init` and the
+// feature loads run for each call). Threads that race to the first call compute the same bits; the atomic keeps
+// the sharing well defined.
+enum { CPU_AVX2 = 1, CPU_AVX512 = 2, CPU_VNNI = 4, CPU_F16C = 8, CPU_KNOWN = 1 << 30 };
+
+static int cpu_features(void) {
+    static _Atomic int known = 0;
+    int bits = atomic_load_explicit(&known, memory_order_relaxed);
+    if (bits) return bits;
+    bits = CPU_KNOWN;
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    int avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+                 __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq");
+    if (avx2) bits |= CPU_AVX2;
+    if (avx512) bits |= CPU_AVX512;
+    if (avx512 && __builtin_cpu_supports("avx512vnni")) bits |= CPU_VNNI;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c")) bits |= CPU_F16C;
+#endif
+    atomic_store_explicit(&known, bits, memory_order_relaxed);
+    return bits;
+}
+
 int dedog_isa_supported(dedog_isa isa) {
     switch (isa) {
     case DEDOG_ISA_PORTABLE:
         return 1;
-#if defined(__x86_64__)
     case DEDOG_ISA_AVX2:
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+        return (cpu_features() & CPU_AVX2) != 0;
     case DEDOG_ISA_AVX512:
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-               __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
-               __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#endif
+        return (cpu_features() & CPU_AVX512) != 0;
     default:
         return 0;
     }
 }
+
+int dedog_has_vnni(void) { return (cpu_features() & CPU_VNNI) != 0; }
 
 // Callers choose the instruction set once, after dedog_isa_supported; an unsupported one falls back to the
 // portable kernels rather than executing instructions the CPU lacks.
@@ -314,8 +335,7 @@ __attribute__((target("avx2,f16c"))) static void f16_to_f32_f16c(const uint16_t 
 
 void dedog_f16_to_f32(const uint16_t *in, float *out, size_t count) {
 #if defined(__x86_64__)
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx2")) { f16_to_f32_f16c(in, out, count); return; }
+    if (cpu_features() & CPU_F16C) { f16_to_f32_f16c(in, out, count); return; }
 #endif
     for (size_t i = 0; i < count; i++) out[i] = half_to_float(in[i]);
 }

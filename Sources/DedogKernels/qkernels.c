@@ -804,15 +804,6 @@ static void vnni_qdepthwise(const dedog_qdepthwise_args *g) {
 
 #endif
 
-int dedog_has_vnni(void) {
-#if defined(__x86_64__)
-    __builtin_cpu_init();
-    return dedog_isa_supported(DEDOG_ISA_AVX512) && __builtin_cpu_supports("avx512vnni");
-#else
-    return 0;
-#endif
-}
-
 void dedog_qpointwise(dedog_isa isa, const dedog_qpointwise_args *args) {
 #if defined(__x86_64__)
     if (isa == DEDOG_ISA_AVX512 && dedog_has_vnni()) { vnni_qpointwise(args); return; }
