@@ -164,9 +164,13 @@ public final class Model: Sendable {
         return similarity
     }
 
-    /// The unit vector along the mean of `views` [views × 1280].
+    /// The unit vector along the mean of `views` [views × 1280] (zeros when the mean is zero).
     public static func direction(_ views: [Float]) -> [Float] {
-        let width = EfficientNetLite.featureCount
+        direction(views, width: EfficientNetLite.featureCount)
+    }
+
+    /// The unit vector along the mean of `views` [views × width] (zeros when the mean is zero).
+    public static func direction(_ views: [Float], width: Int) -> [Float] {
         var mean = [Float](repeating: 0, count: width)
         for (i, v) in views.enumerated() { mean[i % width] += v }
         let norm = mean.reduce(Float(0)) { $0 + $1 * $1 }.squareRoot()

@@ -68,12 +68,10 @@ public struct CatRule: Codable, Sendable, Equatable {
         var total = bias
         for (x, w) in zip(features, weights) {
             guard !w.isEmpty, x.count >= w.count, x.count % w.count == 0 else { return nil }
-            let views = x.count / w.count
-            var mean = [Float](repeating: 0, count: w.count)
-            for v in 0..<views { for k in 0..<w.count { mean[k] += x[v * w.count + k] } }
-            let norm = mean.reduce(Float(0)) { $0 + $1 * $1 }.squareRoot()
-            guard norm > 0 else { return nil }
-            total += zip(mean, w).reduce(Float(0)) { $0 + $1.0 * $1.1 } / norm
+            // The views' mean at unit length, as the similarities take it.
+            let direction = Model.direction(x, width: w.count)
+            guard direction.contains(where: { $0 != 0 }) else { return nil }
+            total += Model.dot(direction, w, row: 0)
         }
         return total
     }

@@ -361,7 +361,8 @@ import DedogBreedModel
         decision = base
         // A base's rule of "a breed this model does not know" was fitted on its own heads (`UnknownBreedRule`).
         decision.unknownBreed = nil
-        // The cat rule reads the backbones' features alone: it holds for the same backbones, in the same order.
+        // The cat rule reads the backbones' features alone: a base's rule is kept when the model is that base's
+        // backbones (one base, whose rule has a row for each); a row count that differs drops it.
         if decision.cat?.weights.count != fits.count { decision.cat = nil }
         // Both from the photos every backbone's ImageNet head judged, the heads averaged as classify averages them.
         let judged = ensemble.common.compactMap { i -> (dog: Float, topNonDog: Float?)? in
