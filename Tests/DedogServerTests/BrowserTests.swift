@@ -153,9 +153,11 @@ final class BrowserTests {
         try identify(b, SharedData.cat)
         #expect(try b.text("#verdict") == "No dog: it looks like a cat.")
         #expect(try b.run("return document.querySelectorAll('#bars li').length;") as? Int == 0)
+        try save(b, "desktop-cat")
         try switchLanguage(b)
         try identify(b, SharedData.cat)
         #expect(try b.text("#verdict") == "Žádný pes: vypadá to jako kočka.")
+        try save(b, "desktop-cat-cs")
         try expectCzech(b, "a cat", ignoring: ["cat.1.jpg"])
         try expectNoScriptErrors(b)
     }
