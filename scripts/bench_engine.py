@@ -204,7 +204,8 @@ for precision, path in (("fp32", onnx_path), ("int8", int8_path)):
         rows.append((f"{precision} {label}", d, o))
     # The other kernel builds, forced, against the same ORT figure (ORT picks its own kernels). Portable is slow.
     ort_1 = rows[-3][2]
-    for kernels, runs in (("avx2", max(20, args.runs // 4)), ("portable", max(10, args.runs // 10))):
+    for kernels, runs in (("avx-vnni", max(20, args.runs // 4)), ("avx2", max(20, args.runs // 4)),
+                          ("portable", max(10, args.runs // 10))):
         try:
             d = dedog_latency(1, 1, runs, precision, kernels=kernels)
         except subprocess.CalledProcessError:

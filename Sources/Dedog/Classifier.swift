@@ -39,7 +39,7 @@ public final class Classifier: Sendable {
         let model: Model
         do {
             // Only the layers the configured precision runs (int8: no float layers to pack).
-            model = try Model(contentsOf: url, precision: configuration.precision.engine)
+            model = try Model(contentsOf: url, precision: configuration.precision.engine, kernels: configuration.kernels.kernelSet)
         } catch {
             throw .model(error)
         }

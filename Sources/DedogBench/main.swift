@@ -25,12 +25,16 @@ func option(_ name: String, _ fallback: Int) -> Int {
     return v
 }
 
-func loadModel() -> Model {
+/// The kernels DEDOG_KERNELS names (as for dedog), else the best.
+func namedKernels() -> KernelSet { try! KernelSet.named(ProcessInfo.processInfo.environment["DEDOG_KERNELS"]) }
+
+/// The model `--model` names, its 8-bit layers made for `kernels`.
+func loadModel(kernels: KernelSet = namedKernels()) -> Model {
     let args = CommandLine.arguments
     let path = args.firstIndex(of: "--model").map { args[$0 + 1] }
     // The Lite0 model by default: the peer runs the same weights.
     let url = path.map { URL(fileURLWithPath: $0) } ?? (try! ModelLocator.url(ofBundled: "fast"))
-    return try! Model(contentsOf: url)
+    return try! Model(contentsOf: url, kernels: kernels)
 }
 
 /// `--precision int8|fp32` (default int8, as classify runs).
@@ -71,9 +75,9 @@ case "latency":
     // head) at the model's own input size unless --size says otherwise.
     let threads = option("--threads", 1), batch = option("--batch", 1)
     let runs = option("--runs", 200), warmup = option("--warmup", 20)
-    let whole = loadModel(), network = whole.backbones[0]
     // DEDOG_KERNELS forces a kernel build, as it does for dedog.
-    let kernels = try! KernelSet.named(ProcessInfo.processInfo.environment["DEDOG_KERNELS"])
+    let kernels = namedKernels()
+    let whole = loadModel(kernels: kernels), network = whole.backbones[0]
     let session = network.makeSession(threads: threads, kernels: kernels, precision: precision(),
                                       bandsBlocks: !CommandLine.arguments.contains("--unbanded"))
     let size = option("--size", network.input.cropSize)
@@ -105,7 +109,9 @@ case "layers":
     let int8 = precision() == .int8 && network.activationRanges != nil
     var columns: [(KernelSet, [StepTiming], Double)] = []
     for set in sets {
-        let timings = try! network.makeSession(threads: threads, kernels: set, precision: precision(), bandsBlocks: bands)
+        // Each set runs the 8-bit layers made for it (7-bit weights for vpmaddubsw).
+        let timings = try! loadModel(kernels: set).backbones[0]
+            .makeSession(threads: threads, kernels: set, precision: precision(), bandsBlocks: bands)
             .profile(input(batch: 1, size: size), height: size, width: size, runs: runs)
         columns.append((set, timings, (int8 ? set.measuredPeakByteMultiplyAdds() : set.measuredPeakMultiplyAdds()) * 2e-9))
     }

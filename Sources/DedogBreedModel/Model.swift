@@ -46,14 +46,15 @@ public final class Model: Sendable {
     let breedCounterparts: BreedCounterparts
 
     /// `precision`: int8 loads only what 8-bit sessions run (backbones with activation ranges get no float layers,
-    /// which saves packing them; their sessions then run int8 whatever they ask for); nil, every layer.
-    public convenience init(contentsOf url: URL, precision: Precision? = nil) throws(ModelError) {
-        try self.init(tensors: SafeTensors(contentsOf: url), precision: precision)
+    /// which saves packing them; their sessions then run int8 whatever they ask for); nil, every layer. `kernels`:
+    /// the kernels the 8-bit layers are made for (`EfficientNetLite.byteKernels`), the ones its sessions will run.
+    public convenience init(contentsOf url: URL, precision: Precision? = nil, kernels: KernelSet = .best) throws(ModelError) {
+        try self.init(tensors: SafeTensors(contentsOf: url), precision: precision, kernels: kernels)
     }
 
     /// Builds every backbone, strictly: each needs all its tensors under its prefix, and the file may hold nothing else.
-    public init(tensors: SafeTensors, precision: Precision? = nil) throws(ModelError) {
-        let contents = try ModelFile.read(tensors, precision: precision)
+    public init(tensors: SafeTensors, precision: Precision? = nil, kernels: KernelSet = .best) throws(ModelError) {
+        let contents = try ModelFile.read(tensors, precision: precision, kernels: kernels)
         specification = contents.description
         backbones = contents.networks
         heads = contents.heads

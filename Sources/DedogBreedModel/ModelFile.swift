@@ -66,8 +66,8 @@ public enum ModelFile {
     /// Reads every backbone with its heads, strictly: each needs all its tensors under its prefix, and the file
     /// may hold nothing else.
     /// `precision`: int8 builds only the 8-bit layers of the backbones that have activation ranges (no float
-    /// layers are packed); nil or fp32, every layer.
-    static func read(_ tensors: SafeTensors, precision: Precision? = nil) throws(ModelError) -> Contents {
+    /// layers are packed); nil or fp32, every layer. `kernels`: the kernels the 8-bit layers are made for.
+    static func read(_ tensors: SafeTensors, precision: Precision? = nil, kernels: KernelSet = .best) throws(ModelError) -> Contents {
         let description = try ModelDescription(from: tensors)
         // The backbones' networks and heads are built side by side (most of a load is folding, widening and
         // packing their weights), each by a strict loader of its own; the first failure in file order is reported.
@@ -84,7 +84,8 @@ public enum ModelFile {
             var loader = TensorLoader(tensors: tensors)
             return Result { () throws(ModelError) -> (Part, Set<String>) in
                 guard i >= n else {
-                    return (.network(try EfficientNetLite.load(backbone.network, from: &loader, precision: precision, threads: layerThreads)),
+                    return (.network(try EfficientNetLite.load(backbone.network, from: &loader, precision: precision, kernels: kernels,
+                                                                        threads: layerThreads)),
                             loader.used)
                 }
                 let heads = BackboneHeads(

@@ -63,8 +63,8 @@ struct Evaluate: ParsableCommand {
         if looks && precision == "all" { throw ValidationError("--looks takes one --precision: int8 or fp32.") }
     }
 
-    @Option(help: ArgumentHelp("The network's arithmetic: int8, fp32, or all (both, compared). Default: int8 where "
-                               + "the CPU has AVX-512 VNNI, fp32 elsewhere (as classify).", valueName: "int8|fp32|all"))
+    @Option(help: ArgumentHelp("The network's arithmetic: int8, fp32, or all (both, compared). Default: int8 on "
+                               + "x86-64 CPUs with AVX2, fp32 elsewhere (as classify).", valueName: "int8|fp32|all"))
     var precision: String?
 
     /// The precisions --precision names (nil: the one classify would run with these kernels).

@@ -2,6 +2,7 @@
 // AVX-512 builds carry per-function target attributes, so the file compiles for baseline x86-64 and the
 // binary runs on any x86-64 CPU; on other architectures only the portable build exists.
 #include "dedog_kernels.h"
+#include "isa.h"
 #include "pack_stored.h"
 
 #include <stdatomic.h>
@@ -53,7 +54,7 @@
 // What the CPU offers, asked once: every kernel call consults it (issue 53 found `__builtin_cpu_init` and the
 // feature loads run for each call). Threads that race to the first call compute the same bits; the atomic keeps
 // the sharing well defined.
-enum { CPU_AVX2 = 1, CPU_AVX512 = 2, CPU_VNNI = 4, CPU_F16C = 8, CPU_KNOWN = 1 << 30 };
+enum { CPU_AVX2 = 1, CPU_AVX512 = 2, CPU_VNNI = 4, CPU_F16C = 8, CPU_AVX_VNNI = 16, CPU_KNOWN = 1 << 30 };
 
 static int cpu_features(void) {
     static _Atomic int known = 0;
@@ -68,6 +69,7 @@ static int cpu_features(void) {
     if (avx2) bits |= CPU_AVX2;
     if (avx512) bits |= CPU_AVX512;
     if (avx512 && __builtin_cpu_supports("avx512vnni")) bits |= CPU_VNNI;
+    if (avx2 && __builtin_cpu_supports("avxvnni")) bits |= CPU_AVX_VNNI;
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c")) bits |= CPU_F16C;
 #endif
     atomic_store_explicit(&known, bits, memory_order_relaxed);
@@ -82,16 +84,19 @@ int dedog_isa_supported(dedog_isa isa) {
         return (cpu_features() & CPU_AVX2) != 0;
     case DEDOG_ISA_AVX512:
         return (cpu_features() & CPU_AVX512) != 0;
+    case DEDOG_ISA_AVX_VNNI:
+        return (cpu_features() & CPU_AVX_VNNI) != 0;
+    case DEDOG_ISA_AVX512_VNNI:
+        return (cpu_features() & CPU_VNNI) != 0;
     default:
         return 0;
     }
 }
 
-int dedog_has_vnni(void) { return (cpu_features() & CPU_VNNI) != 0; }
-
 // Callers choose the instruction set once, after dedog_isa_supported; an unsupported one falls back to the
 // portable kernels rather than executing instructions the CPU lacks.
 void dedog_pointwise(dedog_isa isa, const dedog_pointwise_args *args) {
+    isa = dedog_float_isa(isa);
 #if defined(__x86_64__)
     if (isa == DEDOG_ISA_AVX512 && dedog_isa_supported(isa)) { avx512_pointwise(args); return; }
     if (isa == DEDOG_ISA_AVX2 && dedog_isa_supported(isa)) { avx2_pointwise(args); return; }
@@ -101,6 +106,7 @@ void dedog_pointwise(dedog_isa isa, const dedog_pointwise_args *args) {
 }
 
 void dedog_depthwise(dedog_isa isa, const dedog_depthwise_args *args) {
+    isa = dedog_float_isa(isa);
 #if defined(__x86_64__)
     if (isa == DEDOG_ISA_AVX512 && dedog_isa_supported(isa)) { avx512_depthwise(args); return; }
     if (isa == DEDOG_ISA_AVX2 && dedog_isa_supported(isa)) { avx2_depthwise(args); return; }
@@ -214,6 +220,7 @@ PACK512 static void pack_avx512(const float *weight, const double *scale, const 
 
 static void pack(dedog_isa isa, const float *weight, const double *scale, const float *bias, int inputs, int outputs,
                  size_t input_step, size_t output_step, float *packed) {
+    isa = dedog_float_isa(isa);
 #if defined(__x86_64__)
     // The AVX-512 build reads rows or columns that lie contiguously (every caller's layout).
     if (isa == DEDOG_ISA_AVX512 && dedog_isa_supported(isa) && (input_step == 1 || output_step == 1)) {
@@ -261,6 +268,7 @@ void dedog_pointwise_pack_columns(dedog_isa isa, const float *weight, const floa
 }
 
 void dedog_linear(dedog_isa isa, const dedog_linear_args *args) {
+    isa = dedog_float_isa(isa);
 #if defined(__x86_64__)
     if (isa == DEDOG_ISA_AVX512 && dedog_isa_supported(isa)) { avx512_linear(args); return; }
     if (isa == DEDOG_ISA_AVX2 && dedog_isa_supported(isa)) { avx2_linear(args); return; }

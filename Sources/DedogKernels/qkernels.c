@@ -1,10 +1,13 @@
-// The 8-bit pointwise convolution: unsigned activation bytes times signed weight bytes, summed exactly in int32,
-// then one float multiply per output channel and a rounding store. Three builds: portable C; AVX2, which widens
-// both operands to 16 bits for `vpmaddwd` (exact: `vpmaddubsw` would saturate its 16-bit pair sums); and AVX-512
-// VNNI, whose `vpdpbusd` multiplies 4 byte pairs and adds them into an int32 lane in one instruction. All three
-// read the same packed panels and store the same bytes.
+// The 8-bit pointwise and depthwise convolutions: unsigned activation bytes times signed weight bytes, summed exactly
+// in int32, then one float multiply per output channel and a rounding store. The builds: portable C; AVX-512 VNNI,
+// whose `vpdpbusd` multiplies 4 byte pairs and adds them into an int32 lane in one instruction; and on 256 bits
+// (qkernels256_impl.h) AVX-VNNI's `vpdpbusd`, and AVX2's `vpmaddubsw` then `vpmaddwd` by ones, exact where its 16-bit
+// pair sums cannot saturate (7-bit weights or 7-bit inputs, which the layers made for AVX2 have) and otherwise with
+// each input byte split in two (twice the multiplies). All read the same packed layouts and store the same bytes.
 #include "dedog_kernels.h"
+#include "isa.h"
 #include "pack_stored.h"
+#include "qdot4.h"
 #include "qstore.h"
 
 #include <math.h>
@@ -15,22 +18,38 @@
 #endif
 
 // A panel: 16 outputs' [int32 bias′][float scale][int32 output zero][int32 residual zero][float residual scale],
-// 64 bytes each, then ⌈inputs/4⌉ × 64 weight bytes.
+// 64 bytes each, then 64 bytes of which the first int32 is 1 when AVX2's `vpmaddubsw` cannot saturate on the panel
+// (`pairs_fit`), then ⌈inputs/4⌉ × 64 weight bytes.
 #define QPANEL DEDOG_PANEL
 #define QSCALE 64
 #define QZERO 128
 #define QRZERO 192
 #define QRSCALE 256
-#define QHEAD 320  // bytes before the weights
+#define QFLAGS 320
+#define QHEAD 384  // bytes before the weights
 
 static size_t groups_of(int inputs) { return ((size_t)inputs + 3) / 4; }
-static size_t panel_bytes(int inputs) { return 64 * (groups_of(inputs) + 5); }
+static size_t panel_bytes(int inputs) { return 64 * (groups_of(inputs) + 6); }
 
-/// The header of panel `panel`, whose outputs start at `first`: its 16 biases′ and scales as given, then each
-/// output's zero point and its residual's encoding (zeros past the `width` real outputs; the residual's left 0
-/// when not given).
-static void pack_header(uint8_t *panel, const int32_t *bias, const float *scale, size_t first, int width,
-                        const int32_t *out_zero, const int32_t *residual_zero, const float *residual_scale) {
+/// Whether `vpmaddubsw`'s pair sums x₀w₀ + x₁w₁ fit in 16 bits for inputs up to `input_max` and weights up to
+/// `widest` in magnitude: 7-bit weights (2 · 255 · 63) or 7-bit inputs (2 · 127 · 127) do.
+static int32_t pairs_fit(int widest, int input_max) { return 2 * input_max * widest < 32768; }
+
+/// The largest magnitude among `count` signed weight bytes.
+static int widest_byte(const uint8_t *w, size_t count) {
+    int widest = 0;
+    for (size_t i = 0; i < count; i++) widest = abs((int8_t)w[i]) > widest ? abs((int8_t)w[i]) : widest;
+    return widest;
+}
+
+/// The header of panel `panel` of `inputs` inputs (its weights written already), whose outputs start at `first`:
+/// its 16 biases′ and scales as given, then each output's zero point and its residual's encoding (zeros past the
+/// `width` real outputs; the residual's left 0 when not given), and whether vpmaddubsw's pair sums fit for inputs up
+/// to `input_max`.
+static void pack_header(uint8_t *panel, int inputs, int input_max, const int32_t *bias, const float *scale, size_t first,
+                        int width, const int32_t *out_zero, const int32_t *residual_zero, const float *residual_scale) {
+    const int32_t fit = pairs_fit(widest_byte(panel + QHEAD, groups_of(inputs) * 64), input_max);
+    memcpy(panel + QFLAGS, &fit, 4);
     memcpy(panel, bias, sizeof(int32_t) * QPANEL);
     memcpy(panel + QSCALE, scale, sizeof(float) * QPANEL);
     int32_t z[QPANEL] = {0}, rz[QPANEL] = {0};
@@ -49,9 +68,19 @@ size_t dedog_qpointwise_packed_size(int inputs, int outputs) {
     return ((size_t)outputs + QPANEL - 1) / QPANEL * panel_bytes(inputs);
 }
 
+int dedog_qpointwise_widest_weight(const void *packed, int inputs, int outputs) {
+    const size_t panels = ((size_t)outputs + QPANEL - 1) / QPANEL, size = panel_bytes(inputs);
+    int widest = 0;
+    for (size_t p = 0; p < panels; p++) {
+        const int w = widest_byte((const uint8_t *)packed + p * size + QHEAD, groups_of(inputs) * 64);
+        widest = w > widest ? w : widest;
+    }
+    return widest;
+}
+
 void dedog_qpointwise_pack(const int8_t *weight, const int32_t *bias, const float *scale, const int32_t *input_zero,
                            const int32_t *out_zero, const int32_t *residual_zero, const float *residual_scale, int inputs,
-                           int outputs, void *packed) {
+                           int outputs, int input_max, void *packed) {
     const size_t size = panel_bytes(inputs), panels = ((size_t)outputs + QPANEL - 1) / QPANEL;
     for (size_t p = 0; p < panels; p++) {
         uint8_t *panel = (uint8_t *)packed + p * size;
@@ -71,16 +100,16 @@ void dedog_qpointwise_pack(const int8_t *weight, const int32_t *bias, const floa
             b[j] = folded > INT32_MAX ? INT32_MAX : (folded < INT32_MIN ? INT32_MIN : (int32_t)folded);
             s[j] = scale[first + (size_t)j];
         }
-        pack_header(panel, b, s, first, width, out_zero, residual_zero, residual_scale);
+        pack_header(panel, inputs, input_max, b, s, first, width, out_zero, residual_zero, residual_scale);
     }
 }
 
 /// The weight bytes of a panel quantized from float panel `fp` (16 biases, then a row of 16 weights per input), each
-/// output's weight scale `ws[j]`, Σ_k q · input_zero[k] in `zeros[j]` and Σ_k |q| in `magnitude[j]`. Each input's
-/// scale multiplies its weights first: w′ = w · s_x[k] is what a byte step of input k is worth. The weight bytes
-/// past `inputs` must be zero already.
+/// output's weight scale `ws[j]`, Σ_k q · input_zero[k] in `zeros[j]` and Σ_k |q| in `magnitude[j]`, q within
+/// ±`limit`. Each input's scale multiplies its weights first: w′ = w · s_x[k] is what a byte step of input k is
+/// worth. The weight bytes past `inputs` must be zero already.
 static void quantize_weights_portable(const float *fp, int inputs, const float *input_scale, const int32_t *input_zero,
-                                      uint8_t *panel, float *ws, int32_t *zeros, int32_t *magnitude) {
+                                      int limit, uint8_t *panel, float *ws, int32_t *zeros, int32_t *magnitude) {
     // Row by row, the 16 outputs side by side (the float panel's layout), so that the loops over j vectorize.
     float top[QPANEL] = {0}, inverse[QPANEL];
     for (int k = 0; k < inputs; k++)
@@ -89,7 +118,7 @@ static void quantize_weights_portable(const float *fp, int inputs, const float *
             top[j] = w > top[j] ? w : top[j];
         }
     for (int j = 0; j < QPANEL; j++) {
-        ws[j] = top[j] > 0 ? top[j] / 127 : 1;
+        ws[j] = top[j] > 0 ? top[j] / (float)limit : 1;
         inverse[j] = 1 / ws[j];
         zeros[j] = magnitude[j] = 0;
     }
@@ -98,7 +127,8 @@ static void quantize_weights_portable(const float *fp, int inputs, const float *
         for (int j = 0; j < QPANEL; j++) {
             const float x = fp[QPANEL * ((size_t)k + 1) + (size_t)j] * input_scale[k] * inverse[j];
             const float q = x < 0 ? -(float)(int32_t)(0.5f - x) : (float)(int32_t)(x + 0.5f);  // half away from 0
-            const int32_t w = (int32_t)(q > 127 ? 127 : (q < -127 ? -127 : q));
+            const float l = (float)limit;
+            const int32_t w = (int32_t)(q > l ? l : (q < -l ? -l : q));
             zeros[j] += w * input_zero[k];
             magnitude[j] += w < 0 ? -w : w;
             group[4 * j] = (uint8_t)(int8_t)w;
@@ -110,8 +140,8 @@ static void quantize_weights_portable(const float *fp, int inputs, const float *
 /// The same, a row of 16 outputs per instruction: the same float operations in the same order (no fused
 /// multiply-add), so the same bytes; 4 inputs' bytes are merged into one 64-byte store.
 __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq"))) static void
-quantize_weights_avx512(const float *fp, int inputs, const float *input_scale, const int32_t *input_zero, uint8_t *panel,
-                        float *ws, int32_t *zeros, int32_t *magnitude) {
+quantize_weights_avx512(const float *fp, int inputs, const float *input_scale, const int32_t *input_zero, int limit,
+                        uint8_t *panel, float *ws, int32_t *zeros, int32_t *magnitude) {
     __m512 top = _mm512_setzero_ps();
     for (int k = 0; k < inputs; k++) {
         const __m512 w = _mm512_abs_ps(_mm512_mul_ps(_mm512_loadu_ps(fp + QPANEL * ((size_t)k + 1)),
@@ -119,7 +149,7 @@ quantize_weights_avx512(const float *fp, int inputs, const float *input_scale, c
         top = _mm512_max_ps(w, top);  // w > top ? w : top, as above
     }
     const __mmask16 positive = _mm512_cmp_ps_mask(top, _mm512_setzero_ps(), _CMP_GT_OQ);
-    const __m512 scale = _mm512_mask_div_ps(_mm512_set1_ps(1), positive, top, _mm512_set1_ps(127));
+    const __m512 scale = _mm512_mask_div_ps(_mm512_set1_ps(1), positive, top, _mm512_set1_ps((float)limit));
     const __m512 inverse = _mm512_div_ps(_mm512_set1_ps(1), scale);
     _mm512_storeu_ps(ws, scale);
     __m512i zsum = _mm512_setzero_si512(), msum = _mm512_setzero_si512();
@@ -133,7 +163,7 @@ quantize_weights_avx512(const float *fp, int inputs, const float *input_scale, c
             const __mmask16 negative = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ);
             __m512 q = _mm512_cvtepi32_ps(_mm512_cvttps_epi32(_mm512_add_ps(_mm512_abs_ps(x), _mm512_set1_ps(0.5f))));
             q = _mm512_mask_sub_ps(q, negative, _mm512_setzero_ps(), q);
-            q = _mm512_min_ps(_mm512_max_ps(q, _mm512_set1_ps(-127)), _mm512_set1_ps(127));
+            q = _mm512_min_ps(_mm512_max_ps(q, _mm512_set1_ps(-(float)limit)), _mm512_set1_ps((float)limit));
             const __m512i w = _mm512_cvttps_epi32(q);
             zsum = _mm512_add_epi32(zsum, _mm512_mullo_epi32(w, _mm512_set1_epi32(input_zero[k])));
             msum = _mm512_add_epi32(msum, _mm512_abs_epi32(w));
@@ -150,16 +180,17 @@ quantize_weights_avx512(const float *fp, int inputs, const float *input_scale, c
 /// per input); 0 when an output's sums could pass the bound QuantizedPointwise checks.
 static int quantize_panel(dedog_isa isa, const float *fp, size_t p, int inputs, int outputs, const float *input_scale,
                           const int32_t *input_zero, const float *output_scale, const int32_t *out_zero,
-                          const int32_t *residual_zero, const float *residual_scale, int bias_limit, uint8_t *panel) {
+                          const int32_t *residual_zero, const float *residual_scale, int weight_limit, int bias_limit,
+                          int input_max, uint8_t *panel) {
     memset(panel, 0, panel_bytes(inputs));
     float ws[QPANEL];
     int32_t zeros[QPANEL], magnitude[QPANEL];
 #if defined(__x86_64__)
-    if (isa == DEDOG_ISA_AVX512 && dedog_isa_supported(isa))
-        quantize_weights_avx512(fp, inputs, input_scale, input_zero, panel, ws, zeros, magnitude);
+    if (dedog_float_isa(isa) == DEDOG_ISA_AVX512 && dedog_isa_supported(DEDOG_ISA_AVX512))
+        quantize_weights_avx512(fp, inputs, input_scale, input_zero, weight_limit, panel, ws, zeros, magnitude);
     else
 #endif
-        quantize_weights_portable(fp, inputs, input_scale, input_zero, panel, ws, zeros, magnitude);
+        quantize_weights_portable(fp, inputs, input_scale, input_zero, weight_limit, panel, ws, zeros, magnitude);
     (void)isa;
     int32_t b[QPANEL] = {0};
     float s[QPANEL] = {0};
@@ -176,26 +207,31 @@ static int quantize_panel(dedog_isa isa, const float *fp, size_t p, int inputs, 
         const double largest = fabs((double)bq) + 510.0 * (double)magnitude[j];
         if (!(largest < 2147483648.0 && largest * fabs((double)s[j]) < 1073741824.0 - 1048576.0)) fits = 0;
     }
-    pack_header(panel, b, s, first, width, out_zero, residual_zero, residual_scale);
+    pack_header(panel, inputs, input_max, b, s, first, width, out_zero, residual_zero, residual_scale);
     return fits;
 }
 
 int dedog_qpointwise_quantize(dedog_isa isa, const float *fpacked, int inputs, int outputs, const float *input_scale,
                               const int32_t *input_zero, const float *output_scale, const int32_t *out_zero,
-                              const int32_t *residual_zero, const float *residual_scale, int bias_limit, void *packed) {
+                              const int32_t *residual_zero, const float *residual_scale, int weight_limit, int bias_limit,
+                              int input_max, void *packed) {
+    if (weight_limit < 1 || weight_limit > 127) weight_limit = 127;
     const size_t panels = ((size_t)outputs + QPANEL - 1) / QPANEL, size = panel_bytes(inputs);
     const size_t fpanel = (size_t)QPANEL * ((size_t)inputs + 1);
     int fits = 1;
     for (size_t p = 0; p < panels; p++)
         fits &= quantize_panel(isa, fpacked + p * fpanel, p, inputs, outputs, input_scale, input_zero, output_scale,
-                               out_zero, residual_zero, residual_scale, bias_limit, (uint8_t *)packed + p * size);
+                               out_zero, residual_zero, residual_scale, weight_limit, bias_limit, input_max,
+                               (uint8_t *)packed + p * size);
     return fits;
 }
 
 int dedog_qpointwise_quantize_rows(dedog_isa isa, const void *weight, int half, const double *scale, const float *bias,
                                    int inputs, int outputs, const float *input_scale, const int32_t *input_zero,
                                    const float *output_scale, const int32_t *out_zero, const int32_t *residual_zero,
-                                   const float *residual_scale, int bias_limit, void *packed) {
+                                   const float *residual_scale, int weight_limit, int bias_limit, int input_max,
+                                   void *packed) {
+    if (weight_limit < 1 || weight_limit > 127) weight_limit = 127;
     const size_t panels = ((size_t)outputs + QPANEL - 1) / QPANEL, size = panel_bytes(inputs);
     const size_t value_bytes = half ? sizeof(uint16_t) : sizeof(float);
     // One float panel at a time, packed exactly as the float layer packs it (halves widened there), so the bytes are
@@ -214,7 +250,8 @@ int dedog_qpointwise_quantize_rows(dedog_isa isa, const void *weight, int half, 
         dedog_pack_stored_into(isa, (const uint8_t *)weight + first * (size_t)inputs * value_bytes, half, scale + first,
                                bias + first, inputs, width, rows, fp);
         fits &= quantize_panel(isa, fp, p, inputs, outputs, input_scale, input_zero, output_scale, out_zero,
-                               residual_zero, residual_scale, bias_limit, (uint8_t *)packed + p * size);
+                               residual_zero, residual_scale, weight_limit, bias_limit, input_max,
+                               (uint8_t *)packed + p * size);
     }
     free(fp);
     free(rows);
@@ -278,7 +315,8 @@ static void qdw_scalar(const dedog_qdepthwise_args *g, int oy, int c0, int c1) {
 }
 
 // MARK: The depthwise layout for VNNI
-// A header (int32: 1 when every |scale| < 64), then one block per 64 channels: per kernel row group gg (rows
+// A header (int32: 1 when every |scale| < 64; int32: 1 when vpmaddubsw's pair sums fit, `pairs_fit`), then one block
+// per 64 channels: per kernel row group gg (rows
 // 4gg…4gg+3), column kx and quarter q, 64 weight bytes, where lane L's dword j holds the four rows' weights of
 // channel 64b + 16L + 4q + j (zero past the kernel and the channels), the order in which `dw_interleave` leaves the
 // input bytes; then the block's biases and scales per quarter in the same order. A block is contiguous, so that
@@ -293,12 +331,16 @@ size_t dedog_qdepthwise_packed_size(int channels, int kernel) {
 }
 
 void dedog_qdepthwise_pack(const float *weight, const int32_t *bias, const float *scale, int channels, int kernel,
-                           void *packed) {
+                           int input_max, void *packed) {
     uint8_t *p = packed;
     memset(p, 0, dedog_qdepthwise_packed_size(channels, kernel));
     int32_t small = 1;
     for (int c = 0; c < channels; c++) small &= fabsf(scale[c]) < 64;  // false for NaN
     memcpy(p, &small, 4);
+    int32_t fit = 1;
+    for (size_t i = 0; i < (size_t)channels * (size_t)kernel * (size_t)kernel; i++)
+        fit &= fabsf(weight[i]) <= 127 && pairs_fit((int)fabsf(weight[i]), input_max);  // false for NaN
+    memcpy(p + 4, &fit, 4);
     const int groups = dw_row_groups(kernel);
     for (int c = 0; c < channels; c++) {
         uint8_t *block = p + DW_HEAD + (size_t)(c / 64) * dw_block_bytes(kernel);
@@ -353,16 +395,41 @@ void dedog_qdepthwise_pack(const float *weight, const int32_t *bias, const float
 static int dw_vnni_takes(const dedog_qdepthwise_args *g);
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,avx2,fma")))
 static void vnni_qdepthwise(const dedog_qdepthwise_args *g);
+__attribute__((target("avx2,fma,avxvnni"))) static void vnni256_qdepthwise(const dedog_qdepthwise_args *g, int end32);
+__attribute__((target("avx2,fma"))) static void ubs256_qdepthwise(const dedog_qdepthwise_args *g, int end32);
+__attribute__((target("avx2,fma"))) static void ubs8_qdepthwise(const dedog_qdepthwise_args *g, int end32);
+
+/// The 256-bit kernels take whole halves of 32 channels; the channels after them run in `isa`'s float build.
+static void qdepthwise256(dedog_isa isa, void (*kernel)(const dedog_qdepthwise_args *, int),
+                          const dedog_qdepthwise_args *args) {
+    const int end32 = args->first_channel + (args->end_channel - args->first_channel) / 32 * 32;
+    if (end32 > args->first_channel) kernel(args, end32);
+    if (end32 < args->end_channel) {
+        dedog_qdepthwise_args rest = *args;
+        rest.first_channel = end32;
+        dedog_qdepthwise_without_vnni(isa, &rest);
+    }
+}
 #endif
 
 void dedog_qdepthwise(dedog_isa isa, const dedog_qdepthwise_args *args) {
 #if defined(__x86_64__)
-    if (isa == DEDOG_ISA_AVX512 && dedog_has_vnni() && dw_vnni_takes(args)) { vnni_qdepthwise(args); return; }
+    if (dedog_isa_supported(isa) && dw_vnni_takes(args)) {
+        int32_t fit;
+        memcpy(&fit, (const uint8_t *)args->packed + 4, 4);
+        if (isa == DEDOG_ISA_AVX512_VNNI) { vnni_qdepthwise(args); return; }
+        if (isa == DEDOG_ISA_AVX_VNNI) { qdepthwise256(isa, vnni256_qdepthwise, args); return; }
+        if (isa == DEDOG_ISA_AVX2 || isa == DEDOG_ISA_AVX512) {
+            qdepthwise256(isa, fit ? ubs256_qdepthwise : ubs8_qdepthwise, args);
+            return;
+        }
+    }
 #endif
     dedog_qdepthwise_without_vnni(isa, args);
 }
 
 void dedog_qdepthwise_without_vnni(dedog_isa isa, const dedog_qdepthwise_args *args) {
+    isa = dedog_float_isa(isa);
 #if defined(__x86_64__)
     if (isa == DEDOG_ISA_AVX512 && dedog_isa_supported(isa)) { avx512_qdepthwise(args); return; }
     if (isa == DEDOG_ISA_AVX2 && dedog_isa_supported(isa)) { avx2_qdepthwise(args); return; }
@@ -373,6 +440,7 @@ void dedog_qdepthwise_without_vnni(dedog_isa isa, const dedog_qdepthwise_args *a
 
 void dedog_quantize(dedog_isa isa, const float *in, size_t count, float inv_scale, int zero, int out_min, int out_max,
                     uint8_t *out) {
+    isa = dedog_float_isa(isa);
 #if defined(__x86_64__)
     if (isa == DEDOG_ISA_AVX512 && dedog_isa_supported(isa)) { avx512_quantize(in, count, inv_scale, zero, out_min, out_max, out); return; }
     if (isa == DEDOG_ISA_AVX2 && dedog_isa_supported(isa)) { avx2_quantize(in, count, inv_scale, zero, out_min, out_max, out); return; }
@@ -406,82 +474,6 @@ static void portable_qpointwise(const dedog_qpointwise_args *g) {
 }
 
 #if defined(__x86_64__)
-
-// MARK: AVX2: 16-bit products with vpmaddwd
-
-#define A2 static inline __attribute__((always_inline, target("avx2,fma")))
-#define A2MR 2  // rows per tile: 2 rows × 4 accumulators + 4 widened weight vectors + a broadcast fit in 16 ymm
-
-/// Stores 8 sums (`acc`, in column order) of row `row` from column `col`, `n` of them real; `head` is their part of
-/// the panel's header (lane 0 of each 64-byte field).
-A2 void avx2_store8(const dedog_qpointwise_args *g, __m256i acc, const uint8_t *head, int row, int col, int n) {
-    __m256 t = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), _mm256_loadu_ps((const float *)(head + QSCALE)));
-    const size_t at = (size_t)row * g->out_stride + (size_t)col;
-    if (g->store == DEDOG_Q_F32) {
-        if (g->relu6) t = _mm256_min_ps(_mm256_max_ps(t, _mm256_setzero_ps()), _mm256_set1_ps(6));
-        float lanes[8];
-        _mm256_storeu_ps(lanes, t);
-        memcpy((float *)g->out + at, lanes, (size_t)n * sizeof(float));
-        return;
-    }
-    if (g->store == DEDOG_Q_U8_ADD) {
-        uint64_t bytes = 0;
-        memcpy(&bytes, g->residual + at, (size_t)n);
-        __m256i r = _mm256_sub_epi32(_mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)bytes)),
-                                     _mm256_loadu_si256((const __m256i *)(head + QRZERO)));
-        t = _mm256_add_ps(t, _mm256_mul_ps(_mm256_cvtepi32_ps(r), _mm256_loadu_ps((const float *)(head + QRSCALE))));
-    }
-    const __m256i zero = _mm256_loadu_si256((const __m256i *)(head + QZERO));
-    t = _mm256_min_ps(_mm256_max_ps(t, _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_set1_epi32(g->out_min), zero))),
-                      _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_set1_epi32(g->out_max), zero)));
-    __m256i q = _mm256_add_epi32(_mm256_cvtps_epi32(t), zero);
-    int32_t lanes[8];
-    _mm256_storeu_si256((__m256i *)lanes, q);
-    uint8_t *out = (uint8_t *)g->out + at;
-    for (int i = 0; i < n; i++) out[i] = (uint8_t)lanes[i];
-}
-
-/// mr (≤ A2MR) rows of one panel. Each accumulator holds 4 outputs × 2 pair sums; they are added at the end.
-A2 void avx2_tile(const dedog_qpointwise_args *g, const uint8_t *in, const int mr, const uint8_t *panel, int row,
-                  int col, int cols) {
-    __m256i acc[A2MR][4];
-    for (int r = 0; r < mr; r++)
-        for (int q = 0; q < 4; q++) acc[r][q] = _mm256_setzero_si256();
-    const size_t groups = groups_of(g->inputs);
-    for (size_t gi = 0; gi < groups; gi++) {
-        const uint8_t *wg = panel + QHEAD + gi * 64;
-        __m256i w[4];
-        for (int q = 0; q < 4; q++) w[q] = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(wg + 16 * q)));
-        for (int r = 0; r < mr; r++) {
-            const uint64_t a = group_bytes(in + (size_t)r * g->in_stride, gi, g->inputs);
-            const uint64_t wide = (a & 0xFF) | ((a & 0xFF00) << 8) | ((a & 0xFF0000) << 16) | ((a & 0xFF000000) << 24);
-            const __m256i x = _mm256_set1_epi64x((long long)wide);
-            for (int q = 0; q < 4; q++) acc[r][q] = _mm256_add_epi32(acc[r][q], _mm256_madd_epi16(x, w[q]));
-        }
-    }
-    const int32_t *bias = (const int32_t *)panel;
-    for (int r = 0; r < mr; r++)
-        for (int half = 0; half < 2; half++) {
-            const int n = cols - 8 * half;
-            if (n <= 0) break;
-            // [o0 o0′ o1 o1′ | o2 o2′ o3 o3′] and the same for o4…o7 → [o0 o1 o4 o5 | o2 o3 o6 o7] → in order.
-            __m256i sums = _mm256_hadd_epi32(acc[r][2 * half], acc[r][2 * half + 1]);
-            sums = _mm256_permute4x64_epi64(sums, 0xD8);
-            sums = _mm256_add_epi32(sums, _mm256_loadu_si256((const __m256i *)(bias + 8 * half)));
-            avx2_store8(g, sums, panel + 32 * half, row + r, col + 8 * half, n < 8 ? n : 8);
-        }
-}
-
-__attribute__((target("avx2,fma"))) static void avx2_qpointwise(const dedog_qpointwise_args *g) {
-    const size_t size = panel_bytes(g->inputs);
-    for (int p = g->first_panel; p < g->end_panel; p++) {
-        const uint8_t *panel = (const uint8_t *)g->packed + (size_t)p * size;
-        const int col = p * QPANEL, cols = g->outputs - col < QPANEL ? g->outputs - col : QPANEL;
-        int r = 0;
-        for (; r + A2MR <= g->rows; r += A2MR) avx2_tile(g, g->in + (size_t)r * g->in_stride, A2MR, panel, r, col, cols);
-        for (; r < g->rows; r++) avx2_tile(g, g->in + (size_t)r * g->in_stride, 1, panel, r, col, cols);
-    }
-}
 
 // MARK: AVX-512 VNNI: vpdpbusd
 
@@ -624,17 +616,23 @@ VN void vnni_blocks(const dedog_qpointwise_args *g, const int plain, size_t size
     }
 }
 
-__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,avx2,fma")))
-static void vnni_qpointwise(const dedog_qpointwise_args *g) {
+/// Whether `g` stores bytes with every zero point 0 and the clamp 0…255 (the ReLU6 outputs' store), which leaves the
+/// clamping to the saturating packs.
+static int plain_bytes(const dedog_qpointwise_args *g) {
     const size_t size = panel_bytes(g->inputs);
-    // The ReLU6 outputs' store (zero points 0, clamp 0…255) leaves the clamping to the saturating packs.
     int plain = g->store == DEDOG_Q_U8 && g->out_min == 0 && g->out_max == 255;
     for (int p = g->first_panel; plain && p < g->end_panel; p++) {
         int32_t z[QPANEL];
         memcpy(z, (const uint8_t *)g->packed + (size_t)p * size + QZERO, sizeof z);
         for (int j = 0; j < QPANEL; j++) plain &= z[j] == 0;
     }
-    if (plain) vnni_blocks(g, 1, size);
+    return plain;
+}
+
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,avx2,fma")))
+static void vnni_qpointwise(const dedog_qpointwise_args *g) {
+    const size_t size = panel_bytes(g->inputs);
+    if (plain_bytes(g)) vnni_blocks(g, 1, size);
     else vnni_blocks(g, 0, size);
 }
 
@@ -802,12 +800,46 @@ static void vnni_qdepthwise(const dedog_qdepthwise_args *g) {
 #undef DW_CASE
 }
 
+// MARK: 256 bits: AVX-VNNI's vpdpbusd; AVX2's vpmaddubsw where its pair sums fit, and with inputs split otherwise
+
+#define KTARGET __attribute__((target("avx2,fma,avxvnni")))
+#define KFN(name) vnni256_##name
+#define DOT4 DEDOG_DOT4_VNNI
+#include "qkernels256_impl.h"
+#define KTARGET __attribute__((target("avx2,fma")))
+#define KFN(name) ubs256_##name
+#define DOT4 DEDOG_DOT4_UBS
+#include "qkernels256_impl.h"
+#define KTARGET __attribute__((target("avx2,fma")))
+#define KFN(name) ubs8_##name
+#define DOT4 DEDOG_DOT4_UBS8
+#include "qkernels256_impl.h"
+
+/// Whether vpmaddubsw's pair sums fit on every panel `g` runs (`pairs_fit`).
+static int panels_fit(const dedog_qpointwise_args *g) {
+    const size_t size = panel_bytes(g->inputs);
+    int fit = 1;
+    for (int p = g->first_panel; fit && p < g->end_panel; p++) {
+        int32_t flag;
+        memcpy(&flag, (const uint8_t *)g->packed + (size_t)p * size + QFLAGS, 4);
+        fit &= flag == 1;
+    }
+    return fit;
+}
+
 #endif
 
 void dedog_qpointwise(dedog_isa isa, const dedog_qpointwise_args *args) {
 #if defined(__x86_64__)
-    if (isa == DEDOG_ISA_AVX512 && dedog_has_vnni()) { vnni_qpointwise(args); return; }
-    if ((isa == DEDOG_ISA_AVX512 || isa == DEDOG_ISA_AVX2) && dedog_isa_supported(DEDOG_ISA_AVX2)) { avx2_qpointwise(args); return; }
+    if (dedog_isa_supported(isa)) {
+        if (isa == DEDOG_ISA_AVX512_VNNI) { vnni_qpointwise(args); return; }
+        if (isa == DEDOG_ISA_AVX_VNNI) { vnni256_qpointwise(args); return; }
+        if (isa == DEDOG_ISA_AVX2 || isa == DEDOG_ISA_AVX512) {
+            if (panels_fit(args)) ubs256_qpointwise(args);
+            else ubs8_qpointwise(args);
+            return;
+        }
+    }
 #endif
     (void)isa;
     portable_qpointwise(args);

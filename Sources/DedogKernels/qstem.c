@@ -6,6 +6,8 @@
 // build adds 4 bytes per vpdpbusd lane; the others sum the same integers. Every build multiplies each sum by the
 // same float scale and stores it as `dedog_quantize` does, so all store the same bytes.
 #include "dedog_kernels.h"
+#include "isa.h"
+#include "qdot4.h"
 #include "qstore.h"
 
 #include <math.h>
@@ -17,12 +19,14 @@
 #define SO DEDOG_QSTEM_OUTPUTS
 #define STAPS 12  // bytes per kernel row: 4 per channel (3 columns, then one that meets a zero weight)
 // Layout: [ky][channel c][half h] 64 bytes (16 outputs × the 4 weight bytes of a dword) for VNNI; then
-// [ky][c · 4 + kx][output] int16 for the other builds; then the 32 int32 biases and the 32 float scales.
+// [ky][c · 4 + kx][output] int16 for the other builds; then the 32 int32 biases, the 32 float scales and an int32, 1
+// when every weight is within ±63 (AVX2's vpmaddubsw cannot saturate on them).
 #define S_VNNI 0
 #define S_WIDE (3 * 3 * 2 * 64)
 #define S_BIAS (S_WIDE + 3 * STAPS * SO * 2)
 #define S_SCALE (S_BIAS + SO * 4)
-#define S_SIZE (S_SCALE + SO * 4)
+#define S_NARROW (S_SCALE + SO * 4)
+#define S_SIZE (S_NARROW + 4)
 
 size_t dedog_qstem_packed_size(void) { return S_SIZE; }
 
@@ -40,6 +44,9 @@ void dedog_qstem_pack(const int8_t *weight, const int32_t *bias, const float *sc
                 }
     memcpy(p + S_BIAS, bias, SO * 4);
     memcpy(p + S_SCALE, scale, SO * 4);
+    int32_t narrow = 1;
+    for (int i = 0; i < SO * 27; i++) narrow &= weight[i] >= -63 && weight[i] <= 63;
+    memcpy(p + S_NARROW, &narrow, 4);
 }
 
 /// One padded row's image columns of one channel: round(x · s + m) clamped to 0…255, rounded to nearest, ties to
@@ -62,6 +69,7 @@ QSTEM_ROW(avx512_stem_row, __attribute__((target("avx512f,avx512bw,avx512vl,avx5
 void dedog_qstem_bytes(dedog_isa isa, const float *in, int height, int width, const float *mean, const float *std,
                        int pad_top, int pad_left, int padded_height, int padded_width, int first_row, int end_row,
                        uint8_t *out) {
+    isa = dedog_float_isa(isa);
     void (*convert)(const float *, float, float, int, uint8_t *) = portable_stem_row;
 #if defined(__x86_64__)
     if (isa == DEDOG_ISA_AVX512 && dedog_isa_supported(isa)) convert = avx512_stem_row;
@@ -89,7 +97,7 @@ void dedog_qstem_bytes(dedog_isa isa, const float *in, int height, int width, co
 }
 
 /// Output rows of `g` summed in int32 a pixel at a time over the 16-bit weights (vectorised across the 32 outputs
-/// by the compiler for each build), then scaled and stored by `dedog_quantize`.
+/// by the compiler), then scaled and stored by `dedog_quantize`: the portable build.
 #define QSTEM_PLAIN(name, target, isa)                                                                                   \
     target static void name(const dedog_qstem_args *g) {                                                                \
         const uint8_t *p = g->packed;                                                                                    \
@@ -121,7 +129,6 @@ void dedog_qstem_bytes(dedog_isa isa, const float *in, int height, int width, co
 
 QSTEM_PLAIN(portable_qstem, , DEDOG_ISA_PORTABLE)
 #if defined(__x86_64__)
-QSTEM_PLAIN(avx2_qstem, __attribute__((target("avx2,fma"))), DEDOG_ISA_AVX2)
 
 #define SV static inline __attribute__((always_inline, target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,avx2,fma")))
 #define SPX 6  // pixels per step: 12 accumulators
@@ -170,10 +177,34 @@ static void vnni_qstem(const dedog_qstem_args *g) {
 }
 #endif
 
+#if defined(__x86_64__)
+#define KTARGET __attribute__((target("avx2,fma,avxvnni")))
+#define KFN(name) vnni256_##name
+#define DOT4 DEDOG_DOT4_VNNI
+#include "qstem256_impl.h"
+#define KTARGET __attribute__((target("avx2,fma")))
+#define KFN(name) ubs256_##name
+#define DOT4 DEDOG_DOT4_UBS
+#include "qstem256_impl.h"
+#define KTARGET __attribute__((target("avx2,fma")))
+#define KFN(name) ubs8_##name
+#define DOT4 DEDOG_DOT4_UBS8
+#include "qstem256_impl.h"
+#endif
+
 void dedog_qstem(dedog_isa isa, const dedog_qstem_args *args) {
 #if defined(__x86_64__)
-    if (isa == DEDOG_ISA_AVX512 && dedog_has_vnni()) { vnni_qstem(args); return; }
-    if ((isa == DEDOG_ISA_AVX512 || isa == DEDOG_ISA_AVX2) && dedog_isa_supported(DEDOG_ISA_AVX2)) { avx2_qstem(args); return; }
+    if (dedog_isa_supported(isa)) {
+        int32_t narrow;
+        memcpy(&narrow, (const uint8_t *)args->packed + S_NARROW, 4);
+        if (isa == DEDOG_ISA_AVX512_VNNI) { vnni_qstem(args); return; }
+        if (isa == DEDOG_ISA_AVX_VNNI) { vnni256_qstem(args); return; }
+        if (isa == DEDOG_ISA_AVX2 || isa == DEDOG_ISA_AVX512) {
+            if (narrow) ubs256_qstem(args);
+            else ubs8_qstem(args);
+            return;
+        }
+    }
 #endif
     (void)isa;
     portable_qstem(args);

@@ -150,20 +150,24 @@ struct ByteEncoding: Sendable, Equatable {
     /// One per channel, or one for the tensor.
     let scales: [Float]
     let zeros: [Int]
+    /// The largest byte: 255, or 127 for a tensor in 7 bits (what AVX2's `vpmaddubsw` multiplies by 8-bit weights
+    /// without saturating).
+    let top: Int
 
     /// A channel that hardly varies (one ReLU keeps at 0 on every photo) gets at least a thousandth of the widest
     /// channel's range, so that no store scale explodes.
-    init(_ ranges: [ClosedRange<Float>]) {
+    init(_ ranges: [ClosedRange<Float>], top: Int = 255) {
         var scales: [Float] = [], zeros: [Int] = []
         let widest = ranges.map { max($0.upperBound, 0) - min($0.lowerBound, 0) }.max() ?? 0
         for range in ranges {
             let lo = min(range.lowerBound, 0), hi = max(range.upperBound, 0)
-            let scale = max(hi - lo, widest * 1e-3, 1e-6) / 255
+            let scale = max(hi - lo, widest * 1e-3, 1e-6) / Float(top)
             scales.append(scale)
-            zeros.append(min(255, max(0, Int((-lo / scale).rounded()))))
+            zeros.append(min(top, max(0, Int((-lo / scale).rounded()))))
         }
         self.scales = scales
         self.zeros = zeros
+        self.top = top
     }
 
     var isPerTensor: Bool { scales.count == 1 }

@@ -12,7 +12,7 @@ struct MBConvBlock: Sendable {
 /// An EfficientNet-Lite backbone with BatchNorm folded into the convolutions, built from the block table of the
 /// variant the model file's `architecture` names (`Backbone`): photo in, 1280 pooled features out. The network
 /// only: the heads on its features, and what they mean, belong to the model file that holds it
-/// (`DedogBreedModel`); it is built from a file's tensors by `load(_:from:precision:threads:)`.
+/// (`DedogBreedModel`); it is built from a file's tensors by `load(_:from:precision:kernels:threads:)`.
 ///
 /// ```swift
 /// var loader = TensorLoader(tensors: try SafeTensors(contentsOf: url))
@@ -37,6 +37,9 @@ public final class EfficientNetLite: Sendable {
     let quantized: QuantizedNetwork?
     /// The activation ranges the 8-bit layers were made with (nil: the backbone runs in floats only).
     public let activationRanges: ActivationRanges?
+    /// The kernels the 8-bit layers were made for: with one operand of each layer in 7 bits where they multiply with
+    /// `vpmaddubsw` (`KernelSet.pairsSevenBitOperands`). Every set runs any of them exactly.
+    public let byteKernels: KernelSet
 
     struct FloatLayers: Sendable {
         let blocks: [MBConvBlock]
@@ -44,29 +47,32 @@ public final class EfficientNetLite: Sendable {
     }
 
     init(backbone: Backbone, input: InputDescription, stem: StemConvolution, blocks: [MBConvBlock], head: PointwiseConvolution,
-         activationRanges: ActivationRanges?, threads: Int) throws(ModelError) {
+         activationRanges: ActivationRanges?, kernels: KernelSet, threads: Int) throws(ModelError) {
         self.backbone = backbone
         self.input = input
         self.stem = stem
         floatLayers = FloatLayers(blocks: blocks, head: head)
         self.activationRanges = activationRanges
+        byteKernels = kernels
         quantized = try activationRanges.map { r throws(ModelError) in
             try QuantizedNetwork(stem: stem, input: input, blocks: blocks.map(QuantizedNetwork.BlockWeights.init),
-                                 head: .packed(head), ranges: r, threads: threads)
+                                 head: .packed(head), ranges: r, sevenBitOperands: kernels.pairsSevenBitOperands,
+                                 threads: threads)
         }
     }
 
     /// A network that runs in 8 bits only: its layers quantized from `blocks` and `head` with `activationRanges`, on
     /// `threads` threads.
     init(backbone: Backbone, input: InputDescription, stem: StemConvolution, bytesOnly blocks: [QuantizedNetwork.BlockWeights],
-         head: PointwiseWeights, activationRanges: ActivationRanges, threads: Int) throws(ModelError) {
+         head: PointwiseWeights, activationRanges: ActivationRanges, kernels: KernelSet, threads: Int) throws(ModelError) {
         self.backbone = backbone
         self.input = input
         self.stem = stem
         floatLayers = nil
         self.activationRanges = activationRanges
+        byteKernels = kernels
         quantized = try QuantizedNetwork(stem: stem, input: input, blocks: blocks, head: head, ranges: activationRanges,
-                                         threads: threads)
+                                         sevenBitOperands: kernels.pairsSevenBitOperands, threads: threads)
     }
 
     /// The same network with its 8-bit layers made from `ranges` (nil: floats only), e.g. to compare calibrations.
@@ -76,13 +82,22 @@ public final class EfficientNetLite: Sendable {
             throw .badInput(detail: "this network was loaded to run in 8 bits only; load it with its float layers to calibrate it again")
         }
         return try EfficientNetLite(backbone: backbone, input: input, stem: stem, blocks: floatLayers.blocks, head: floatLayers.head,
-                                    activationRanges: ranges, threads: ProcessInfo.processInfo.activeProcessorCount)
+                                    activationRanges: ranges, kernels: byteKernels,
+                                    threads: ProcessInfo.processInfo.activeProcessorCount)
     }
 
     /// The 8-bit 1×1 layers as the kernels read them (panels: header, then weight bytes), in network order.
     @_spi(Testing) public var packedInt8Layers: [[UInt8]] {
         guard let quantized else { return [] }
         return (quantized.blocks.flatMap { [$0.expand?.packed, $0.project.packed].compactMap { $0 } } + [quantized.head.packed]).map(\.bytes)
+    }
+
+    /// The 8-bit 1×1 layers' largest |weight| and largest input byte, in network order (expansions, projections, the head).
+    @_spi(Testing) public var int8PointwiseOperands: [(kind: String, widestWeight: Int, inputMax: Int)] {
+        guard let quantized else { return [] }
+        let layers: [(String, QuantizedPointwise?)] = quantized.blocks.flatMap { [("expand", $0.expand), ("project", $0.project)] }
+            + [("head", quantized.head)]
+        return layers.compactMap { kind, layer in layer.map { (kind: kind, widestWeight: $0.widestWeight, inputMax: $0.inputMax) } }
     }
 
     /// The precisions this network runs in: fp32 unless loaded for 8 bits only, int8 when it has activation ranges.

@@ -40,9 +40,10 @@ enum CheckpointNames {
 
 extension EfficientNetLite {
     /// Builds one backbone from its checkpoint tensors, walking its block table (`Backbone.blocks`): in floats and,
-    /// where it has activation ranges, in 8 bits; in 8 bits only when `precision` is int8 and it has them.
+    /// where it has activation ranges, in 8 bits; in 8 bits only when `precision` is int8 and it has them. The 8-bit
+    /// layers are made for `kernels` (see `byteKernels`).
     public static func load(_ description: NetworkDescription, from loader: inout TensorLoader,
-                            precision: Precision? = nil, threads: Int) throws(ModelError) -> EfficientNetLite {
+                            precision: Precision? = nil, kernels: KernelSet = .best, threads: Int) throws(ModelError) -> EfficientNetLite {
         guard let backbone = Backbone.named(description.architecture) else {
             throw .unsupportedArchitecture(file: loader.tensors.file, name: description.architecture)
         }
@@ -77,7 +78,7 @@ extension EfficientNetLite {
                                  outputs: EfficientNetLite.featureCount, clampsToSix: true)
         if let ranges = bytesOnly {
             return try EfficientNetLite(backbone: backbone, input: description.input, stem: stem, bytesOnly: blocks,
-                                        head: head, activationRanges: ranges, threads: threads)
+                                        head: head, activationRanges: ranges, kernels: kernels, threads: threads)
         }
         // Float layers: every pointwise layer above was packed.
         let floatBlocks = blocks.compactMap { b -> MBConvBlock? in
@@ -89,7 +90,8 @@ extension EfficientNetLite {
             throw .badInput(detail: "float layers expected for every block")
         }
         return try EfficientNetLite(backbone: backbone, input: description.input, stem: stem, blocks: floatBlocks,
-                                    head: floatHead, activationRanges: description.activationRanges, threads: threads)
+                                    head: floatHead, activationRanges: description.activationRanges, kernels: kernels,
+                                    threads: threads)
     }
 }
 

@@ -11,9 +11,10 @@ public enum Precision: String, CaseIterable, Sendable, CustomStringConvertible {
 
     public var description: String { rawValue }
 
-    /// What runs when nobody says: int8 where `kernels` multiply bytes natively (AVX-512 VNNI: about twice as fast
-    /// as fp32), fp32 elsewhere (the AVX2 and portable 8-bit kernels are exact but slower than their float ones).
-    public static func preferred(for kernels: KernelSet) -> Precision { kernels.multipliesBytesNatively ? .int8 : .fp32 }
+    /// What runs when nobody says: int8 on every x86 set (VNNI's `vpdpbusd`, or AVX2's `vpmaddubsw` on 7-bit
+    /// weights: faster than their floats, top-1 within 0.3 points of them, docs/performance.md), fp32 on the
+    /// portable kernels (their 8-bit build is exact but slower than their float one).
+    public static func preferred(for kernels: KernelSet) -> Precision { kernels == .portable ? .fp32 : .int8 }
 }
 
 /// A backbone's layers in 8 bits, made at load from the float layers and the activation ranges of its calibration:
@@ -58,18 +59,23 @@ struct QuantizedNetwork: Sendable {
         }
     }
 
-    /// `threads`: how many threads quantize the layers.
+    /// `threads`: how many threads quantize the layers. `sevenBitOperands` (`KernelSet.pairsSevenBitOperands`): every
+    /// layer has one operand in 7 bits, the inputs of the depthwise layers and the projections (the stem's and each
+    /// expansion's outputs, each depthwise layer's), the weights of the others.
     init(stem: StemConvolution, input: InputDescription, blocks floatBlocks: [BlockWeights], head floatHead: PointwiseWeights,
-         ranges: ActivationRanges, threads: Int) throws(ModelError) {
+         ranges: ActivationRanges, sevenBitOperands: Bool, threads: Int) throws(ModelError) {
         var encodings: [String: ByteEncoding] = [:]
-        func encoding(_ name: String) throws(ModelError) -> ByteEncoding {
+        func encoding(_ name: String, feedsDepthwiseOrProjection: Bool = false) throws(ModelError) -> ByteEncoding {
             guard let range = ranges.ranges(name) else {
                 throw .badInput(detail: "8-bit network: no activation range for \(name)")
             }
-            let e = ByteEncoding(range)
+            let e = ByteEncoding(range, top: sevenBitOperands && feedsDepthwiseOrProjection ? 127 : 255)
             encodings[name] = e
             return e
         }
+        /// The weights' limit of a layer reading `input`: 7 bits where its input has 8 and the kernels need one 7-bit operand.
+        @Sendable func weightLimit(_ input: ByteEncoding) -> Int { sevenBitOperands && input.top > 127 ? 63 : 127 }
+        let pixels = ByteEncoding([0...255])  // the stem's input bytes
         // Every tensor's encoding, in order (a layer reads what the one before wrote); then the layers, each of which
         // needs only its weights and those encodings, quantized side by side: most of an 8-bit load's time.
         struct Layers: Sendable {
@@ -78,14 +84,16 @@ struct QuantizedNetwork: Sendable {
             let expand: (weights: PointwiseWeights, output: ByteEncoding)?
             let input: ByteEncoding, middle: ByteEncoding, output: ByteEncoding
         }
-        var current = try encoding("stem")
+        var current = try encoding("stem", feedsDepthwiseOrProjection: floatBlocks.first?.expand == nil)
         byteStem = QuantizedStem.fits(stem, input: input) && current.isPerTensor
-            ? try QuantizedStem(stem, input: input, output: current) : nil
+            ? try QuantizedStem(stem, input: input, output: current, weightLimit: weightLimit(pixels)) : nil
         var layers: [Layers] = []
         for block in floatBlocks {
             let name = block.spec.name
-            let expand = try block.expand.map { e throws(ModelError) in (weights: e, output: try encoding(name + ".expand")) }
-            let middle = try encoding(name + ".depthwise"), output = try encoding(name)
+            let expand = try block.expand.map { e throws(ModelError) in
+                (weights: e, output: try encoding(name + ".expand", feedsDepthwiseOrProjection: true))
+            }
+            let middle = try encoding(name + ".depthwise", feedsDepthwiseOrProjection: true), output = try encoding(name)
             layers.append(Layers(weights: block, expand: expand, input: current, middle: middle, output: output))
             current = output
         }
@@ -94,15 +102,20 @@ struct QuantizedNetwork: Sendable {
         let built = parallelMap(jobs.count + 1, threads: threads) { i -> Result<Built, ModelError> in
             Result { () throws(ModelError) -> Built in
                 guard i < jobs.count else {
-                    return .head(try Self.pointwise(floatHead, input: headInput, output: .floats(clampsToSix: floatHead.clampsToSix)))
+                    return .head(try Self.pointwise(floatHead, input: headInput, output: .floats(clampsToSix: floatHead.clampsToSix),
+                                                    weightLimit: weightLimit(headInput)))
                 }
                 let l = jobs[i], block = l.weights
                 let expand = try l.expand.map { e throws(ModelError) in
-                    try Self.pointwise(e.weights, input: l.input, output: .bytes(e.output, clampsToSix: true))
+                    try Self.pointwise(e.weights, input: l.input, output: .bytes(e.output, clampsToSix: true),
+                                       weightLimit: weightLimit(l.input))
                 }
-                let depthwise = try Self.depthwise(block.depthwise, input: l.expand?.output ?? l.input, output: l.middle)
+                let depthwiseInput = l.expand?.output ?? l.input
+                let depthwise = try Self.depthwise(block.depthwise, input: depthwiseInput, output: l.middle,
+                                                   weightLimit: weightLimit(depthwiseInput))
                 let project = try Self.pointwise(block.project, input: l.middle, output: block.spec.hasResidual
-                                                 ? .bytesAdding(l.output, residual: l.input) : .bytes(l.output, clampsToSix: false))
+                                                 ? .bytesAdding(l.output, residual: l.input) : .bytes(l.output, clampsToSix: false),
+                                                 weightLimit: weightLimit(l.middle))
                 return .block(Block(expand: expand, depthwise: depthwise, project: project))
             }
         }
@@ -140,36 +153,40 @@ struct QuantizedNetwork: Sendable {
     static func store(_ output: Output, channels: Int) -> (QuantizedPointwise.Store, scales: [Float]) {
         switch output {
         case let .bytes(y, clampsToSix):
-            let top = clampsToSix && y.isPerTensor ? min(255, y.zero + Int((6 / y.scale).rounded())) : 255
+            let top = clampsToSix && y.isPerTensor ? min(y.top, y.zero + Int((6 / y.scale).rounded())) : y.top
             let low = clampsToSix && y.isPerTensor ? y.zero : 0
             return (.bytes(zero: y.zeros, low: low, high: top), y.perChannel(channels).scales)
         case let .bytesAdding(y, r):
             let (ys, rs) = (y.perChannel(channels), r.perChannel(channels))
-            return (.bytesAddingResidual(zero: ys.zeros, low: 0, high: 255, residualZero: rs.zeros,
+            return (.bytesAddingResidual(zero: ys.zeros, low: 0, high: y.top, residualZero: rs.zeros,
                                          residualScale: zip(rs.scales, ys.scales).map { $0 / $1 }), ys.scales)
         case let .floats(clampsToSix):
             return (.floats(clampsToSix: clampsToSix), Array(repeating: 1, count: channels))
         }
     }
 
-    static func pointwise(_ layer: PointwiseWeights, input: ByteEncoding, output: Output) throws(ModelError) -> QuantizedPointwise {
+    static func pointwise(_ layer: PointwiseWeights, input: ByteEncoding, output: Output,
+                          weightLimit: Int) throws(ModelError) -> QuantizedPointwise {
         let (store, scales) = store(output, channels: layer.outChannels)
         let (inputScales, inputZeros) = input.perChannel(layer.inChannels)
         return try QuantizedPointwise(quantizing: layer, inputScale: inputScales, inputZero: inputZeros, outputScale: scales,
-                                      store: store)
+                                      store: store, weightLimit: weightLimit, inputMax: input.top)
     }
 
-    static func depthwise(_ layer: DepthwiseConvolution, input: ByteEncoding, output: ByteEncoding) throws(ModelError) -> QuantizedDepthwise {
+    static func depthwise(_ layer: DepthwiseConvolution, input: ByteEncoding, output: ByteEncoding,
+                          weightLimit: Int) throws(ModelError) -> QuantizedDepthwise {
         let c = layer.channels, taps = layer.kernel * layer.kernel
         let (inputScales, inputZeros) = input.perChannel(c), (outputScales, outputZeros) = output.perChannel(c)
         guard inputZeros.allSatisfy({ $0 == 0 }), outputZeros.allSatisfy({ $0 == 0 }) else {
             throw .badInput(detail: "8-bit depthwise: its input and output must be ReLU6 outputs, ranges from 0")
         }
-        // Signed bytes with one scale per channel, w ≈ q · s, q in −127…127, s = max |w| / 127 over the channel's
+        // Signed bytes with one scale per channel, w ≈ q · s, q in −L…L, s = max |w| / L over the channel's
         // taps (1 for a zero channel), rounded half away from zero, as `dedog_qpointwise_quantize` does the pointwise
         // layers; kept tap-major as floats, as the kernels read them. A channel whose bias dwarfs its weights
         // (BatchNorm folded into a filter near zero) gets a coarser scale, so that its bias stays within the 2^23 that
         // keeps the float sums exact. Rows of the tap-major weights are read in order: no gathering per channel.
+        // L = weightLimit: 127, or 63 for kernels that multiply with vpmaddubsw.
+        let limit = Float(max(1, min(127, weightLimit)))
         var top = [Float](repeating: 0, count: c), weightScale = [Float](repeating: 1, count: c)
         layer.tapWeights.withUnsafeBufferPointer { w in
             for t in 0..<taps { for channel in 0..<c { top[channel] = max(top[channel], abs(w[t * c + channel])) } }
@@ -179,7 +196,7 @@ struct QuantizedNetwork: Sendable {
         sumScales.reserveCapacity(c)
         for channel in 0..<c {
             let fits = abs(layer.bias[channel]) / (inputScales[channel] * Float(QuantizedDepthwise.biasLimit / 2))
-            let s = max(top[channel] > 0 ? top[channel] / 127 : 1, fits)
+            let s = max(top[channel] > 0 ? top[channel] / limit : 1, fits)
             weightScale[channel] = s
             sumScales.append(inputScales[channel] * s)
             bias.append(integerBias(layer.bias[channel], scale: inputScales[channel] * s, limit: QuantizedDepthwise.biasLimit))
@@ -188,7 +205,7 @@ struct QuantizedNetwork: Sendable {
             layer.tapWeights.withUnsafeBufferPointer { w in
                 weightScale.withUnsafeBufferPointer { s in
                     for t in 0..<taps {
-                        for channel in 0..<c { q[t * c + channel] = max(-127, min(127, (w[t * c + channel] / s[channel]).rounded())) }
+                        for channel in 0..<c { q[t * c + channel] = max(-limit, min(limit, (w[t * c + channel] / s[channel]).rounded())) }
                     }
                 }
             }
@@ -198,7 +215,8 @@ struct QuantizedNetwork: Sendable {
             throw .badInput(detail: "8-bit depthwise: a byte store")
         }
         return try QuantizedDepthwise(channels: c, kernel: layer.kernel, stride: layer.stride, tapWeights: weight, bias: bias,
-                                      scale: zip(sumScales, outputScales).map { $0 / $1 }, zero: zero[0], low: low, high: high)
+                                      scale: zip(sumScales, outputScales).map { $0 / $1 }, zero: zero[0], low: low, high: high,
+                                      inputMax: input.top)
     }
 
     /// One image's pass through `plan` (built without bands), as `InferenceSession` runs the float one: `place`

@@ -329,7 +329,7 @@ public final class DedogService: Sendable {
             let fit: String
             let averagesMirror: Bool
             /// The arithmetic it runs in: int8 where asked for (`dedog serve --precision`, by default where the CPU
-            /// has AVX-512 VNNI) and the file has its activation ranges, fp32 otherwise.
+            /// has AVX2) and the file has its activation ranges, fp32 otherwise.
             let precision: String
         }
         let name: String

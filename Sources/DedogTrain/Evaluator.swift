@@ -18,7 +18,7 @@ public enum Evaluator {
         let tensors: SafeTensors, model: Model
         do {
             tensors = try SafeTensors(contentsOf: url)
-            model = try Model(tensors: tensors)
+            model = try Model(tensors: tensors, kernels: kernels)
         } catch {
             throw .model(error)
         }
@@ -53,7 +53,7 @@ public enum Evaluator {
             let cache = try cacheRoot.map { root throws(TrainError) in
                 try FeatureCache(root: root, backboneFingerprint: FeatureExtractor.fingerprint(
                                     of: tensors, model: model.specification, backbone: b, input: input,
-                                    precision: precision),
+                                    precision: precision, kernels: kernels),
                                  width: EfficientNetLite.featureCount)
             }
             let phase = model.backbones.count > 1 ? "evaluate (\(network.backbone))" : "evaluate"

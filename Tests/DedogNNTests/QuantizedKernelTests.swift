@@ -1,5 +1,7 @@
+import Foundation
 import Testing
 @_spi(Testing) import DedogNN
+import DedogBreedModel
 
 /// Deterministic bytes and small integers for the 8-bit kernel tests.
 struct IntegerRandom {
@@ -12,11 +14,13 @@ struct IntegerRandom {
     mutating func bytes(_ n: Int) -> [UInt8] { (0..<n).map { _ in UInt8(truncatingIfNeeded: next()) } }
 }
 
-/// The 8-bit pointwise kernel in every build this CPU runs (portable; AVX2; AVX-512, with VNNI where the CPU has
-/// it) against `ReferenceKernels`' plain integer arithmetic at every pointwise layer shape of every backbone at
+/// The 8-bit pointwise kernel in every build this CPU runs (portable, AVX2, AVX-VNNI, AVX-512, AVX-512 VNNI)
+/// against `ReferenceKernels`' plain integer arithmetic at every pointwise layer shape of every backbone at
 /// every input size models use, and at awkward shapes (inputs not a multiple of 4, partial panels, one pixel),
-/// with each store (bytes clamped as ReLU6, bytes with the residual added, floats), on one and two threads. The
-/// arithmetic is exact (integer sums, then the same float operations in the same order), so every byte and
+/// with each store (bytes clamped as ReLU6, bytes with the residual added, floats), on one and two threads, with
+/// 8-bit weights and inputs, 7-bit weights, and 7-bit inputs (AVX2 and AVX-512 multiply the last two with
+/// vpmaddubsw, the first with each input byte split in two).
+/// The arithmetic is exact (integer sums, then the same float operations in the same order), so every byte and
 /// every float's bits must be equal; the safe entry points' guard zones catch writes outside the output.
 @Suite struct QuantizedKernelTests {
     static let awkward: [LayerShape] = [
@@ -32,7 +36,7 @@ struct IntegerRandom {
         var random = IntegerRandom(state: layer.description.utf8.reduce(UInt64(7)) { $0 &* 31 &+ UInt64($1) })
         let pixels = layer.height * layer.width, cin = layer.inChannels, cout = layer.outChannels
         let input = random.bytes(pixels * cin)
-        let weight = (0..<(cout * cin)).map { _ in Int8(random.int(in: -127...127)) }
+        let wide = (0..<(cout * cin)).map { _ in Int8(random.int(in: -127...127)) }
         let bias = (0..<cout).map { _ in Int32(random.int(in: -20_000...20_000)) }
         // One zero point per input channel (block outputs are encoded per channel), or one for all.
         let inputZero = cin % 2 == 0 ? (0..<cin).map { _ in random.int(in: 0...255) } : [random.int(in: 0...255)]
@@ -41,8 +45,6 @@ struct IntegerRandom {
         let spread = Float(cin).squareRoot() * 5840
         let scale = (0..<cout).map { _ in Float(random.int(in: 20...90)) / spread }
         let residual = random.bytes(pixels * cout)
-        let sums = ReferenceKernels.quantizedSums(input, pixels: pixels, inputs: cin, inputZero: inputZero, weight: weight,
-                                                  bias: bias, outputs: cout)
         let zero = (0..<cout).map { _ in random.int(in: 0...255) }, residualZero = (0..<cout).map { _ in random.int(in: 0...255) }
         let residualScale = (0..<cout).map { _ in Float(random.int(in: 20...160)) / 100 }
         let stores: [(QuantizedPointwise.Store, [UInt8]?)] = [
@@ -53,11 +55,16 @@ struct IntegerRandom {
             (.bytesAddingResidual(zero: zero, low: 0, high: 255, residualZero: residualZero, residualScale: residualScale), residual),
             (.bytesAddingResidual(zero: [zero[0]], low: 0, high: 255, residualZero: [residualZero[0]], residualScale: [0.75]), residual),
         ]
+        for (weight, inputMax) in [(wide, 255), (wide.map { $0 / 2 }, 255), (wide, 127)] {
+        let input = inputMax == 255 ? input : input.map { $0 / 2 }, inputZero = inputZero.map { min($0, inputMax) }
+        let sums = ReferenceKernels.quantizedSums(input, pixels: pixels, inputs: cin, inputZero: inputZero, weight: weight,
+                                                  bias: bias, outputs: cout)
+        let bits = "\(weight.contains { abs(Int($0)) > 63 } ? 8 : 7)-bit weights, inputs to \(inputMax)"
         for kernels in KernelSet.supported {
             for threads in [1, 2] {
                 for (store, res) in stores {
                     let conv = try QuantizedPointwise(inChannels: cin, outChannels: cout, weight: weight, bias: bias,
-                                                      scale: scale, inputZero: inputZero, store: store)
+                                                      scale: scale, inputZero: inputZero, store: store, inputMax: inputMax)
                     let ours = try conv(input, pixels: pixels, residual: res, threads: threads, kernels: kernels)
                     let expected: [UInt8]
                     switch store {
@@ -71,19 +78,20 @@ struct IntegerRandom {
                     }
                     let wrong = ours.indices.filter { $0 >= expected.count || ours[$0] != expected[$0] }
                     #expect(ours.count == expected.count && wrong.isEmpty,
-                            "\(layer) \(kernels) \(threads) thread(s) \(store): \(wrong.count) bytes differ, the first at \(wrong.first ?? -1)")
+                            "\(layer) \(kernels) \(bits) \(threads) thread(s) \(store): \(wrong.count) bytes differ, the first at \(wrong.first ?? -1)")
                 }
                 for clampsToSix in [true, false] {
                     let conv = try QuantizedPointwise(inChannels: cin, outChannels: cout, weight: weight, bias: bias,
                                                       scale: scale.map { $0 / 8 }, inputZero: inputZero,
-                                                      store: .floats(clampsToSix: clampsToSix))
+                                                      store: .floats(clampsToSix: clampsToSix), inputMax: inputMax)
                     let ours = try conv.floats(input, pixels: pixels, threads: threads, kernels: kernels)
                     let expected = ReferenceKernels.dequantize(sums, outputs: cout, scale: scale.map { $0 / 8 }, clampsToSix: clampsToSix)
                     let wrong = ours.indices.filter { ours[$0].bitPattern != expected[$0].bitPattern }
                     #expect(ours.count == expected.count && wrong.isEmpty,
-                            "\(layer) \(kernels) \(threads) thread(s) floats: \(wrong.count) differ, the first at \(wrong.first ?? -1)")
+                            "\(layer) \(kernels) \(bits) \(threads) thread(s) floats: \(wrong.count) differ, the first at \(wrong.first ?? -1)")
                 }
             }
+        }
         }
     }
 
@@ -93,19 +101,23 @@ struct IntegerRandom {
         LayerShape(name: "odd", kind: .depthwise, inChannels: 20, outChannels: 20, kernel: 7, stride: 3, height: 9, width: 10, hasResidual: false),
     ]
 
-    /// The 8-bit depthwise kernel in every build, on one and two threads, against the plain integer sums and the
-    /// same store: every byte equal (the sums are exact in floats below 2^24, the store is the pointwise one's).
+    /// The 8-bit depthwise kernel in every build, on one and two threads, with 8-bit weights and inputs, 7-bit weights,
+    /// and 7-bit inputs, against the plain integer sums and the same store: every byte equal (the sums are exact in
+    /// floats below 2^24, the store is the pointwise one's).
     @Test(arguments: depthwiseShapes)
     func depthwiseMatchesTheIntegerReference(_ layer: LayerShape) throws {
         var random = IntegerRandom(state: layer.description.utf8.reduce(UInt64(11)) { $0 &* 31 &+ UInt64($1) })
         let c = layer.inChannels, k = layer.kernel, h = layer.height, w = layer.width
         let input = random.bytes(h * w * c)
-        let weight = (0..<(c * k * k)).map { _ in Int8(random.int(in: -127...127)) }
+        let wide = (0..<(c * k * k)).map { _ in Int8(random.int(in: -127...127)) }
         let bias = (0..<c).map { _ in Int32(random.int(in: -200_000...200_000)) }
         // Sums of k² products of about 128 · ±73 spread over about ±k · 9,300 (and the bias); these scales map that
         // to a few dozen bytes, so that stores clamp at both ends as well as round.
         let spread = Float(k) * 9300
         let scale = (0..<c).map { _ in Float(random.int(in: 20...90)) / spread }
+        for (weight, inputMax) in [(wide, 255), (wide.map { $0 / 2 }, 255), (wide, 127)] {
+        let input = inputMax == 255 ? input : input.map { $0 / 2 }
+        let bits = "\(weight.contains { abs(Int($0)) > 63 } ? 8 : 7)-bit weights, inputs to \(inputMax)"
         let (sums, _, _) = ReferenceKernels.quantizedDepthwiseSums(input, height: h, width: w, channels: c, weight: weight,
                                                                   bias: bias, kernel: k, stride: layer.stride)
         // The third and fourth stores clamp to 0…255 with zero point 0, the ReLU6 outputs' store, which the VNNI kernel
@@ -115,21 +127,20 @@ struct IntegerRandom {
             let scale = scale.map { $0 * gain }
             let expected = ReferenceKernels.requantize(sums, outputs: c, scale: scale, zero: [zero], low: low, high: high)
             let conv = try QuantizedDepthwise(channels: c, kernel: k, stride: layer.stride, weight: weight, bias: bias,
-                                              scale: scale, zero: zero, low: low, high: high)
+                                              scale: scale, zero: zero, low: low, high: high, inputMax: inputMax)
             for kernels in KernelSet.supported {
                 for threads in [1, 2] {
                     let ours = try conv(input, batch: 1, height: h, width: w, threads: threads, kernels: kernels)
                     let wrong = ours.indices.filter { $0 >= expected.count || ours[$0] != expected[$0] }
                     #expect(ours.count == expected.count && wrong.isEmpty,
-                            "\(layer) \(kernels) \(threads) thread(s) zero \(zero): \(wrong.count) bytes differ, the first at \(wrong.first ?? -1)")
+                            "\(layer) \(kernels) \(bits) \(threads) thread(s) zero \(zero): \(wrong.count) bytes differ, the first at \(wrong.first ?? -1)")
                 }
-            }
-            // The AVX-512 build a CPU without VNNI runs (bytes widened to floats), which this one would not reach.
-            if KernelSet.avx512.isSupported {
-                let ours = try conv.withoutVNNI(input, batch: 1, height: h, width: w, threads: 2, kernels: .avx512)
+                // Each float build (bytes widened to floats), which the byte dot product kernels leave unreached.
+                let ours = try conv.withoutVNNI(input, batch: 1, height: h, width: w, threads: 2, kernels: kernels)
                 let wrong = ours.indices.filter { $0 >= expected.count || ours[$0] != expected[$0] }.count
-                #expect(ours.count == expected.count && wrong == 0, "\(layer) AVX-512 without VNNI zero \(zero): \(wrong) bytes differ")
+                #expect(ours.count == expected.count && wrong == 0, "\(layer) \(kernels) in floats, zero \(zero): \(wrong) bytes differ")
             }
+        }
         }
     }
 
@@ -149,7 +160,9 @@ struct IntegerRandom {
                             ([124, 116, 104], [58.4, 57.1, 57.4])] as [([Float], [Float])] {
             let input = InputDescription(mean: mean, std: std)
             #expect(QuantizedStem.fits(stem, input: input))
-            let q = try QuantizedStem(stem, input: input, outputRange: 0...6)
+            for limit in [127, 63] {  // 8-bit weights, and the 7-bit ones AVX2 and AVX-512 multiply with vpmaddubsw
+            let q = try QuantizedStem(stem, input: input, outputRange: 0...6, weightLimit: limit)
+            #expect(q.weights.allSatisfy { abs(Int($0)) <= limit } && q.weights.contains { abs(Int($0)) == limit })
             let pixels = random.bytes(3 * h * w)  // planar, as the preprocessing's floats are
             let x = pixels.indices.map { (Float(pixels[$0]) - mean[$0 / (h * w)]) / std[$0 / (h * w)] }
             let (oh, ow) = q.outputSize(height: h, width: w)
@@ -189,7 +202,7 @@ struct IntegerRandom {
                     let ours = try q(x, height: h, width: w, threads: threads, kernels: kernels)
                     let wrong = ours.indices.filter { $0 >= expected.count || ours[$0] != expected[$0] }
                     #expect(ours.count == expected.count && wrong.count == 0,
-                            "\(h)×\(w) mean \(mean) \(kernels) \(threads) thread(s): \(wrong.count) bytes differ, the first at \(wrong.first ?? -1)")
+                            "\(h)×\(w) mean \(mean) limit \(limit) \(kernels) \(threads) thread(s): \(wrong.count) bytes differ, the first at \(wrong.first ?? -1)")
                 }
             }
             // The integer bias is the float one less the mean's sums, rounded: half a sum step, then half an output step.
@@ -198,6 +211,7 @@ struct IntegerRandom {
                 return abs(Double(Int(expected[i]) - q.zero) - target) > 0.5 + 0.5 * Double(q.scale[i % 32]) + 1e-3
             }
             #expect(far.count == 0, "\(h)×\(w) mean \(mean): \(far.count) outputs off the centred sums, the first at \(far.first ?? -1)")
+            }
         }
     }
 
@@ -220,14 +234,28 @@ struct IntegerRandom {
         #expect(throws: ModelError.self) { try Quantize.bytes([1e30], inverseScale: 1, zero: 0, low: 0, high: 255) }
     }
 
-    /// 8 bits are the default only where the CPU multiplies bytes natively; elsewhere they would be slower than floats.
-    @Test func int8IsTheDefaultOnlyWithVNNI() throws {
+    /// 8 bits are the default on every x86 set (a byte dot product, or vpmaddubsw on 7-bit weights, beats floats
+    /// there); the portable 8-bit kernels are slower than the float ones. Layers made for AVX2 and AVX-512 have
+    /// 7-bit weights, the others 8-bit ones.
+    @Test func int8IsTheDefaultWhereItIsFaster() throws {
         for kernels in KernelSet.allCases {
-            #expect(Precision.preferred(for: kernels) == (kernels == .avx512 && kernels.multipliesBytesNatively ? .int8 : .fp32))
+            #expect(Precision.preferred(for: kernels) == (kernels == .portable ? .fp32 : .int8))
+            #expect(kernels.pairsSevenBitOperands == (kernels == .avx2 || kernels == .avx512))
+            #expect(kernels.multipliesBytesNatively == (kernels == .avxVnni || kernels == .avx512Vnni))
         }
-        #expect(!KernelSet.portable.multipliesBytesNatively && !KernelSet.avx2.multipliesBytesNatively)
-        #expect(try BundledModel.network.makeSession(kernels: .avx2).precision == .fp32)
-        #expect(try BundledModel.network.makeSession(kernels: .avx2, precision: .int8).precision == .int8)
+        #expect(try BundledModel.network.makeSession(kernels: .portable).precision == .fp32)
+        #expect(try BundledModel.network.makeSession(kernels: .portable, precision: .int8).precision == .int8)
+        #expect(try BundledModel.network.makeSession(kernels: .avx2).precision == .int8)
+        // vpmaddubsw's pair sums fit for a 7-bit operand: 7-bit weights on the 8-bit block outputs (expansions, the
+        // head), 7-bit inputs to the 8-bit weights of the projections; VNNI's layers are 8-bit throughout.
+        for kernels in [KernelSet.avx2, .avx512Vnni] {
+            let layers = try Model(contentsOf: BundledModel.url, precision: .int8, kernels: kernels).backbones[0].int8PointwiseOperands
+            #expect(layers.count == 16 + 15 + 1)
+            for (kind, widest, inputMax) in layers {
+                let expected = !kernels.pairsSevenBitOperands ? (127, 255) : kind == "project" ? (127, 127) : (63, 255)
+                #expect(widest == expected.0 && inputMax == expected.1, "\(kernels) \(kind): weights up to \(widest), inputs up to \(inputMax)")
+            }
+        }
     }
 
     /// The stores span what bytes can say: a clamp bound, a zero point or a scale out of range is refused, and
@@ -253,6 +281,19 @@ struct IntegerRandom {
         #expect(throws: ModelError.self) { try adding([1, 2, 3, 4], pixels: 1) }
         // 1·(1+2+3+4) = 10 per output, times scale 1, plus the residual 5 − 0.
         #expect(try adding([1, 2, 3, 4], pixels: 1, residual: [5, 250]) == [15, 255])
+        // A layer for 7-bit inputs takes none past 127 (its AVX2 kernel would saturate), nor a zero point past it.
+        let seven = try QuantizedPointwise(inChannels: 4, outChannels: 2, weight: weight, bias: nil, scale: [1, 1],
+                                           inputZero: [0], store: .bytes(zero: [0], low: 0, high: 255), inputMax: 127)
+        #expect(try seven([1, 2, 3, 127], pixels: 1) == [133, 133])
+        #expect(throws: ModelError.self) { try seven([1, 2, 3, 128], pixels: 1) }
+        #expect(throws: ModelError.self) {
+            try QuantizedPointwise(inChannels: 4, outChannels: 2, weight: weight, bias: nil, scale: [1, 1], inputZero: [128],
+                                   store: .bytes(zero: [0], low: 0, high: 255), inputMax: 127)
+        }
+        #expect(throws: ModelError.self) {
+            try QuantizedDepthwise(channels: 1, kernel: 1, stride: 1, weight: [1], bias: nil, scale: [1], zero: 0, low: 0,
+                                   high: 255, inputMax: 127)([200], batch: 1, height: 1, width: 1)
+        }
         // Sums that times their scale could pass 2^30 would not round the same in every build.
         #expect(throws: ModelError.self) { try make(.bytes(zero: [0], low: 0, high: 255), scale: 1e6) }
         // A depthwise bias past 2^23 would leave sums that floats cannot hold exactly; kernels past 16×16 too.

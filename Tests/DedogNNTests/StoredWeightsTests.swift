@@ -31,8 +31,8 @@ import DedogKernels
         let input = (0..<37).map { Float($0 + 1) / 512 }, zeros = [Int32](repeating: 3, count: 37)
         let output = [Float](repeating: 1.0 / 64, count: 41), size = dedog_qpointwise_packed_size(37, 41)
         var a = [UInt8](repeating: 0, count: size), b = [UInt8](repeating: 1, count: size)
-        #expect(dedog_qpointwise_quantize_rows(DEDOG_ISA_PORTABLE, halves, 1, scale, bias, 37, 41, input, zeros, output, nil, nil, nil, 1 << 30, &a)
-                == dedog_qpointwise_quantize_rows(DEDOG_ISA_PORTABLE, widened, 0, scale, bias, 37, 41, input, zeros, output, nil, nil, nil, 1 << 30, &b))
+        #expect(dedog_qpointwise_quantize_rows(DEDOG_ISA_PORTABLE, halves, 1, scale, bias, 37, 41, input, zeros, output, nil, nil, nil, 127, 1 << 30, 255, &a)
+                == dedog_qpointwise_quantize_rows(DEDOG_ISA_PORTABLE, widened, 0, scale, bias, 37, 41, input, zeros, output, nil, nil, nil, 127, 1 << 30, 255, &b))
         #expect(a == b)
     }
 
@@ -56,7 +56,7 @@ import DedogKernels
         let output = (0..<outputs).map { Float($0 % 4 + 1) / 32 }
         let count = dedog_pointwise_packed_count(Int32(inputs), Int32(outputs)), size = dedog_qpointwise_packed_size(Int32(inputs), Int32(outputs))
         let (i, o) = (Int32(inputs), Int32(outputs))
-        func all(_ isa: dedog_isa) -> (packs: [[UInt32]], bytes: [[UInt8]], fits: [Int32]) {
+        func all(_ isa: dedog_isa, limit: Int32) -> (packs: [[UInt32]], bytes: [[UInt8]], fits: [Int32]) {
             var packs: [[UInt32]] = [], bytes: [[UInt8]] = [], fits: [Int32] = []
             var packed = [Float](repeating: .nan, count: count)
             dedog_pointwise_pack(isa, weight, bias, i, o, &packed)
@@ -77,20 +77,24 @@ import DedogKernels
                 }
                 var q = [UInt8](repeating: 7, count: size)
                 fits.append(dedog_qpointwise_quantize_rows(isa, stored, half, scale, bias, i, o, input, zeros, output,
-                                                           nil, nil, nil, 1 << 30, &q))
+                                                           nil, nil, nil, limit, 1 << 30, 255, &q))
                 bytes.append(q)
             }
             packed = [Float](repeating: .nan, count: count)
             dedog_pointwise_pack(isa, weight, bias, i, o, &packed)
             var q = [UInt8](repeating: 9, count: size)
-            fits.append(dedog_qpointwise_quantize(isa, packed, i, o, input, zeros, output, nil, nil, nil, 1 << 30, &q))
+            fits.append(dedog_qpointwise_quantize(isa, packed, i, o, input, zeros, output, nil, nil, nil, limit, 1 << 30, 255, &q))
             bytes.append(q)
             return (packs, bytes, fits)
         }
-        let portable = all(DEDOG_ISA_PORTABLE)
+        // 8-bit weights, and the 7-bit ones made for vpmaddubsw.
+        for limit: Int32 in [127, 63] {
+        let portable = all(DEDOG_ISA_PORTABLE, limit: limit)
         #expect(portable.fits.allSatisfy { $0 == 1 })
-        for isa in [DEDOG_ISA_AVX2, DEDOG_ISA_AVX512] where dedog_isa_supported(isa) != 0 {
-            let other = all(isa)
+        let widest = portable.bytes.map { Int(dedog_qpointwise_widest_weight($0, i, o)) }
+        #expect(widest.allSatisfy { $0 == Int(limit) }, "weights up to \(widest), not \(limit)")
+        for isa in [DEDOG_ISA_AVX2, DEDOG_ISA_AVX_VNNI, DEDOG_ISA_AVX512, DEDOG_ISA_AVX512_VNNI] where dedog_isa_supported(isa) != 0 {
+            let other = all(isa, limit: limit)
             // Where each result first differs, not the arrays (tens of thousands of values).
             for (n, (a, b)) in zip(other.packs, portable.packs).enumerated() where a != b {
                 Issue.record("isa \(isa.rawValue): packing \(n) differs first at float \(a.indices.first { a[$0] != b[$0] } ?? -1)")
@@ -99,6 +103,7 @@ import DedogKernels
                 Issue.record("isa \(isa.rawValue): quantizing \(n) differs first at byte \(a.indices.first { a[$0] != b[$0] } ?? -1)")
             }
             #expect(other.fits == portable.fits, "isa \(isa.rawValue)")
+        }
         }
     }
 

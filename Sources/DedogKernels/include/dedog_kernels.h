@@ -12,11 +12,15 @@
 extern "C" {
 #endif
 
-/// The instruction sets a kernel can be built for, best last.
+/// The instruction sets a kernel can be built for. The two VNNI sets run the float kernels of the set below them
+/// (AVX2, AVX-512) and differ in the 8-bit ones, which multiply bytes with `vpdpbusd`; AVX2 and AVX-512 without
+/// VNNI multiply bytes with `vpmaddubsw` where a layer's weights fit in 7 bits, and widen to 16 bits otherwise.
 typedef enum {
-    DEDOG_ISA_PORTABLE = 0,  // plain C: any CPU, any architecture
-    DEDOG_ISA_AVX2 = 1,      // x86-64 with AVX2 and FMA (Haswell, Zen 1 and later)
-    DEDOG_ISA_AVX512 = 2,    // x86-64 with AVX-512 F, BW, DQ, VL (Skylake-SP, Ice Lake, Zen 4 and later)
+    DEDOG_ISA_PORTABLE = 0,     // plain C: any CPU, any architecture
+    DEDOG_ISA_AVX2 = 1,         // x86-64 with AVX2 and FMA (Haswell, Zen 1 and later)
+    DEDOG_ISA_AVX512 = 2,       // x86-64 with AVX-512 F, BW, DQ, VL (Skylake-SP, Zen 4 and later)
+    DEDOG_ISA_AVX_VNNI = 3,     // AVX2 with AVX-VNNI, the 256-bit VEX vpdpbusd (Alder Lake, N100, Zen 5)
+    DEDOG_ISA_AVX512_VNNI = 4,  // AVX-512 with AVX-512 VNNI (Cascade Lake, Ice Lake, Zen 4 and later)
 } dedog_isa;
 
 /// Whether this CPU (and this build) can run kernels for `isa`.
@@ -124,21 +128,29 @@ size_t dedog_qpointwise_packed_size(int inputs, int outputs);
 /// bias[c] − Σ_k input_zero[k] · w[c][k], so that the kernels multiply the unsigned bytes as they are. `bias` may be
 /// null (zeros); `scale[c]` is what the int32 sum is multiplied by in the store (scale_x · scale_w[c] / scale_y[c]
 /// for 8-bit outputs). `out_zero[c]` is output c's zero point, `residual_zero[c]` and `residual_scale[c]` its
-/// residual's encoding (see `dedog_qstore`); each may be null (zeros).
+/// residual's encoding (see `dedog_qstore`); each may be null (zeros). `input_max`: the largest input byte the
+/// layer will be given (255; 127 for inputs in 7 bits, which AVX2's `vpmaddubsw` multiplies by 8-bit weights without
+/// saturating): a promise the kernels rely on.
 void dedog_qpointwise_pack(const int8_t *weight, const int32_t *bias, const float *scale, const int32_t *input_zero,
                            const int32_t *out_zero, const int32_t *residual_zero, const float *residual_scale, int inputs,
-                           int outputs, void *packed);
+                           int outputs, int input_max, void *packed);
+
+/// The largest |weight| of a layer packed by `dedog_qpointwise_pack` or quantized by the functions below.
+int dedog_qpointwise_widest_weight(const void *packed, int inputs, int outputs);
 
 /// Quantizes and packs in one pass a float layer packed by `dedog_pointwise_pack` (biases and weights, BatchNorm
 /// folded) for inputs encoded per channel (`input_scale[k]`, `input_zero[k]`): each output's weights times their
-/// input's scale, w′ = w · s_x[k], made symmetric bytes, w′ = q · s_w with s_w = max |w′| / 127 (1 for a zero row)
-/// and q the nearest integer to w′ · (1 / s_w), halves away from zero; its bias round(b / s_w) within ±bias_limit,
+/// input's scale, w′ = w · s_x[k], made symmetric bytes, w′ = q · s_w with s_w = max |w′| / L (1 for a zero row)
+/// and q the nearest integer to w′ · (1 / s_w), halves away from zero, L = `weight_limit` (127; 63 for 7-bit
+/// weights, which AVX2's `vpmaddubsw` multiplies without saturating; other values count as 127); its bias round(b / s_w) within ±bias_limit,
 /// the input zero points folded in as in `dedog_qpointwise_pack`; its store scale s_w / output_scale[c], its
-/// zero point and residual encoding as given (each may be null). Returns 0 if some output's sums times its scale
-/// could pass 2^30 − 2^20 (the layer must not run in 8 bits), 1 otherwise.
+/// zero point and residual encoding as given (each may be null), for inputs up to `input_max` (as in
+/// `dedog_qpointwise_pack`). Returns 0 if some output's sums times its scale could pass 2^30 − 2^20 (the layer must
+/// not run in 8 bits), 1 otherwise.
 int dedog_qpointwise_quantize(dedog_isa isa, const float *fpacked, int inputs, int outputs, const float *input_scale,
                               const int32_t *input_zero, const float *output_scale, const int32_t *out_zero,
-                              const int32_t *residual_zero, const float *residual_scale, int bias_limit, void *packed);
+                              const int32_t *residual_zero, const float *residual_scale, int weight_limit, int bias_limit,
+                              int input_max, void *packed);
 
 /// The same from the layer's weight tensor as stored ([outputs × inputs], floats or halves as in
 /// `dedog_pointwise_pack_stored`), each output's weights times `scale[c]` and its bias `bias[c]` (BatchNorm folded
@@ -147,7 +159,8 @@ int dedog_qpointwise_quantize(dedog_isa isa, const float *fpacked, int inputs, i
 int dedog_qpointwise_quantize_rows(dedog_isa isa, const void *weight, int half, const double *scale, const float *bias, int inputs,
                                    int outputs, const float *input_scale, const int32_t *input_zero,
                                    const float *output_scale, const int32_t *out_zero, const int32_t *residual_zero,
-                                   const float *residual_scale, int bias_limit, void *packed);
+                                   const float *residual_scale, int weight_limit, int bias_limit, int input_max,
+                                   void *packed);
 
 /// What the 8-bit pointwise kernel stores. With t = (float)sum · scale[c] and z = out_zero[c] (all from the panel):
 ///   DEDOG_Q_U8      clamp(round(t), out_min − z, out_max − z) + z as a byte;
@@ -176,8 +189,9 @@ typedef struct {
     int relu6;
 } dedog_qpointwise_args;
 
-/// The AVX-512 set multiplies bytes with VNNI (`vpdpbusd`) where the CPU has it and runs the AVX2 kernel where it
-/// does not; the AVX2 kernel widens to 16 bits (`vpmaddwd`), so no set saturates and all of them agree exactly.
+/// The VNNI sets multiply bytes with `vpdpbusd` (512 or 256 bits); AVX2 and AVX-512 with `vpmaddubsw` where its
+/// pair sums cannot saturate (7-bit weights, or inputs up to 127 as packed), and with each input byte split in two
+/// otherwise, so no set saturates and all of them agree exactly.
 void dedog_qpointwise(dedog_isa isa, const dedog_qpointwise_args *args);
 
 /// One k×k depthwise convolution on 8-bit activations, channels-last, TF-SAME padding: the counterpart of
@@ -202,15 +216,16 @@ typedef struct {
     int out_zero, out_min, out_max;
     int first_row, end_row;
     int first_channel, end_channel;
-    /// The same weights, biases and scales packed by `dedog_qdepthwise_pack` for the AVX-512 VNNI kernel, or NULL
-    /// (then that kernel is not used). Every build stores the same bytes with or without it.
+    /// The same weights, biases and scales packed by `dedog_qdepthwise_pack` for the byte dot product kernels (VNNI,
+    /// and AVX2's `vpmaddubsw` for weights in 7 bits), or NULL (then those kernels are not used). Every build stores
+    /// the same bytes with or without it.
     const void *packed;
 } dedog_qdepthwise_args;
 
 void dedog_qdepthwise(dedog_isa isa, const dedog_qdepthwise_args *args);
 
-/// The same as a CPU without AVX-512 VNNI runs it (for AVX-512, bytes widened to floats): the same bytes, so that
-/// tests reach that build on CPUs with VNNI too.
+/// The same without the byte dot product kernels (bytes widened to floats, in `isa`'s float build): the same
+/// bytes, so that tests reach that build on every CPU.
 void dedog_qdepthwise_without_vnni(dedog_isa isa, const dedog_qdepthwise_args *args);
 
 /// Bytes `dedog_qdepthwise_pack` writes for `channels` channels of a `kernel`×`kernel` layer.
@@ -219,9 +234,10 @@ size_t dedog_qdepthwise_packed_size(int channels, int kernel);
 /// A depthwise layer's tap-major weights (integers −127…127 held as floats, as in `dedog_qdepthwise_args`), its
 /// biases and scales, laid out for VNNI: four kernel rows' bytes of one channel side by side in an int32 lane, so
 /// that one `vpdpbusd` adds four taps, and the channels of each 16 in the order the byte interleaving of four input
-/// rows leaves them (`packed` holds `dedog_qdepthwise_packed_size` bytes).
+/// rows leaves them (`packed` holds `dedog_qdepthwise_packed_size` bytes). `input_max` as in
+/// `dedog_qpointwise_pack`.
 void dedog_qdepthwise_pack(const float *weight, const int32_t *bias, const float *scale, int channels, int kernel,
-                           void *packed);
+                           int input_max, void *packed);
 
 /// The first convolution in bytes (3×3, stride 2, 3 → DEDOG_QSTEM_OUTPUTS channels), on the photo's own pixel bytes.
 #define DEDOG_QSTEM_OUTPUTS 32
@@ -264,11 +280,9 @@ void dedog_qstem(dedog_isa isa, const dedog_qstem_args *args);
 void dedog_quantize(dedog_isa isa, const float *in, size_t count, float inv_scale, int zero, int out_min, int out_max,
                     uint8_t *out);
 
-/// Whether this CPU has AVX-512 VNNI (the AVX-512 set's 8-bit kernels use it).
-int dedog_has_vnni(void);
-
-/// Byte multiply-adds per second one core reaches with `isa`'s 8-bit dot product (VNNI's `vpdpbusd` for the
-/// AVX-512 set on a CPU with it, `vpmaddwd` on 16-bit lanes otherwise), every operand in registers.
+/// Byte multiply-adds per second one core reaches with `isa`'s 8-bit dot product (`vpdpbusd` for the VNNI sets,
+/// `vpmaddubsw` then `vpmaddwd` for AVX2 and AVX-512, integer vectors for the portable set), every operand in
+/// registers.
 double dedog_int8_peak(dedog_isa isa, long iterations);
 
 /// IEEE half-precision values (as stored in model files, little-endian) widened to float, exactly.

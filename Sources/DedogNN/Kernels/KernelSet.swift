@@ -4,10 +4,14 @@ import Foundation
 /// Which build of the C kernels runs: the best the CPU supports unless the caller names another, so that every
 /// path can be tried and tested on one machine. Weights are packed once, in one layout (panels of
 /// `DEDOG_PANEL` outputs) that every set reads, so a model's packed weights do not depend on the set chosen.
+/// The VNNI sets run the float kernels of AVX2 and AVX-512 and multiply bytes with `vpdpbusd`; AVX2 and AVX-512
+/// multiply bytes with `vpmaddubsw`, one operand of each layer in 7 bits (`pairsSevenBitOperands`).
 public enum KernelSet: String, CaseIterable, Sendable, CustomStringConvertible {
     case portable
     case avx2
+    case avxVnni = "avx-vnni"
     case avx512
+    case avx512Vnni = "avx512-vnni"
 
     /// Whether this CPU can run the set (the portable one always can).
     public var isSupported: Bool { dedog_isa_supported(isa) != 0 }
@@ -18,7 +22,8 @@ public enum KernelSet: String, CaseIterable, Sendable, CustomStringConvertible {
     /// The sets this CPU supports, slowest first.
     public static var supported: [KernelSet] { allCases.filter(\.isSupported) }
 
-    /// The set called `name` (`portable`, `avx2` or `avx512`, any case), or `best` when `name` is nil or empty.
+    /// The set called `name` (`portable`, `avx2`, `avx-vnni`, `avx512` or `avx512-vnni`, any case), or `best` when
+    /// `name` is nil or empty.
     /// Front ends pass what the user asked for (`dedog` reads `DEDOG_KERNELS`); the library reads no environment.
     public static func named(_ name: String?) throws(ModelError) -> KernelSet {
         guard let name, !name.isEmpty else { return best }
@@ -37,22 +42,29 @@ public enum KernelSet: String, CaseIterable, Sendable, CustomStringConvertible {
         dedog_fma_peak(isa, 20_000_000)
     }
 
-    /// The same ceiling for the 8-bit kernels' multiply: AVX-512 VNNI's `vpdpbusd` for the AVX-512 set on a CPU that
-    /// has it, 16-bit `vpmaddwd` for AVX2 (and AVX-512 without VNNI), plain integer vectors for the portable set.
+    /// The same ceiling for the 8-bit kernels' multiply: `vpdpbusd` for the VNNI sets, `vpmaddubsw` then
+    /// `vpmaddwd` for AVX2 and AVX-512, plain integer vectors for the portable set.
     public func measuredPeakByteMultiplyAdds() -> Double {
         dedog_int8_peak(isa, 20_000_000)
     }
 
-    /// Whether this set's 8-bit kernels have a byte dot product instruction on this CPU (AVX-512 VNNI), which makes
-    /// them faster than the float ones.
-    public var multipliesBytesNatively: Bool { self == .avx512 && isSupported && dedog_has_vnni() != 0 }
+    /// Whether this set's 8-bit kernels have a byte dot product instruction (VNNI).
+    public var multipliesBytesNatively: Bool { self == .avxVnni || self == .avx512Vnni }
 
-    /// How this set's 8-bit kernels multiply on this CPU, for benchmark tables.
+    /// Whether this set multiplies bytes with `vpmaddubsw` (AVX2 and AVX-512), which adds two products of an input
+    /// byte and a weight in 16 bits: 2 · 255 · 63 and 2 · 127 · 127 fit, 2 · 255 · 127 does not. The 8-bit layers made
+    /// for it have one operand in 7 bits: 7-bit weights where the input is 8-bit (stem, expansions, head), 7-bit
+    /// inputs where the weights are 8-bit (depthwise, projections: 7-bit weights cost them most). Its kernels run
+    /// any layer exactly, at half the speed where neither operand fits.
+    public var pairsSevenBitOperands: Bool { self == .avx2 || self == .avx512 }
+
+    /// How this set's 8-bit kernels multiply, for benchmark tables.
     public var byteMultiply: String {
         switch self {
         case .portable: "portable"
-        case .avx2: "AVX2 vpmaddwd"
-        case .avx512: dedog_has_vnni() != 0 ? "AVX-512 VNNI" : "AVX2 vpmaddwd (no VNNI)"
+        case .avx2, .avx512: "vpmaddubsw, 7-bit weights"
+        case .avxVnni: "AVX-VNNI vpdpbusd"
+        case .avx512Vnni: "AVX-512 VNNI vpdpbusd"
         }
     }
 
@@ -60,7 +72,9 @@ public enum KernelSet: String, CaseIterable, Sendable, CustomStringConvertible {
         switch self {
         case .portable: DEDOG_ISA_PORTABLE
         case .avx2: DEDOG_ISA_AVX2
+        case .avxVnni: DEDOG_ISA_AVX_VNNI
         case .avx512: DEDOG_ISA_AVX512
+        case .avx512Vnni: DEDOG_ISA_AVX512_VNNI
         }
     }
 }

@@ -15,8 +15,10 @@ public struct QuantizedDepthwise: Sendable {
     let tapWeights: [Float]
     let bias: [Int32]
     let scale: [Float]
-    /// The same weights, biases and scales in the VNNI kernel's layout (`dedog_qdepthwise_pack`).
+    /// The same weights, biases and scales in the byte dot product kernels' layout (`dedog_qdepthwise_pack`).
     let packed: AlignedBytes
+    /// The largest input byte the layer takes: 255, or 127 for an input in 7 bits (`ByteEncoding.top`).
+    public let inputMax: Int
 
     /// The largest kernel whose integer sums stay below 2^24, where floats hold every integer exactly.
     public static let kernels = 1...16
@@ -25,21 +27,21 @@ public struct QuantizedDepthwise: Sendable {
 
     /// `weight` is [channels × kernel × kernel] in −127…127; `bias` (nil: zeros) the int32 biases at the scale
     /// s_x · s_w[c] (|bias| ≤ 2^23, so that floats hold every sum exactly); `scale[c]` what each sum is multiplied by
-    /// in the store.
+    /// in the store; `inputMax` the largest input byte (255, or 127 for inputs in 7 bits).
     public init(channels: Int, kernel: Int, stride: Int, weight: [Int8], bias: [Int32]?, scale: [Float], zero: Int,
-                low: Int, high: Int) throws(ModelError) {
+                low: Int, high: Int, inputMax: Int = 255) throws(ModelError) {
         try KernelSupport.check(channels > 0 && Self.kernels.contains(kernel) && weight.count == channels * kernel * kernel,
                                 "8-bit depthwise \(channels)ch \(kernel)×\(kernel)/\(stride)", weights: weight.count,
                                 biases: bias?.count ?? channels)
         try self.init(channels: channels, kernel: kernel, stride: stride,
                       tapWeights: KernelSupport.tapMajor(weight.map(Float.init), rows: channels, taps: kernel * kernel),
-                      bias: bias, scale: scale, zero: zero, low: low, high: high)
+                      bias: bias, scale: scale, zero: zero, low: low, high: high, inputMax: inputMax)
     }
 
     /// The same from weights already tap-major as floats, [kernel × kernel × channels], each an integer in −127…127
     /// (as `QuantizedNetwork` makes them).
     init(channels: Int, kernel: Int, stride: Int, tapWeights: [Float], bias: [Int32]?, scale: [Float], zero: Int,
-         low: Int, high: Int) throws(ModelError) {
+         low: Int, high: Int, inputMax: Int = 255) throws(ModelError) {
         try KernelSupport.check(channels > 0 && Self.kernels.contains(kernel) && stride >= 1
                                 && tapWeights.count == channels * kernel * kernel && (bias?.count ?? channels) == channels
                                 && scale.count == channels,
@@ -47,6 +49,7 @@ public struct QuantizedDepthwise: Sendable {
                                 biases: bias?.count ?? channels)
         let byte = 0...255, limit = Self.biasLimit
         guard byte.contains(zero), byte.contains(low), byte.contains(high), low <= high, scale.allSatisfy(\.isFinite),
+              (1...255).contains(inputMax),
               (bias ?? []).allSatisfy({ (-limit...limit).contains($0) }) else {
             throw .badInput(detail: "8-bit depthwise \(channels)ch: zero \(zero) and clamp \(low)…\(high) must be bytes, "
                             + "scales finite and biases within ±2^23")
@@ -60,9 +63,10 @@ public struct QuantizedDepthwise: Sendable {
         self.bias = bias ?? [Int32](repeating: 0, count: channels)
         self.scale = scale
         self.tapWeights = tapWeights
+        self.inputMax = inputMax
         let bias = self.bias
         packed = AlignedBytes(count: dedog_qdepthwise_packed_size(Int32(channels), Int32(kernel))) {
-            dedog_qdepthwise_pack(tapWeights, bias, scale, Int32(channels), Int32(kernel), $0)
+            dedog_qdepthwise_pack(tapWeights, bias, scale, Int32(channels), Int32(kernel), Int32(inputMax), $0)
         }
     }
 
@@ -85,6 +89,9 @@ public struct QuantizedDepthwise: Sendable {
 
     private func call(_ input: [UInt8], batch: Int, height: Int, width: Int, threads: Int, kernels: KernelSet,
                       vnni: Bool) throws(ModelError) -> [UInt8] {
+        if inputMax < 255, let byte = input.first(where: { Int($0) > inputMax }) {  // the kernels rely on it
+            throw .badInput(detail: "8-bit depthwise: an input byte \(byte) past the layer's largest, \(inputMax)")
+        }
         let (oh, ow) = outputSize(height: height, width: width)
         return try KernelSupport.callBytes(input, expecting: channels * batch * height * width, kernel: "8-bit depthwise",
                                            outputCount: channels * batch * oh * ow) {

@@ -57,22 +57,26 @@ public struct QuantizedPointwise: Sendable {
     /// `dedog_qpointwise_pack`'s layout: per panel of 16 outputs, the header (biases, scales, zero points, the
     /// residual's encoding), then weight bytes.
     let packed: AlignedBytes
+    /// The largest input byte the layer takes: 255, or 127 for an input in 7 bits (`ByteEncoding.top`).
+    public let inputMax: Int
 
     /// `weight` is [outChannels × inChannels] in −127…127, `bias` (nil: zeros; |bias| ≤ 2^30) the int32 biases at
     /// the scale s_w[c] (input scales folded into the weights), `scale[c]` what each sum is multiplied by in the
-    /// store, `inputZero` one zero point per input channel or one for all.
+    /// store, `inputZero` one zero point per input channel or one for all; `inputMax` the largest input byte (255,
+    /// or 127 for inputs in 7 bits, which AVX2's kernel multiplies by 8-bit weights at full speed).
     public init(inChannels: Int, outChannels: Int, weight: [Int8], bias: [Int32]?, scale: [Float], inputZero: [Int],
-                store: Store) throws(ModelError) {
+                store: Store, inputMax: Int = 255) throws(ModelError) {
         try KernelSupport.check(inChannels > 0 && outChannels > 0 && weight.count == inChannels * outChannels
                                 && (bias?.count ?? outChannels) == outChannels && scale.count == outChannels,
                                 "8-bit pointwise \(inChannels)→\(outChannels)", weights: weight.count,
                                 biases: bias?.count ?? outChannels)
         let limit = Int32(1 << 30)
         guard store.fits(outputs: outChannels), inputZero.count == 1 || inputZero.count == inChannels,
-              inputZero.allSatisfy((0...255).contains), scale.allSatisfy(\.isFinite),
+              (1...255).contains(inputMax), inputZero.allSatisfy((0...inputMax).contains), scale.allSatisfy(\.isFinite),
               (bias ?? []).allSatisfy({ (-limit...limit).contains($0) }) else {
-            throw .badInput(detail: "8-bit pointwise \(inChannels)→\(outChannels): zero points must be bytes (one per "
-                            + "channel or one for all), scales finite and biases within ±2^30 (store \(store))")
+            throw .badInput(detail: "8-bit pointwise \(inChannels)→\(outChannels): zero points must be bytes up to the "
+                            + "largest input \(inputMax) (one per channel or one for all), scales finite and biases "
+                            + "within ±2^30 (store \(store))")
         }
         // Every sum and stored value must stay well inside 32 bits (see `dedog_qstore`): the largest sum is the bias
         // plus 255 times the weights' magnitudes twice over (once for the bytes, once for the zero points folded in).
@@ -86,22 +90,24 @@ public struct QuantizedPointwise: Sendable {
         }
         self.inChannels = inChannels
         self.outChannels = outChannels
+        self.inputMax = inputMax
         storeKind = StoreKind(store)
         let zeros = (inputZero.count == inChannels ? inputZero : Array(repeating: inputZero[0], count: inChannels)).map(Int32.init)
         let (outZero, residualZero, residualScale) = store.encodings(outputs: outChannels)
         let count = dedog_qpointwise_packed_size(Int32(inChannels), Int32(outChannels))
         packed = AlignedBytes(count: count) { buffer in
             dedog_qpointwise_pack(weight, bias, scale, zeros, outZero, residualZero, residualScale, Int32(inChannels),
-                                  Int32(outChannels), buffer)
+                                  Int32(outChannels), Int32(inputMax), buffer)
         }
     }
 
     /// `layer`'s weights and biases quantized and packed in one pass at load (`dedog_qpointwise_quantize`, or
     /// `dedog_qpointwise_quantize_rows` from the file's weights: the same bytes), for inputs encoded per channel
     /// (`inputScale`, `inputZero`: one per input channel), stored as `store` says at `outputScale` (one per output
-    /// channel; 1 for floats).
+    /// channel; 1 for floats), with weights within ±`weightLimit` (127, or 63: see `KernelSet.pairsSevenBitOperands`)
+    /// and inputs up to `inputMax`.
     init(quantizing layer: PointwiseWeights, inputScale: [Float], inputZero: [Int], outputScale: [Float],
-         store: Store) throws(ModelError) {
+         store: Store, weightLimit: Int = 127, inputMax: Int = 255) throws(ModelError) {
         guard store.fits(outputs: layer.outChannels), inputScale.count == layer.inChannels, inputZero.count == layer.inChannels,
               inputZero.allSatisfy((0...255).contains), outputScale.count == layer.outChannels,
               (inputScale + outputScale).allSatisfy({ $0.isFinite && $0 > 0 }) else {
@@ -110,24 +116,25 @@ public struct QuantizedPointwise: Sendable {
         }
         inChannels = layer.inChannels
         outChannels = layer.outChannels
+        self.inputMax = inputMax
         storeKind = StoreKind(store)
         let (outZero, residualZero, residualScale) = store.encodings(outputs: outChannels)
         let count = dedog_qpointwise_packed_size(Int32(inChannels), Int32(outChannels))
         let zeros = inputZero.map(Int32.init)
-        let (inputs, outputs) = (Int32(inChannels), Int32(outChannels))
+        let (inputs, outputs) = (Int32(inChannels), Int32(outChannels)), limit = Int32(weightLimit), top = Int32(inputMax)
         var fits: Int32 = 0
         packed = AlignedBytes(count: count) { buffer in
             switch layer {
             case let .packed(floats):
                 fits = floats.packed.withUnsafeBufferPointer { f in
                     dedog_qpointwise_quantize(KernelSet.best.isa, f.baseAddress!, inputs, outputs, inputScale, zeros, outputScale, outZero,
-                                              residualZero, residualScale, 1 << 30, buffer)
+                                              residualZero, residualScale, limit, 1 << 30, top, buffer)
                 }
             case let .folded(rows):
                 fits = rows.weight.withPointer { w in
                     dedog_qpointwise_quantize_rows(KernelSet.best.isa, w, rows.weight.half ? 1 : 0, rows.scale, rows.bias, inputs, outputs,
                                                    inputScale, zeros, outputScale, outZero, residualZero, residualScale,
-                                                   1 << 30, buffer)
+                                                   limit, 1 << 30, top, buffer)
                 }
             }
         }
@@ -139,10 +146,16 @@ public struct QuantizedPointwise: Sendable {
 
     var panelCount: Int { (outChannels + Int(DEDOG_PANEL) - 1) / Int(DEDOG_PANEL) }
 
+    /// The largest |weight| packed.
+    @_spi(Testing) public var widestWeight: Int {
+        packed.withUnsafeBytes { Int(dedog_qpointwise_widest_weight($0.baseAddress, Int32(inChannels), Int32(outChannels))) }
+    }
+
     /// Safe entry point for the byte stores: `input` is channels-last, [pixels × inChannels]; `residual` (given
     /// exactly when the store adds one) and the result are [pixels × outChannels].
     public func callAsFunction(_ input: [UInt8], pixels: Int, residual: [UInt8]? = nil, threads: Int = 1,
                                kernels: KernelSet = .best) throws(ModelError) -> [UInt8] {
+        try checkInputMax(input)
         let adds = storeKind.kind == DEDOG_Q_U8_ADD
         guard storeKind.isBytes, adds == (residual != nil), residual.map({ $0.count == outChannels * pixels }) ?? true else {
             throw .badInput(detail: "8-bit pointwise: a store \(adds ? "adding" : "without") a residual, given "
@@ -162,9 +175,17 @@ public struct QuantizedPointwise: Sendable {
     /// Safe entry point for the float store: [pixels × inChannels] bytes in, [pixels × outChannels] floats out.
     public func floats(_ input: [UInt8], pixels: Int, threads: Int = 1, kernels: KernelSet = .best) throws(ModelError) -> [Float] {
         guard !storeKind.isBytes else { throw .badInput(detail: "8-bit pointwise: this layer stores bytes, not floats") }
+        try checkInputMax(input)
         return try KernelSupport.call(input, expecting: inChannels * pixels, kernel: "8-bit pointwise",
                                       outputCount: outChannels * pixels) { x, y in
             run(x, UnsafeMutableRawPointer(y), pixels: pixels, parallel: Parallel(threads: threads, kernels: kernels))
+        }
+    }
+
+    /// The kernels rely on inputs up to `inputMax`.
+    private func checkInputMax(_ input: [UInt8]) throws(ModelError) {
+        if inputMax < 255, let byte = input.first(where: { Int($0) > inputMax }) {
+            throw .badInput(detail: "8-bit pointwise: an input byte \(byte) past the layer's largest, \(inputMax)")
         }
     }
 

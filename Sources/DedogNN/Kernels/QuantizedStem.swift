@@ -35,27 +35,29 @@ public struct QuantizedStem: Sendable {
 
     /// `stem`'s float weights made to multiply pixel bytes, for outputs stored as bytes over `outputRange` (ReLU6 as
     /// the clamp).
-    public init(_ stem: StemConvolution, input: InputDescription, outputRange: ClosedRange<Float>) throws(ModelError) {
-        try self.init(stem, input: input, output: ByteEncoding([outputRange]))
+    public init(_ stem: StemConvolution, input: InputDescription, outputRange: ClosedRange<Float>,
+                weightLimit: Int = 127) throws(ModelError) {
+        try self.init(stem, input: input, output: ByteEncoding([outputRange]), weightLimit: weightLimit)
     }
 
     /// `stem`'s float weights ([32 × 3 × 3 × 3], in units of the normalised input) made to multiply pixel bytes, for
-    /// outputs stored in `output` (its ReLU6 as the clamp).
-    init(_ stem: StemConvolution, input: InputDescription, output: ByteEncoding) throws(ModelError) {
+    /// outputs stored in `output` (its ReLU6 as the clamp), with weights within ±`weightLimit` (127, or 63: see
+    /// `KernelSet.pairsSevenBitOperands`).
+    init(_ stem: StemConvolution, input: InputDescription, output: ByteEncoding, weightLimit: Int = 127) throws(ModelError) {
         guard Self.fits(stem, input: input), output.isPerTensor, output.scale.isFinite, output.scale > 0 else {
             throw .badInput(detail: "8-bit stem: needs a 3×3 stride-2 stem of 32 channels, byte means and a per-tensor encoding")
         }
-        let outputs = stem.outChannels, taps = 27
+        let outputs = stem.outChannels, taps = 27, limit = Float(max(1, min(127, weightLimit)))
         var weights = [Int8](repeating: 0, count: outputs * taps), bias: [Int32] = [], scale: [Float] = []
         for o in 0..<outputs {
-            // w / std per input channel: what a pixel byte's step is worth; the scale keeps q within ±127 and the
+            // w / std per input channel: what a pixel byte's step is worth; the scale keeps q within ±limit and the
             // bias within its limit (a channel whose bias dwarfs its weights gets a coarser scale).
             let v = (0..<taps).map { t in stem.weight[o * taps + t] / input.std[t / 9] }
             let top = v.map(abs).max() ?? 0
-            let s = max(top > 0 ? top / 127 : 1, abs(stem.bias[o]) / Float(Self.biasLimit / 2))
+            let s = max(top > 0 ? top / limit : 1, abs(stem.bias[o]) / Float(Self.biasLimit / 2))
             var meanSum: Float = 0
             for t in 0..<taps {
-                let q = max(-127, min(127, (v[t] / s).rounded()))
+                let q = max(-limit, min(limit, (v[t] / s).rounded()))
                 weights[o * taps + t] = Int8(q)
                 meanSum += q * input.mean[t / 9]
             }
@@ -69,7 +71,7 @@ public struct QuantizedStem: Sendable {
         std = input.std
         zero = output.zero
         low = output.zero
-        high = min(255, output.zero + Int((6 / output.scale).rounded()))
+        high = min(output.top, output.zero + Int((6 / output.scale).rounded()))
         packed = AlignedBytes(count: dedog_qstem_packed_size()) { p in dedog_qstem_pack(weights, bias, scale, p) }
     }
 

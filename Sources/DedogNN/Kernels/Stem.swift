@@ -61,7 +61,7 @@ public struct StemConvolution: Sendable {
         eachRow(input, batch: 1, height: height, width: width, parallel: parallel, rowFloats: true) { row, ow, patches, kernels in
             let floats = patches + ow * inChannels * kernel * kernel
             gemm.runRows(patches, floats, rows: ow, residual: nil, kernels: kernels)
-            dedog_quantize(kernels.isa, floats, ow * cout, inverse, zero, zero, 255, dst.base + row * ow * cout)
+            dedog_quantize(kernels.isa, floats, ow * cout, inverse, zero, zero, Int32(encoding.top), dst.base + row * ow * cout)
         }
     }
 

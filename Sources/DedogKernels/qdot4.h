@@ -1,0 +1,26 @@
+// The 256-bit byte dot products the 8-bit kernels are built with (qkernels256_impl.h, qstem256_impl.h): each adds to
+// every int32 lane of `a` the dot product of the lane's 4 unsigned bytes of `x` and 4 signed bytes of `w`. Not part of
+// the public API.
+#ifndef DEDOG_QDOT4_H
+#define DEDOG_QDOT4_H
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+/// AVX-VNNI: one `vpdpbusd`.
+#define DEDOG_DOT4_VNNI(a, x, w) _mm256_dpbusd_avx_epi32(a, x, w)
+
+/// AVX2: `vpmaddubsw` (pairs of products summed with saturation to 16 bits), then `vpmaddwd` by ones; exact where no
+/// pair sum passes 2^15 − 1: 7-bit weights (2 · 255 · 63) or 7-bit inputs (2 · 127 · 127).
+#define DEDOG_DOT4_UBS(a, x, w) _mm256_add_epi32(a, _mm256_madd_epi16(_mm256_maddubs_epi16(x, w), _mm256_set1_epi16(1)))
+
+/// AVX2, exact for any bytes: each input byte split into its low 7 bits and its top bit, each half through
+/// `vpmaddubsw` (pair sums within 2 · 127 · 127 and 2 · 127), the top bit's sums weighted by 128: twice the multiplies.
+#define DEDOG_DOT4_UBS8(a, x, w)                                                                                      \
+    _mm256_add_epi32(a, _mm256_add_epi32(                                                                               \
+        _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_and_si256(x, _mm256_set1_epi8(0x7F)), w), _mm256_set1_epi16(1)),  \
+        _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_and_si256(_mm256_srli_epi16(x, 7), _mm256_set1_epi8(1)), w),      \
+                          _mm256_set1_epi16(128))))
+#endif
+
+#endif

@@ -1,0 +1,269 @@
+// The 8-bit pointwise and depthwise kernels on 256-bit vectors with a dot product of 4 unsigned activation bytes
+// and 4 signed weight bytes into each int32 lane, once per instruction set. qkernels.c defines, before including
+// this file once per build:
+//   KTARGET         the build's target attribute
+//   KFN(name)       the build's prefix for a function name
+//   DOT4(a, x, w)   a + the dot products of x's and w's byte quadruples, lane by lane (AVX-VNNI: `vpdpbusd`; AVX2:
+//                   `vpmaddubsw`, whose pair sums are exact for weights in 7 bits, then `vpmaddwd` by ones)
+// and includes it, which undefines them again. Both read the layouts the AVX-512 VNNI kernels read (a 256-bit
+// vector is the lower or upper half of theirs) and store the bytes every other build stores. Only KFN(qpointwise)
+// and KFN(qdepthwise) are used outside.
+
+#define K256 static inline __attribute__((always_inline)) KTARGET
+#define K256_MR 6  // a tile of 6 rows × 16 outputs: 12 accumulators, 2 weight vectors and a broadcast in 16 ymm
+
+/// The 16 sums of row `row` from column `col` (`acc0` outputs 0–7, `acc1` 8–15), `n` ≤ 16 of them real, stored as
+/// `store_one` stores each. `plain` (a constant where inlined): bytes with every zero point 0 and the clamp 0…255,
+/// which the saturating packs do alone (as in `vnni_store64_u8`: |t| < 2^30, which `QuantizedPointwise` checks).
+K256 void KFN(qpw_store16)(const dedog_qpointwise_args *g, const int plain, __m256i acc0, __m256i acc1,
+                           const uint8_t *panel, int row, int col, int n) {
+    const size_t at = (size_t)row * g->out_stride + (size_t)col;
+    const __m256i acc[2] = {acc0, acc1};
+    __m256 t[2];
+    for (int h = 0; h < 2; h++)
+        t[h] = _mm256_mul_ps(_mm256_cvtepi32_ps(acc[h]), _mm256_loadu_ps((const float *)(panel + QSCALE + 32 * h)));
+    if (g->store == DEDOG_Q_F32) {
+        float lanes[16];
+        for (int h = 0; h < 2; h++) {
+            if (g->relu6) t[h] = _mm256_min_ps(_mm256_max_ps(t[h], _mm256_setzero_ps()), _mm256_set1_ps(6));
+            _mm256_storeu_ps(lanes + 8 * h, t[h]);
+        }
+        memcpy((float *)g->out + at, lanes, (size_t)n * sizeof(float));
+        return;
+    }
+    if (g->store == DEDOG_Q_U8_ADD) {
+        uint8_t residual[16] = {0};
+        memcpy(residual, g->residual + at, (size_t)n);
+        for (int h = 0; h < 2; h++) {
+            __m256i r = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(residual + 8 * h)));
+            r = _mm256_sub_epi32(r, _mm256_loadu_si256((const __m256i *)(panel + QRZERO + 32 * h)));
+            t[h] = _mm256_add_ps(t[h], _mm256_mul_ps(_mm256_cvtepi32_ps(r),
+                                                     _mm256_loadu_ps((const float *)(panel + QRSCALE + 32 * h))));
+        }
+    }
+    __m256i q[2];
+    for (int h = 0; h < 2 && plain; h++) q[h] = _mm256_cvtps_epi32(t[h]);
+    for (int h = 0; h < 2 && !plain; h++) {
+        const __m256i zero = _mm256_loadu_si256((const __m256i *)(panel + QZERO + 32 * h));
+        const __m256 lo = _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_set1_epi32(g->out_min), zero));
+        const __m256 hi = _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_set1_epi32(g->out_max), zero));
+        q[h] = _mm256_add_epi32(_mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(t[h], lo), hi)), zero);
+    }
+    // Words [0–3 8–11 | 4–7 12–15] put in order, then bytes (every value is a byte already).
+    const __m256i words = _mm256_permute4x64_epi64(_mm256_packs_epi32(q[0], q[1]), 0xD8);
+    const __m128i bytes = _mm_packus_epi16(_mm256_castsi256_si128(words), _mm256_extracti128_si256(words, 1));
+    uint8_t *out = (uint8_t *)g->out + at;
+    if (n == 16) _mm_storeu_si128((__m128i *)out, bytes);
+    else {
+        uint8_t lanes[16];
+        _mm_storeu_si128((__m128i *)lanes, bytes);
+        memcpy(out, lanes, (size_t)n);
+    }
+}
+
+/// mr (≤ K256_MR, a constant where inlined) rows of one panel.
+K256 void KFN(qpw_tile)(const dedog_qpointwise_args *g, const int plain, const uint8_t *in, const int mr,
+                        const uint8_t *panel, int row, int col, int cols) {
+    __m256i acc[K256_MR][2];
+    const __m256i b0 = _mm256_loadu_si256((const __m256i *)panel), b1 = _mm256_loadu_si256((const __m256i *)(panel + 32));
+    UNROLL
+    for (int r = 0; r < mr; r++) { acc[r][0] = b0; acc[r][1] = b1; }
+    const uint8_t *x[K256_MR];
+    UNROLL
+    for (int r = 0; r < mr; r++) x[r] = in + (size_t)r * g->in_stride;
+    const uint8_t *w = panel + QHEAD;
+    const size_t full = (size_t)g->inputs / 4;
+    for (size_t gi = 0; gi < full; gi++, w += 64) {
+        const __m256i w0 = _mm256_loadu_si256((const __m256i *)w), w1 = _mm256_loadu_si256((const __m256i *)(w + 32));
+        UNROLL
+        for (int r = 0; r < mr; r++) {
+            int32_t a;
+            memcpy(&a, x[r] + 4 * gi, 4);
+            const __m256i v = _mm256_set1_epi32(a);
+            acc[r][0] = DOT4(acc[r][0], v, w0);
+            acc[r][1] = DOT4(acc[r][1], v, w1);
+        }
+    }
+    if (full < groups_of(g->inputs)) {  // the last inputs, fewer than 4
+        const __m256i w0 = _mm256_loadu_si256((const __m256i *)w), w1 = _mm256_loadu_si256((const __m256i *)(w + 32));
+        UNROLL
+        for (int r = 0; r < mr; r++) {
+            const __m256i v = _mm256_set1_epi32((int32_t)group_bytes(x[r], full, g->inputs));
+            acc[r][0] = DOT4(acc[r][0], v, w0);
+            acc[r][1] = DOT4(acc[r][1], v, w1);
+        }
+    }
+    UNROLL
+    for (int r = 0; r < mr; r++) KFN(qpw_store16)(g, plain, acc[r][0], acc[r][1], panel, row + r, col, cols);
+}
+
+/// Row blocks of K256_MR over chunks of panels whose weights stay in L2 (≤ 256 KB) while every row block passes
+/// them; a row block's inputs stay in L1 across its chunk.
+K256 void KFN(qpw_blocks)(const dedog_qpointwise_args *g, const int plain) {
+    const size_t size = panel_bytes(g->inputs);
+    int chunk = (int)(262144 / size);
+    if (chunk < 1) chunk = 1;
+    for (int p0 = g->first_panel; p0 < g->end_panel; p0 += chunk) {
+        const int p1 = p0 + chunk < g->end_panel ? p0 + chunk : g->end_panel;
+        for (int r = 0; r < g->rows; r += K256_MR) {
+            const int mr = g->rows - r < K256_MR ? g->rows - r : K256_MR;
+            const uint8_t *in = g->in + (size_t)r * g->in_stride;
+            for (int p = p0; p < p1; p++) {
+                const uint8_t *panel = (const uint8_t *)g->packed + (size_t)p * size;
+                const int col = p * QPANEL, cols = g->outputs - col < QPANEL ? g->outputs - col : QPANEL;
+                switch (mr) {
+                case 1: KFN(qpw_tile)(g, plain, in, 1, panel, r, col, cols); break;
+                case 2: KFN(qpw_tile)(g, plain, in, 2, panel, r, col, cols); break;
+                case 3: KFN(qpw_tile)(g, plain, in, 3, panel, r, col, cols); break;
+                case 4: KFN(qpw_tile)(g, plain, in, 4, panel, r, col, cols); break;
+                case 5: KFN(qpw_tile)(g, plain, in, 5, panel, r, col, cols); break;
+                default: KFN(qpw_tile)(g, plain, in, K256_MR, panel, r, col, cols); break;
+                }
+            }
+        }
+    }
+}
+
+KTARGET static void KFN(qpointwise)(const dedog_qpointwise_args *g) {
+    if (plain_bytes(g)) KFN(qpw_blocks)(g, 1);
+    else KFN(qpw_blocks)(g, 0);
+}
+
+// MARK: depthwise: four kernel rows per int32 lane, 32 channels (half of a packed 64-channel block) at a time
+
+/// A row's geometry and a 32-channel half's operands, as `dw_stream` passes them to each chunk.
+typedef struct {
+    const uint8_t *rows[8];  // kernel row ky's input row, any row when outside the image (then `inside` is 0)
+    int inside[8];
+    int C, W, pad_left, out_width, base;  // base: the half's first channel
+    const uint8_t *weights;  // the half's first weight bytes in its block (vectors 64 bytes apart)
+    const int32_t *bias;     // the half's biases of quarter 0 (quarters 16 apart), then scales 64 further
+    uint8_t *out_row;
+    float lo, hi;
+    int zero;
+} KFN(dw_row);
+
+/// Pixel `ox`'s 32 sums, scaled, rounded and stored as bytes, as `dw_store` stores 64.
+K256 void KFN(dw_store)(const KFN(dw_row) *a, const int fast, const __m256i acc[4], int ox) {
+    const float *scale = (const float *)(a->bias + 64);
+    __m256i v[4];
+    UNROLL
+    for (int q = 0; q < 4; q++) {
+        __m256 t = _mm256_mul_ps(_mm256_cvtepi32_ps(acc[q]), _mm256_loadu_ps(scale + 16 * q));
+        if (fast) {
+            v[q] = _mm256_cvtps_epi32(t);
+        } else {
+            t = _mm256_min_ps(_mm256_max_ps(t, _mm256_set1_ps(a->lo)), _mm256_set1_ps(a->hi));
+            v[q] = _mm256_add_epi32(_mm256_cvtps_epi32(t), _mm256_set1_epi32(a->zero));
+        }
+    }
+    const __m256i bytes = _mm256_packus_epi16(_mm256_packs_epi32(v[0], v[1]), _mm256_packs_epi32(v[2], v[3]));
+    _mm256_storeu_si256((__m256i *)(a->out_row + (size_t)ox * (size_t)a->C + (size_t)a->base), bytes);
+}
+
+/// Columns j0…j0+S·P−1 of the padded row, as `dw_chunk` streams them; `edge`: some column or row of the chunk
+/// may lie outside the image (read as zeros).
+K256 void KFN(dw_chunk)(const KFN(dw_row) *a, const int K, const int S, const int fast, const int edge, int j0,
+                        __m256i acc[DW_SLOTS][4]) {
+    const int P = (K + S - 1) / S, G = (K + DW_ROWS - 1) / DW_ROWS;
+    UNROLL
+    for (int u = 0; u < S * P; u++) {
+        const int ix = j0 + u - a->pad_left;
+        const int column = (unsigned)ix < (unsigned)a->W;
+        UNROLL
+        for (int gg = 0; gg < G; gg++) {
+            __m256i r[DW_ROWS];
+            UNROLL
+            for (int k = 0; k < DW_ROWS; k++) {
+                const int ky = DW_ROWS * gg + k;
+                if (ky >= K || (edge && !(column && a->inside[ky]))) r[k] = _mm256_setzero_si256();
+                else r[k] = _mm256_loadu_si256((const __m256i *)(a->rows[ky] + (size_t)ix * (size_t)a->C + (size_t)a->base));
+            }
+            const __m256i ab_lo = _mm256_unpacklo_epi8(r[0], r[1]), ab_hi = _mm256_unpackhi_epi8(r[0], r[1]);
+            const __m256i cd_lo = _mm256_unpacklo_epi8(r[2], r[3]), cd_hi = _mm256_unpackhi_epi8(r[2], r[3]);
+            const __m256i Q[4] = {_mm256_unpacklo_epi16(ab_lo, cd_lo), _mm256_unpackhi_epi16(ab_lo, cd_lo),
+                                  _mm256_unpacklo_epi16(ab_hi, cd_hi), _mm256_unpackhi_epi16(ab_hi, cd_hi)};
+            UNROLL
+            for (int kx = 0; kx < K; kx++) {
+                if (((u - kx) % S + S) % S != 0) continue;
+                const int slot = (((u - kx) / S) % P + P) % P;
+                UNROLL
+                for (int q = 0; q < 4; q++)
+                    acc[slot][q] = DOT4(acc[slot][q], Q[q],
+                                        _mm256_loadu_si256((const __m256i *)(a->weights + ((gg * K + kx) * 4 + q) * 64)));
+            }
+        }
+        if (((u - (K - 1)) % S + S) % S == 0) {
+            const int slot = (((u - (K - 1)) / S) % P + P) % P;
+            const int start = j0 + u - (K - 1);
+            if (start >= 0 && start / S < a->out_width) KFN(dw_store)(a, fast, acc[slot], start / S);
+            UNROLL
+            for (int q = 0; q < 4; q++) acc[slot][q] = _mm256_loadu_si256((const __m256i *)(a->bias + 16 * q));
+        }
+    }
+}
+
+K256 void KFN(dw_stream)(const KFN(dw_row) *a, const int K, const int S, const int fast, int all_rows) {
+    const int P = (K + S - 1) / S, U = S * P;
+    __m256i acc[DW_SLOTS][4];
+    UNROLL
+    for (int i = 0; i < P; i++)
+        UNROLL
+        for (int q = 0; q < 4; q++) acc[i][q] = _mm256_loadu_si256((const __m256i *)(a->bias + 16 * q));
+    const int end = (a->out_width - 1) * S + K;
+    for (int j0 = 0; j0 < end; j0 += U) {
+        if (all_rows && j0 >= a->pad_left && j0 + U - a->pad_left <= a->W) KFN(dw_chunk)(a, K, S, fast, 0, j0, acc);
+        else KFN(dw_chunk)(a, K, S, fast, 1, j0, acc);
+    }
+}
+
+/// The rows of `g` and its channels first_channel…end32−1 (32 at a time, from a multiple of 64) for a K×K kernel at
+/// stride S.
+K256 void KFN(dw_rows)(const dedog_qdepthwise_args *g, int end32, const int K, const int S, const int fast) {
+    KFN(dw_row) a;
+    a.C = g->channels;
+    a.W = g->width;
+    a.pad_left = g->pad_left;
+    a.out_width = g->out_width;
+    a.lo = (float)(g->out_min - g->out_zero);
+    a.hi = (float)(g->out_max - g->out_zero);
+    a.zero = g->out_zero;
+    const size_t row_bytes = (size_t)g->width * (size_t)g->channels;
+    const int G = (K + DW_ROWS - 1) / DW_ROWS;
+    for (int base = g->first_channel; base < end32; base += 32) {
+        const uint8_t *block = (const uint8_t *)g->packed + DW_HEAD + (size_t)(base / 64) * dw_block_bytes(K);
+        const int half = (base % 64) / 32;
+        a.base = base;
+        a.weights = block + 32 * half;
+        a.bias = (const int32_t *)(block + (size_t)G * (size_t)K * 4 * 64) + 8 * half;
+        for (int oy = g->first_row; oy < g->end_row; oy++) {
+            const int iy0 = oy * S - g->pad_top;
+            int all_rows = 1;
+            a.out_row = g->out + (size_t)(oy - g->out_first_row) * (size_t)g->out_width * (size_t)g->channels;
+            for (int ky = 0; ky < K; ky++) {
+                const int iy = iy0 + ky, inside = iy >= 0 && iy < g->height;
+                all_rows &= inside;
+                a.rows[ky] = g->in + (size_t)((inside ? iy : g->in_first_row) - g->in_first_row) * row_bytes;
+                a.inside[ky] = inside;
+            }
+            KFN(dw_stream)(&a, K, S, fast, all_rows);
+        }
+    }
+}
+
+/// Channels first_channel…end32−1 of `g` (a kernel and stride `dw_vnni_takes` accepts).
+KTARGET static void KFN(qdepthwise)(const dedog_qdepthwise_args *g, int end32) {
+    int32_t small;
+    memcpy(&small, g->packed, 4);
+    const int fast = small && g->out_zero == 0 && g->out_min == 0 && g->out_max == 255;
+#define DW256_CASE(k, s) \
+    if (g->kernel == k && g->stride == s) { if (fast) KFN(dw_rows)(g, end32, k, s, 1); else KFN(dw_rows)(g, end32, k, s, 0); return; }
+    DW256_CASE(3, 1) DW256_CASE(3, 2) DW256_CASE(5, 1) DW256_CASE(5, 2)
+#undef DW256_CASE
+}
+
+#undef K256
+#undef K256_MR
+#undef KTARGET
+#undef KFN
+#undef DOT4
