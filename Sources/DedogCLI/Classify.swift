@@ -61,6 +61,9 @@ struct Classify: ParsableCommand {
                                + "classified side by side, a thread each (up to \(ClassifierConfiguration.maxSideBySide) at once)."))
     var threads = ProcessInfo.processInfo.activeProcessorCount
 
+    @Option(help: Environment.kernelsHelp)
+    var kernels: String?
+
     @Option(help: Precision.help)
     var precision: Precision?
 
@@ -96,8 +99,9 @@ struct Classify: ParsableCommand {
         // start-up. The bundled one has been read since the process started (EarlyCatalogue).
         let catalogueReading = catalogue.map { CatalogueReading(path: $0) }
         let classifier: Classifier
+        guard let kernelSet = Environment.kernelsOrReport(kernels) else { throw Status.modelUnavailable }
         do throws(ClassifierError) {
-            var configuration = ClassifierConfiguration(kernels: try Environment.kernels(), precision: precision,
+            var configuration = ClassifierConfiguration(kernels: kernelSet, precision: precision,
                                                         maxPixels: maxMegapixels * 1_000_000)
             configuration.share(threads: threads, manyPhotos: paths.count > 1 || paths.contains { FolderWalk.isFolder($0) })
             if noZoom { configuration.zoom = nil }

@@ -80,7 +80,7 @@ struct Evaluate: ParsableCommand {
         if looks { return try runLooks(names) }
         let fits: [PhotoFit?] = fit == "all" ? PhotoFit.allCases : [fit.flatMap(PhotoFit.init(rawValue:))]
         var reports: [(name: String, report: EvaluationReport)] = []
-        let kernels = try features.kernels(), precisions = self.precisions(kernels)
+        let kernels = try features.kernelSet(), precisions = self.precisions(kernels)
         for (name, fit, precision) in names.flatMap({ name in fits.flatMap { fit in precisions.map { (name, fit, $0) } } }) {
             let bar = ProgressBar("features")
             do {
@@ -112,7 +112,7 @@ struct Evaluate: ParsableCommand {
 
     /// `--looks`: each photo through the classifier, as classify answers it.
     func runLooks(_ names: [String]) throws {
-        let kernels = try features.kernels()
+        let kernels = try features.kernelSet()
         let photos: [(url: URL, folder: String)]
         do {
             photos = try Training.photos(in: URL(fileURLWithPath: dataset), split: split.map { URL(fileURLWithPath: $0) })

@@ -17,18 +17,17 @@ struct FeatureOptions: ParsableArguments {
                                + "(default: 80 % of the memory available).", valueName: "size"))
     var maxMemory: MemorySize?
 
+    @Option(help: Environment.kernelsHelp)
+    var kernels: String?
+
     func validate() throws {
         guard (1...256).contains(threads) else { throw ValidationError("--threads must be between 1 and 256.") }
     }
 
-    /// `DEDOG_KERNELS`, or the CLI's error and exit status for a value this CPU cannot honour.
-    func kernels() throws -> Kernels {
-        do throws(ClassifierError) {
-            return try Environment.kernels()
-        } catch {
-            Terminal.error(error)
-            throw Status.modelUnavailable
-        }
+    /// `--kernels` or `DEDOG_KERNELS`, or the CLI's error and exit status for a value this CPU cannot honour.
+    func kernelSet() throws -> Kernels {
+        guard let set = Environment.kernelsOrReport(kernels) else { throw Status.modelUnavailable }
+        return set
     }
 
     /// Where the feature cache lives, or nil for none.

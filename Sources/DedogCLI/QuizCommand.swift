@@ -79,13 +79,7 @@ struct QuizMake: ParsableCommand {
         let breeds = try loadCatalogue(catalogue)
         let report: QuizMaker.Report
         let bar = ProgressBar("quiz")
-        let kernels: Kernels
-        do {
-            kernels = try Environment.kernels()
-        } catch {
-            Terminal.error(error)
-            throw ExitCode.validationFailure
-        }
+        guard let kernels = Environment.kernelsOrReport(nil) else { throw ExitCode.validationFailure }
         let classifier: Classifier
         do throws(ClassifierError) {
             classifier = try Classifier(modelURL: Environment.model(model),

@@ -151,7 +151,7 @@ struct Train: ParsableCommand {
         config.fit = fit
         config.cacheRoot = features.cacheRoot
         config.threads = features.threads
-        config.kernels = try features.kernels()
+        config.kernels = try features.kernelSet()
         config.memoryLimit = features.memoryLimit
         config.epochs = epochs
         config.learningRate = learningRate

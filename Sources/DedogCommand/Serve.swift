@@ -54,6 +54,9 @@ struct Serve: AsyncParsableCommand {
                                + "(TorchServe's way of naming models); letters, digits, '.', '_' and '-'.", valueName: "name"))
     var modelName = "dedog"
 
+    @Option(help: Environment.kernelsHelp)
+    var kernels: String?
+
     @Option(help: Precision.help)
     var precision: Precision?
 
@@ -194,8 +197,8 @@ struct Serve: AsyncParsableCommand {
         }
 
         let service: DedogService
+        guard let kernels = Environment.kernelsOrReport(self.kernels) else { throw Status.modelUnavailable }
         do {
-            let kernels = try Environment.kernels()
             let classifier = try Classifier(modelURL: server.learnModel ?? Environment.model(model), configuration: .init(
                 workers: workers, threadsPerWorker: 1, kernels: kernels, precision: precision, maxPixels: maxMegapixels * 1_000_000,
                 maxFileBytes: maxBody.bytes))

@@ -24,7 +24,7 @@ public enum ModelError: Error, Equatable, Sendable, CustomStringConvertible {
     case badInput(detail: String)
     /// A kernel wrote outside its output (caught by the guard zones of the safe entry points): a bug in dedog.
     case kernelOverrun(kernel: String, detail: String)
-    /// `DEDOG_KERNELS` names no kernel set, or one this CPU cannot run.
+    /// A kernel set was asked for by a name that is no set's, or one this CPU cannot run.
     case unknownKernelSet(name: String, supported: [String])
     case unsupportedKernelSet(name: String, supported: [String])
 
@@ -62,9 +62,9 @@ public enum ModelError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .kernelOverrun(kernel, detail):
             return "the \(kernel) kernel wrote outside its output (\(detail)); this is a bug in dedog, please report it"
         case let .unknownKernelSet(name, supported):
-            return "DEDOG_KERNELS=\(name) names no kernel set; use one of \(supported.joined(separator: ", ")) or unset it."
+            return "no kernel set is called \(name); this CPU runs \(supported.joined(separator: ", "))."
         case let .unsupportedKernelSet(name, supported):
-            return "DEDOG_KERNELS=\(name): this CPU cannot run those kernels; use one of \(supported.joined(separator: ", ")) or unset it."
+            return "this CPU cannot run the \(name) kernels; it runs \(supported.joined(separator: ", "))."
         }
     }
 }

@@ -169,16 +169,26 @@ struct CLI {
         #expect(r.stderr == "dedog: error: /nonexistent.safetensors: cannot read the model file (no such file).\n")
     }
 
-    /// DEDOG_KERNELS forces a kernel build; one this CPU cannot run, or no such build, is said plainly.
-    @Test func kernelSetFromTheEnvironment() throws {
+    /// --kernels, else DEDOG_KERNELS, forces a kernel build (the flag wins); one this CPU cannot run, or no such
+    /// build, is said plainly, with where the name came from.
+    @Test func kernelSetFromTheFlagOrTheEnvironment() throws {
         let photo = ["classify", "datasets/samples/beagle.jpg"]
-        let forced = try CLI.run(photo, environment: ["DEDOG_KERNELS": "portable"])
-        #expect(forced.status == 0, "\(forced.stderr)")
-        #expect(forced.stdout.hasPrefix("datasets/samples/beagle.jpg: Beagle"))
+        let runs = KernelSet.supported.map(\.rawValue).joined(separator: ", ")
+        for (arguments, environment) in [(photo, ["DEDOG_KERNELS": "portable"]), (photo + ["--kernels", "portable"], [:]),
+                                         (photo + ["--kernels", "portable"], ["DEDOG_KERNELS": "sse9"])] {
+            let forced = try CLI.run(arguments, environment: environment)
+            #expect(forced.status == 0, "\(forced.stderr)")
+            #expect(forced.stdout.hasPrefix("datasets/samples/beagle.jpg: Beagle"))
+        }
         let wrong = try CLI.run(photo, environment: ["DEDOG_KERNELS": "sse9"])
         #expect(wrong.status == 2)
-        #expect(wrong.stderr == "dedog: error: DEDOG_KERNELS=sse9 names no kernel set; use one of "
-                + KernelSet.supported.map(\.rawValue).joined(separator: ", ") + " or unset it.\n")
+        #expect(wrong.stderr == "dedog: error: DEDOG_KERNELS=sse9: no kernel set is called sse9; this CPU runs \(runs). "
+                + "Name one of those, or leave it out for the fastest.\n")
+        let flag = try CLI.run(photo + ["--kernels", "sse9"])
+        #expect(flag.status == 2)
+        #expect(flag.stderr.hasPrefix("dedog: error: --kernels sse9: no kernel set is called sse9"), "\(flag.stderr)")
+        let evaluate = try CLI.run(["evaluate", "fast", "datasets/samples", "--kernels", "sse9"])
+        #expect(evaluate.status == 2 && evaluate.stderr.hasPrefix("dedog: error: --kernels sse9: "), "\(evaluate.stderr)")
     }
 
     /// Ctrl-C while a big folder is classified: every line printed is whole (each parses as JSON), the command
