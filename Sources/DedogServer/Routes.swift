@@ -15,6 +15,7 @@ extension DedogService {
         MemoryController(service: self).addRoutes(to: router)
         QuizController(service: self).addRoutes(to: router)
         OperationsController(service: self).addRoutes(to: router)
+        PhotoPrismController(service: self).addRoutes(to: router)
     }
 }
 
