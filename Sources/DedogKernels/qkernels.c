@@ -802,18 +802,8 @@ static void vnni_qdepthwise(const dedog_qdepthwise_args *g) {
 
 // MARK: 256 bits: AVX-VNNI's vpdpbusd; AVX2's vpmaddubsw where its pair sums fit, and with inputs split otherwise
 
-#define KTARGET __attribute__((target("avx2,fma,avxvnni")))
-#define KFN(name) vnni256_##name
-#define DOT4 DEDOG_DOT4_VNNI
-#include "qkernels256_impl.h"
-#define KTARGET __attribute__((target("avx2,fma")))
-#define KFN(name) ubs256_##name
-#define DOT4 DEDOG_DOT4_UBS
-#include "qkernels256_impl.h"
-#define KTARGET __attribute__((target("avx2,fma")))
-#define KFN(name) ubs8_##name
-#define DOT4 DEDOG_DOT4_UBS8
-#include "qkernels256_impl.h"
+#define QIMPL_256 "qkernels256_impl.h"
+#include "q256_builds.h"
 
 /// Whether vpmaddubsw's pair sums fit on every panel `g` runs (`pairs_fit`).
 static int panels_fit(const dedog_qpointwise_args *g) {

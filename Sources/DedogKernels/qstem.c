@@ -178,18 +178,8 @@ static void vnni_qstem(const dedog_qstem_args *g) {
 #endif
 
 #if defined(__x86_64__)
-#define KTARGET __attribute__((target("avx2,fma,avxvnni")))
-#define KFN(name) vnni256_##name
-#define DOT4 DEDOG_DOT4_VNNI
-#include "qstem256_impl.h"
-#define KTARGET __attribute__((target("avx2,fma")))
-#define KFN(name) ubs256_##name
-#define DOT4 DEDOG_DOT4_UBS
-#include "qstem256_impl.h"
-#define KTARGET __attribute__((target("avx2,fma")))
-#define KFN(name) ubs8_##name
-#define DOT4 DEDOG_DOT4_UBS8
-#include "qstem256_impl.h"
+#define QIMPL_256 "qstem256_impl.h"
+#include "q256_builds.h"
 #endif
 
 void dedog_qstem(dedog_isa isa, const dedog_qstem_args *args) {
