@@ -182,6 +182,7 @@ static int quantize_panel(dedog_isa isa, const float *fp, size_t p, int inputs, 
                           const int32_t *input_zero, const float *output_scale, const int32_t *out_zero,
                           const int32_t *residual_zero, const float *residual_scale, int weight_limit, int bias_limit,
                           int input_max, uint8_t *panel) {
+    if (weight_limit < 1 || weight_limit > 127) weight_limit = 127;
     memset(panel, 0, panel_bytes(inputs));
     float ws[QPANEL];
     int32_t zeros[QPANEL], magnitude[QPANEL];
@@ -215,7 +216,6 @@ int dedog_qpointwise_quantize(dedog_isa isa, const float *fpacked, int inputs, i
                               const int32_t *input_zero, const float *output_scale, const int32_t *out_zero,
                               const int32_t *residual_zero, const float *residual_scale, int weight_limit, int bias_limit,
                               int input_max, void *packed) {
-    if (weight_limit < 1 || weight_limit > 127) weight_limit = 127;
     const size_t panels = ((size_t)outputs + QPANEL - 1) / QPANEL, size = panel_bytes(inputs);
     const size_t fpanel = (size_t)QPANEL * ((size_t)inputs + 1);
     int fits = 1;
@@ -231,7 +231,6 @@ int dedog_qpointwise_quantize_rows(dedog_isa isa, const void *weight, int half, 
                                    const float *output_scale, const int32_t *out_zero, const int32_t *residual_zero,
                                    const float *residual_scale, int weight_limit, int bias_limit, int input_max,
                                    void *packed) {
-    if (weight_limit < 1 || weight_limit > 127) weight_limit = 127;
     const size_t panels = ((size_t)outputs + QPANEL - 1) / QPANEL, size = panel_bytes(inputs);
     const size_t value_bytes = half ? sizeof(uint16_t) : sizeof(float);
     // One float panel at a time, packed exactly as the float layer packs it (halves widened there), so the bytes are

@@ -74,8 +74,8 @@ struct QuantizedNetwork: Sendable {
             return e
         }
         /// The weights' limit of a layer reading `input`: 7 bits where its input has 8 and the kernels need one 7-bit operand.
-        @Sendable func weightLimit(_ input: ByteEncoding) -> Int { sevenBitOperands && input.top > 127 ? 63 : 127 }
-        let pixels = ByteEncoding([0...255])  // the stem's input bytes
+        @Sendable func weightLimit(_ input: ByteEncoding) -> Int { weightLimit(inputTop: input.top) }
+        @Sendable func weightLimit(inputTop: Int) -> Int { sevenBitOperands && inputTop > 127 ? 63 : 127 }
         // Every tensor's encoding, in order (a layer reads what the one before wrote); then the layers, each of which
         // needs only its weights and those encodings, quantized side by side: most of an 8-bit load's time.
         struct Layers: Sendable {
@@ -86,7 +86,7 @@ struct QuantizedNetwork: Sendable {
         }
         var current = try encoding("stem", feedsDepthwiseOrProjection: floatBlocks.first?.expand == nil)
         byteStem = QuantizedStem.fits(stem, input: input) && current.isPerTensor
-            ? try QuantizedStem(stem, input: input, output: current, weightLimit: weightLimit(pixels)) : nil
+            ? try QuantizedStem(stem, input: input, output: current, weightLimit: weightLimit(inputTop: 255)) : nil  // pixel bytes
         var layers: [Layers] = []
         for block in floatBlocks {
             let name = block.spec.name

@@ -257,7 +257,7 @@ public enum Trainer {
         let file: SafeTensors, model: Model
         do {
             file = try SafeTensors(contentsOf: output)
-            model = try Model(tensors: file, precision: .int8)
+            model = try Model(tensors: file, precision: .int8, kernels: config.kernels)
         } catch {
             throw .model(error)
         }

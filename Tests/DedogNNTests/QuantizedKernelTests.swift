@@ -241,7 +241,6 @@ struct IntegerRandom {
         for kernels in KernelSet.allCases {
             #expect(Precision.preferred(for: kernels) == (kernels == .portable ? .fp32 : .int8))
             #expect(kernels.pairsSevenBitOperands == (kernels == .avx2 || kernels == .avx512))
-            #expect(kernels.multipliesBytesNatively == (kernels == .avxVnni || kernels == .avx512Vnni))
         }
         #expect(try BundledModel.network.makeSession(kernels: .portable).precision == .fp32)
         #expect(try BundledModel.network.makeSession(kernels: .portable, precision: .int8).precision == .int8)

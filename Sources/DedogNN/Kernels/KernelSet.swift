@@ -48,9 +48,6 @@ public enum KernelSet: String, CaseIterable, Sendable, CustomStringConvertible {
         dedog_int8_peak(isa, 20_000_000)
     }
 
-    /// Whether this set's 8-bit kernels have a byte dot product instruction (VNNI).
-    public var multipliesBytesNatively: Bool { self == .avxVnni || self == .avx512Vnni }
-
     /// Whether this set multiplies bytes with `vpmaddubsw` (AVX2 and AVX-512), which adds two products of an input
     /// byte and a weight in 16 bits: 2 · 255 · 63 and 2 · 127 · 127 fit, 2 · 255 · 127 does not. The 8-bit layers made
     /// for it have one operand in 7 bits: 7-bit weights where the input is 8-bit (stem, expansions, head), 7-bit
@@ -62,7 +59,7 @@ public enum KernelSet: String, CaseIterable, Sendable, CustomStringConvertible {
     public var byteMultiply: String {
         switch self {
         case .portable: "portable"
-        case .avx2, .avx512: "vpmaddubsw, 7-bit weights"
+        case .avx2, .avx512: "vpmaddubsw, one 7-bit operand"
         case .avxVnni: "AVX-VNNI vpdpbusd"
         case .avx512Vnni: "AVX-512 VNNI vpdpbusd"
         }
