@@ -70,14 +70,18 @@ document.addEventListener("paste", (e) => {
   if (file) { e.preventDefault(); identify(file); }
 });
 
+/** Resolves once the browser has painted what is on the page now. Work the answer does not need (the history's
+ * write, every breed in the confirm list) waits for it, so the first frame of the answer has only the answer. */
+const afterPaint = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+
 export async function identify(file) {
   const started = performance.now();
   const visit = { id: nextId++, file, name: file.name || "photo", thumb: null, record: null, error: null };
-  // The browser decodes the photo while the server classifies it, so showing the answer waits for neither; the
-  // decoded photo gives the visit list's and the history's small picture.
+  // The browser decodes the photo (off the page's thread) while the server classifies it, so showing the answer
+  // waits for neither; the small picture of the visit list and the history is drawn from it once the answer is seen.
   const preview = new Image();
   preview.src = photoUrl(file);
-  const decoded = preview.decode().then(() => { visit.thumb = thumbnail(preview); }).catch(() => {});
+  const decoded = preview.decode().then(() => true, () => false);
   // "Working" only when the answer is slow to come: a quick answer needs no message in between (nor a repaint
   // while the server works, nor a screen reader announcing it).
   const status = document.getElementById("status");
@@ -101,7 +105,9 @@ export async function identify(file) {
   renderResult(visit, preview.src);
   addVisit(visit);
   // Into the history in the order the answers came, each once its small picture is made.
-  keeping = keeping.then(() => decoded).then(() => {
+  keeping = keeping.then(() => decoded).then(async (drawable) => {
+    await afterPaint();
+    if (drawable) visit.thumb = thumbnail(preview);
     document.querySelector(`#visit li[data-visit="${visit.id}"] .no-thumb`)?.replaceWith(visitThumb(visit));
     return visit.record ? remember(visit.name, visit.thumb, visit.record) : false;
   }).catch(() => false);
@@ -109,7 +115,7 @@ export async function identify(file) {
   const result = document.getElementById("result");
   if (result && result.getBoundingClientRect().top > window.innerHeight * 0.6) result.scrollIntoView({ block: "start" });
   // The result is on screen once the browser has painted it: the page's time, photo chosen to answer seen.
-  await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+  await afterPaint();
   document.body.dataset.resultMs = String(performance.now() - started);
   document.body.dataset.apiMs = String(apiMs);
 }
@@ -199,7 +205,8 @@ function confirmCard(visit) {
     h("p", { class: "hint" }, t("confirmIntro")),
     h("div", { class: "row" }, h("div", {}, h("label", { for: "confirm-breed" }, t("confirmBreed")), select), button),
     newRow, note, actions);
-  // The model's own top breeds at once; every breed it knows once they have arrived; another breed last.
+  // The model's own top breeds at once; every breed it knows once the answer is painted (a hundred options to lay
+  // out); another breed last.
   const top = visit.record.breeds.map((b) => b.breed?.id).filter(Boolean);
   select.replaceChildren(...visit.record.breeds.filter((b) => b.breed?.id).map((b) => h("option", { value: b.breed.id }, breedName(b))),
     other());
@@ -210,7 +217,7 @@ function confirmCard(visit) {
   };
   select.addEventListener("change", () => { showNewName(); if (!newRow.hidden) newName.focus(); });
   showNewName();
-  recognisedBreeds().then((breeds) => {
+  afterPaint().then(recognisedBreeds).then((breeds) => {
     const chosen = select.value;
     const ordered = [...top.map((id) => breeds.find((b) => b.id === id)).filter(Boolean),
       ...breeds.filter((b) => !top.includes(b.id))];
