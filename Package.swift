@@ -32,6 +32,13 @@ let package = Package(
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux",
                        providers: [.apt(["libwebp-dev"])]),
 
+        // Exempi, the Adobe XMP toolkit with a C interface (BSD licence): it parses and writes the XMP sidecars
+        // `dedog tag` merges keywords into, keeping everything else in them (see DedogSidecar).
+        .systemLibrary(name: "CExempi", pkgConfig: "exempi-2.0",
+                       providers: [.apt(["libexempi-dev"])]),
+        // Exempi prints each error it meets to std::cerr: these two C++ functions silence it around exempi's calls.
+        .target(name: "CXMPQuiet"),
+
         // libheif, opened on first use rather than linked: it and its codecs cost every process some 4 ms at start.
         .target(name: "CHeif", linkerSettings: [.linkedLibrary("dl")]),
 
@@ -46,6 +53,8 @@ let package = Package(
         // The few concurrency primitives dedog uses, each with the guarantee it gives: the engine's worker pool,
         // parallel maps, threads for blocking work, ordered results, a bounded pool of workspaces, a value read ahead.
         .target(name: "DedogConcurrency"),
+        // XMP sidecars beside photos: keywords merged into what is there, written atomically; dedog's own record.
+        .target(name: "DedogSidecar", dependencies: ["DedogFiles", "CExempi", "CXMPQuiet"]),
         // Pixels: decoding, orientation, resizing, cropping, normalisation.
         .target(name: "DedogImage", dependencies: ["DedogFiles", "CTurboJPEG", "CJPEGScan", "CPNG", "CHeif", "CWebP"]),
         // The inference engine: kernels, layers, execution plans, sessions, safetensors, EfficientNet-Lite backbones.
@@ -59,7 +68,7 @@ let package = Package(
         // The breed catalogue (English + Czech), built by scripts/build-catalogue, and its search.
         .target(name: "DedogCatalogue", dependencies: ["DedogFiles", "DedogConcurrency"], resources: [.copy("Resources/breeds.json")]),
         // The facade: image in, ranked breeds out; training and evaluation entry points.
-        .target(name: "Dedog", dependencies: ["DedogFiles", "DedogConcurrency", "DedogImage", "DedogNN", "DedogBreedModel", "DedogTrain", "DedogCatalogue"]),
+        .target(name: "Dedog", dependencies: ["DedogFiles", "DedogConcurrency", "DedogImage", "DedogNN", "DedogBreedModel", "DedogTrain", "DedogCatalogue", "DedogSidecar"]),
         // The HTTP front end (`dedog serve`): routes, limits, auth, metrics, on the same facade as the CLI.
         .target(name: "DedogServer", dependencies: [
             "Dedog", "DedogFiles", "DedogCatalogue",
@@ -90,6 +99,7 @@ let package = Package(
         .target(name: "DedogTestSupport", path: "Tests/DedogTestSupport"),
         .testTarget(name: "DedogFilesTests", dependencies: ["DedogFiles"]),
         .testTarget(name: "DedogConcurrencyTests", dependencies: ["DedogConcurrency"]),
+        .testTarget(name: "DedogSidecarTests", dependencies: ["DedogSidecar", "DedogTestSupport"]),
         .testTarget(name: "DedogImageTests", dependencies: ["DedogImage", "DedogTestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "DedogNNTests", dependencies: ["DedogNN", "DedogBreedModel", "DedogImage", "DedogTestSupport"]),

@@ -1,6 +1,7 @@
 import DedogImage
 import DedogNN
 import DedogBreedModel
+import DedogSidecar
 
 /// What can go wrong between a photo and its ranked breeds.
 public enum ClassifierError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -25,6 +26,10 @@ public enum ClassifierError: Error, Equatable, Sendable, CustomStringConvertible
     case notTrainable(reason: String)
     /// A quiz file (or upload) that is not a valid quiz, or a folder no quiz could be made from.
     case quiz(file: String, reason: String)
+    /// `dedog tag`: a photo's XMP sidecar could not be read or written (it is left as it was).
+    case sidecar(SidecarError)
+    /// `dedog tag`: the photo lies outside the folders given, through a symbolic link (`within`: the folder).
+    case outsideTree(path: String, within: String)
 
     public var description: String {
         switch self {
@@ -51,6 +56,10 @@ public enum ClassifierError: Error, Equatable, Sendable, CustomStringConvertible
             return "this model cannot learn confirmed photos: \(reason)."
         case let .quiz(file, reason):
             return "\(file): not a usable quiz: \(reason)."
+        case let .sidecar(error): return error.description
+        case let .outsideTree(path, within):
+            return "\(path) leads outside \(within) through a symbolic link; dedog tag writes sidecars only inside the folders "
+                + "it is given (name the photo or its folder itself to tag it)."
         }
     }
 }

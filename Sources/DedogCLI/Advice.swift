@@ -23,7 +23,11 @@ enum Advice {
                 return nil
             case .unknownBreed:
                 return "To add a breed, put its photos in a folder of the dataset and run dedog train --resume."
-            case .model, .unknownModel, .notTrainable, .quiz: return nil
+            case .model, .unknownModel, .notTrainable, .quiz, .outsideTree: return nil
+            case let .sidecar(problem):
+                if case .notXMP = problem { return "Move it aside (or rename it) and run dedog tag again to write a new one." }
+                if case .unwritable = problem { return "Make the folder writable, or tag a copy of the photos." }
+                return nil
             }
         case let error as TrainingError:
             switch error {

@@ -5,7 +5,7 @@ import Foundation
 /// own beside this one).
 public enum CommandLineTool {
     public static let commands: [any ParsableCommand.Type] = [
-        Classify.self, Train.self, Learn.self, Forget.self, Evaluate.self, Breeds.self, QuizCommand.self,
+        Classify.self, Tag.self, Train.self, Learn.self, Forget.self, Evaluate.self, Breeds.self, QuizCommand.self,
     ]
 
     /// Work to start before the command line is parsed: commands that show breeds get their catalogue read

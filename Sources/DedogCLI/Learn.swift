@@ -178,7 +178,7 @@ extension ClassifierError {
     var isModelProblem: Bool {
         switch self {
         case .model, .noModel, .unknownModel, .notTrainable: return true
-        case .image, .unknownBreed, .quiz, .emptyBreedName, .ambiguousBreed, .notACatalogueBreed: return false
+        case .image, .unknownBreed, .quiz, .emptyBreedName, .ambiguousBreed, .notACatalogueBreed, .sidecar, .outsideTree: return false
         }
     }
 }

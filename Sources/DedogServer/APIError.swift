@@ -94,6 +94,8 @@ public struct APIError: Error, Sendable, Equatable {
             return APIError(.unprocessableContent, code: "badQuiz", message: error.description, field: field)
         case .model, .noModel, .unknownModel, .notTrainable:
             return APIError(.internalServerError, code: "modelFailed", message: error.description)
+        case .sidecar, .outsideTree:  // `dedog tag`'s own, never from a route
+            return APIError(.internalServerError, code: "internal", message: error.description)
         }
     }
 }

@@ -1,0 +1,18 @@
+#ifndef DEDOG_XMP_QUIET_H
+#define DEDOG_XMP_QUIET_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Exempi writes the message of every error it meets (a sidecar that is not XML, say) to std::cerr, and a
+/// library must not print: between begin and end std::cerr writes nowhere. The pair also serialises the exempi
+/// calls it brackets (exempi's set-up and its namespace table are process-wide).
+void dedog_xmp_quiet_begin(void);
+void dedog_xmp_quiet_end(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

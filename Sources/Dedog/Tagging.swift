@@ -1,0 +1,168 @@
+import Foundation
+import DedogCatalogue
+import DedogFiles
+import DedogSidecar
+import DedogTrain
+
+/// What `dedog tag` writes: under which root, in which language, how sure a breed must be.
+public struct TagSettings: Sendable, Equatable {
+    /// The keyword every photo with a dog gets, and under which its breeds go: `["Animals", "Dogs"]`.
+    public var root: [String]
+    /// The language of the breeds' names.
+    public var language: Language
+    /// A breed is named only when its probability is at least this (the model's verdict must also name it);
+    /// nil: the verdict alone decides.
+    public var minProbability: Float?
+
+    public init(root: [String]? = nil, language: Language, minProbability: Float? = nil) {
+        self.root = root ?? Self.defaultRoot(language)
+        self.language = language
+        self.minProbability = minProbability
+    }
+
+    public static func defaultRoot(_ language: Language) -> [String] {
+        language == .cs ? ["Zvířata", "Psi"] : ["Animals", "Dogs"]
+    }
+
+    /// A root as the user writes it (`Animals/Dogs`): its parts; nil when it has none.
+    public static func root(parsing text: String) -> [String]? {
+        let parts = text.split(whereSeparator: { $0 == "/" || $0 == "|" })
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        return parts.isEmpty ? nil : parts
+    }
+}
+
+/// One photo's sidecar as `dedog tag` left it (or, in a dry run, would leave it).
+public struct TagReport: Sendable, Equatable {
+    public enum Action: String, Sendable {
+        /// A new sidecar was written.
+        case created
+        /// An existing sidecar was changed.
+        case updated
+        /// The sidecar already said exactly this.
+        case unchanged
+        /// Tagged before by the same model: not classified again (`--force` does).
+        case alreadyTagged
+        /// No dog, and no sidecar to record it in: nothing written.
+        case nothingToTag
+        /// dedog's keywords were taken out of the sidecar.
+        case removed
+        /// The sidecar held only what dedog wrote, and dedog made it: deleted.
+        case deleted
+        /// No keyword of dedog's was there.
+        case nothingToRemove
+        /// There is no sidecar.
+        case noSidecar
+    }
+
+    public var photo: String
+    public var sidecar: String
+    public var action: Action
+    /// The keywords dedog's answer gives, as paths with `/` (`Animals/Dogs/Beagle`): written, or there already.
+    public var tags: [String]
+    /// The dogs named (one tag each) and the dogs only counted under the root.
+    public var dogs: Int
+    /// Whether the file was left alone because this was a dry run.
+    public var dryRun: Bool
+}
+
+/// `dedog tag`: each photo's answer as keywords in its XMP sidecar, where digiKam, darktable, Immich and the
+/// like read them (see `Sidecar`). A photo with a dog gets the root; each dog named gets root/breed; a dog of a
+/// breed the model does not know, or an unsure one, gets only the root. dedog records which model wrote the
+/// keywords, so that a re-run with the same model skips the photo, and a re-run with another replaces them.
+public struct PhotoTagger: Sendable {
+    public let settings: TagSettings
+    /// The model's file name and content hash: what a sidecar records as the writer.
+    public let writer: String
+    private let catalogue: Catalogue
+
+    public init(modelURL: URL, catalogue: Catalogue, settings: TagSettings) throws(ClassifierError) {
+        self.settings = settings
+        self.catalogue = catalogue
+        let bytes: Data
+        do throws(FileError) { bytes = try FileReader.mappedData(modelURL.path, limit: 1 << 31) } catch {
+            throw .model(.unreadable(file: modelURL.path, reason: error.description))
+        }
+        var hash = ContentHash()
+        hash.update(bytes)
+        writer = "\(modelURL.lastPathComponent) \(hash.hex.prefix(16))"
+    }
+
+    /// The keyword paths for `answer`: none without a dog; the root, and root/breed for each dog named.
+    public func tags(for answer: Classification) -> [[String]] {
+        let dogs = answer.dogs.isEmpty ? [answer] : answer.dogs
+        guard dogs.contains(where: { $0.verdict != .noDog }) else { return [] }
+        var tags = [settings.root]
+        for dog in dogs where dog.verdict == .dog {
+            guard let top = dog.breeds.first, top.probability >= settings.minProbability ?? 0 else { continue }
+            let name = catalogue.details(top)?.name(in: settings.language) ?? top.name
+            let tag = settings.root + [name]
+            if !tags.contains(tag) { tags.append(tag) }
+        }
+        return tags
+    }
+
+    /// Whether `photo` must be classified: false when its sidecar was written by this model (and `force` is off).
+    /// A sidecar that cannot be read is the answer's problem, reported by `write`.
+    public func needsAnswer(photo: String, force: Bool) -> Bool {
+        force || (try? Sidecar(photo: photo))?.writer != writer
+    }
+
+    /// Writes `answer`'s keywords into `photo`'s sidecar (replacing those dedog wrote before); nil `answer`: the
+    /// photo was tagged by this model already (see `needsAnswer`).
+    public func write(photo: String, answer: Classification?, dryRun: Bool) throws(ClassifierError) -> TagReport {
+        do throws(SidecarError) {
+            let sidecar = try Sidecar(photo: photo)
+            guard let answer else {
+                return TagReport(photo: photo, sidecar: sidecar.path, action: .alreadyTagged, tags: sidecar.dedogTags,
+                                 dogs: 0, dryRun: dryRun)
+            }
+            let tags = tags(for: answer)
+            let dogs = tags.isEmpty ? 0 : max(1, answer.dogs.count)
+            let shown = tags.map { $0.joined(separator: "/") }
+            // A photo without a dog gets no new sidecar; one that has a sidecar records that this model saw it.
+            if tags.isEmpty && !sidecar.existed {
+                return TagReport(photo: photo, sidecar: sidecar.path, action: .nothingToTag, tags: [], dogs: 0, dryRun: dryRun)
+            }
+            let changed = try sidecar.replaceDedogTags(with: tags, writer: writer)
+            let action: TagReport.Action = !changed ? .unchanged : sidecar.existed ? .updated : .created
+            if changed && !dryRun { try sidecar.save() }
+            return TagReport(photo: photo, sidecar: sidecar.path, action: action, tags: shown, dogs: dogs, dryRun: dryRun)
+        } catch {
+            throw .sidecar(error)
+        }
+    }
+
+    /// Refuses a photo found in the folder `root` whose real place is outside it (a link to a file elsewhere): its
+    /// sidecar would sit beside the link, where the photo's managers do not look for it. A photo named itself
+    /// (`root` is the photo) is always inside.
+    public static func checkInside(_ path: String, root: String) throws(ClassifierError) {
+        guard path != root else { return }
+        let real = { (p: String) in URL(fileURLWithPath: p).resolvingSymlinksInPath().path }
+        let folder = real(root), photo = real(path)
+        guard photo.hasPrefix(folder.hasSuffix("/") ? folder : folder + "/") else { throw .outsideTree(path: path, within: root) }
+    }
+
+    /// Takes dedog's keywords out of `photo`'s sidecar; deletes the sidecar when dedog made it and nothing else is
+    /// left in it.
+    public static func remove(photo: String, dryRun: Bool) throws(ClassifierError) -> TagReport {
+        do throws(SidecarError) {
+            let sidecar = try Sidecar(photo: photo)
+            let had = sidecar.dedogTags, created = sidecar.createdByDedog
+            guard sidecar.existed else {
+                return TagReport(photo: photo, sidecar: sidecar.path, action: .noSidecar, tags: [], dogs: 0, dryRun: dryRun)
+            }
+            guard try sidecar.removeDedogTags() else {
+                return TagReport(photo: photo, sidecar: sidecar.path, action: .nothingToRemove, tags: [], dogs: 0, dryRun: dryRun)
+            }
+            if created && sidecar.isEmptyApartFromDedog {
+                if !dryRun { try sidecar.delete() }
+                return TagReport(photo: photo, sidecar: sidecar.path, action: .deleted, tags: had, dogs: 0, dryRun: dryRun)
+            }
+            if !dryRun { try sidecar.save() }
+            return TagReport(photo: photo, sidecar: sidecar.path, action: .removed, tags: had, dogs: 0, dryRun: dryRun)
+        } catch {
+            throw .sidecar(error)
+        }
+    }
+}

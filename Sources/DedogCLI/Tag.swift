@@ -1,0 +1,259 @@
+import ArgumentParser
+import Dedog
+import DedogCatalogue
+import Foundation
+
+struct Tag: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tag",
+        abstract: "Write each photo's breeds as keywords into its XMP sidecar, for digiKam, darktable, Immich and others.",
+        discussion: """
+            For each photo with a dog dedog writes the keyword ROOT (default "Animals/Dogs", in Czech "Zvířata/Psi"), \
+            and ROOT/BREED for each dog it names, into the photo's sidecar: photo.jpg.xmp (or photo.xmp when only that \
+            exists). They go into every place the photo managers look: digiKam:TagsList and \
+            MicrosoftPhoto:LastKeywordXMP (paths with /), lr:hierarchicalSubject (with |) and dc:subject (the names). \
+            A dog of a breed the model does not know, or one it is unsure of, gets ROOT alone; a photo without a dog \
+            gets nothing (and no new sidecar).
+
+            The sidecar is merged, never replaced: the user's own keywords, darktable's edit history and everything \
+            else in it stay. dedog records in its own namespace what it added and with which model, so a second run \
+            with the same model skips the photos it has tagged (--force tags them again), a run with another model \
+            replaces dedog's keywords, and --remove takes out exactly those. Each sidecar is written whole to a \
+            temporary file and renamed: an interrupted run leaves every sidecar as it was or complete; run again to \
+            finish. The photos themselves are never changed.
+
+            Then let the manager read the sidecars: digiKam "Reread Metadata From Files" (with sidecars enabled for \
+            reading), Immich the library's metadata refresh, darktable "load sidecar file"; see docs/photo-managers.md.
+
+            Examples:
+              dedog tag ~/Pictures
+              dedog tag --dry-run ~/Pictures/2025              # what would change, nothing written
+              dedog tag --lang cs ~/Obrázky                    # Zvířata/Psi/Bígl
+              dedog tag --root "Pets/Dogs" --min-probability 0.8 ~/Pictures
+              dedog tag --remove ~/Pictures                    # dedog's keywords out again
+            """
+    )
+
+    @Argument(help: ArgumentHelp("Photos or folders to tag (folders recursively).", valueName: "path"))
+    var paths: [String]
+
+    @Option(help: ArgumentHelp("The keyword above the breeds, as a path: every photo with a dog gets it. Default: "
+                               + "Animals/Dogs, or Zvířata/Psi with --lang cs.", valueName: "path"))
+    var root: String?
+
+    @Option(help: ArgumentHelp("Language of the breeds' names: en or cs. Default: from the locale, as classify.",
+                               valueName: "lang"))
+    var lang: Language?
+
+    @Option(help: ArgumentHelp("Name a breed only when its probability is at least this (0 to 1); below it the dog "
+                               + "gets the root keyword alone. Default: the model's own verdict decides.", valueName: "p"))
+    var minProbability: Float?
+
+    @Flag(help: "Say what would change in each sidecar; write nothing.")
+    var dryRun = false
+
+    @Flag(help: "Take dedog's keywords out of the sidecars (and delete a sidecar dedog made that holds nothing else).")
+    var remove = false
+
+    @Flag(help: "Classify and tag again photos already tagged by this model.")
+    var force = false
+
+    @Flag(help: "Never show the progress line.")
+    var noProgress = false
+
+    @Option(help: ArgumentHelp("The model, as for classify: a bundled one by name or a file from `dedog train`.",
+                               valueName: "name|file"))
+    var model: String?
+
+    @Option(help: ArgumentHelp("Threads to use."))
+    var threads = ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(help: Environment.kernelsHelp)
+    var kernels: String?
+
+    @Option(help: Precision.help)
+    var precision: Precision?
+
+    func validate() throws {
+        if let minProbability, !(0...1).contains(minProbability) {
+            throw ValidationError("--min-probability must be between 0 and 1 (0.8 for 80 %).")
+        }
+        if let root, TagSettings.root(parsing: root) == nil {
+            throw ValidationError("--root must name at least one keyword, e.g. \"Animals/Dogs\".")
+        }
+        if remove && force { throw ValidationError("--remove and --force do not go together: --remove classifies nothing.") }
+        guard (1...256).contains(threads) else { throw ValidationError("--threads must be between 1 and 256.") }
+    }
+
+    func run() throws {
+        let language = lang ?? Environment.language
+        let settings = TagSettings(root: root.flatMap(TagSettings.root(parsing:)), language: language, minProbability: minProbability)
+        var summary = TagSummary(dryRun: dryRun)
+        Interruption.catchSignals()
+        // Photos inside a folder given are tagged only when they are inside it for real (not through a link).
+        var found: [(root: String, item: PhotoFiles.Found)] = []
+        for path in paths { PhotoFiles.find([path]) { found.append((path, $0)) } }
+        found.removeAll { if case let .skipped(path, _) = $0.item { return path.lowercased().hasSuffix(".xmp") } else { return false } }
+        let photos = found.filter { if case .image = $0.item { return true } else { return false } }.count
+        let progress = !noProgress && isatty(STDERR_FILENO) == 1 && photos > 1 ? ClassifyProgress(total: photos, language: language) : nil
+
+        func report(_ outcome: Result<TagReport, ClassifierError>, path: String) {
+            progress?.clear()
+            switch outcome {
+            case let .success(report):
+                summary.add(report)
+                Terminal.out(TagSummary.line(report))
+            case let .failure(error):
+                summary.failed += 1
+                Terminal.error("\(path): \(Advice.message(for: error))")
+            }
+            progress?.draw(done: summary.photos)
+        }
+        func skipped(_ path: String, _ reason: String) {
+            progress?.clear()
+            if paths.contains(path) {
+                summary.failed += 1
+                Terminal.error("\(path): \(reason)")
+            } else {
+                summary.skipped += 1
+                Terminal.warning("skipping \(path): \(reason)")
+            }
+        }
+
+        if remove {
+            for (root, item) in found {
+                Interruption.exitIfRequested("interrupted after \(summary.photos) photos; every sidecar is as it was or complete")
+                switch item {
+                case let .skipped(path, reason): skipped(path, reason)
+                case let .image(path):
+                    let result = Result { () throws(ClassifierError) in
+                        try PhotoTagger.checkInside(path, root: root)
+                        return try PhotoTagger.remove(photo: path, dryRun: dryRun)
+                    }
+                    report(result, path: path)
+                }
+            }
+            try finish(summary)
+            return
+        }
+
+        let catalogue = try loadCatalogue(nil)
+        let classifier: Classifier, tagger: PhotoTagger
+        guard let kernelSet = Environment.kernelsOrReport(kernels) else { throw Status.modelUnavailable }
+        do throws(ClassifierError) {
+            var configuration = ClassifierConfiguration(kernels: kernelSet, precision: precision)
+            configuration.share(threads: threads, manyPhotos: photos > 1)
+            let url = try Environment.model(model)
+            classifier = try Classifier(modelURL: url, configuration: configuration)
+            tagger = try PhotoTagger(modelURL: url, catalogue: catalogue, settings: settings)
+        } catch {
+            Terminal.error(error)
+            throw Status.modelUnavailable
+        }
+        // Photos are classified side by side; their sidecars are written here, one after another, in the order
+        // the photos were found.
+        let work = OrderedWork<TagJob>(concurrency: classifier.configuration.workers)
+        func deliver(_ job: TagJob) {
+            switch job {
+            case let .skipped(path, reason): skipped(path, reason)
+            case let .answered(path, answer):
+                report(answer.flatMap { answer in
+                    Result { () throws(ClassifierError) in try tagger.write(photo: path, answer: answer, dryRun: dryRun) }
+                }, path: path)
+            }
+        }
+        for (root, item) in found {
+            Interruption.exitIfRequested("interrupted after \(summary.photos) photos; every sidecar is as it was or complete")
+            switch item {
+            case let .skipped(path, reason):
+                work.submit({ .skipped(path, reason) }, deliver: deliver)
+            case let .image(path):
+                do throws(ClassifierError) { try PhotoTagger.checkInside(path, root: root) } catch {
+                    work.submit({ .answered(path, .failure(error)) }, deliver: deliver)
+                    continue
+                }
+                // A photo this model tagged before is not classified again.
+                let asks = tagger.needsAnswer(photo: path, force: force)
+                work.submit({
+                    guard asks else { return .answered(path, .success(nil)) }
+                    return .answered(path, Result { () throws(ClassifierError) in try classifier.classify(contentsOf: URL(fileURLWithPath: path)) })
+                }, deliver: deliver)
+            }
+        }
+        work.finish(deliver: deliver)
+        progress?.clear()
+        try finish(summary)
+    }
+
+    private func finish(_ summary: TagSummary) throws {
+        if summary.photos + summary.skipped > 1 || summary.failed > 0 { Terminal.out(summary.text) }
+        if summary.photos == 0 && summary.failed == 0 {
+            Terminal.error("no \(PhotoFiles.readableFormats) images found in \(paths.joined(separator: ", "))")
+            throw Status.someInputsFailed
+        }
+        if summary.failed > 0 { throw Status.someInputsFailed }
+    }
+}
+
+/// One photo's turn in `tag`: a file that is no photo, or the photo's answer (nil: tagged by this model before).
+private enum TagJob: Sendable {
+    case skipped(String, String)
+    case answered(String, Result<Classification?, ClassifierError>)
+}
+
+/// What `dedog tag` did, photo by photo and in all.
+struct TagSummary {
+    let dryRun: Bool
+    var tagged = 0, dogs = 0, tags = 0, written = 0, unchanged = 0, alreadyTagged = 0, noDog = 0, removed = 0
+    var skipped = 0, failed = 0
+
+    var photos: Int { tagged + unchanged + alreadyTagged + noDog + removed + failed }
+
+    mutating func add(_ report: TagReport) {
+        switch report.action {
+        case .created, .updated:
+            if report.tags.isEmpty { noDog += 1 } else { tagged += 1 }
+            written += 1
+            tags += report.tags.count
+        case .unchanged: unchanged += 1
+        case .alreadyTagged: alreadyTagged += 1
+        case .nothingToTag: noDog += 1
+        case .removed, .deleted, .nothingToRemove, .noSidecar:
+            removed += 1
+            if report.action == .removed || report.action == .deleted { written += 1 }
+        }
+        dogs += report.dogs
+    }
+
+    /// One photo's line: what its sidecar got (or would get).
+    static func line(_ r: TagReport) -> String {
+        let tags = r.tags.joined(separator: ", ")
+        let would = r.dryRun ? "would " : ""
+        switch r.action {
+        case .created: return "\(r.photo): \(tags) → \(r.sidecar) (\(r.dryRun ? "would be " : "")new)"
+        case .updated where r.tags.isEmpty: return "\(r.photo): no dog; \(would)take dedog's keywords out of \(r.sidecar)"
+        case .updated: return "\(r.photo): \(tags) → \(r.sidecar)"
+        case .unchanged where r.tags.isEmpty: return "\(r.photo): no dog; \(r.sidecar) unchanged"
+        case .unchanged: return "\(r.photo): \(tags), already in \(r.sidecar)"
+        case .alreadyTagged: return "\(r.photo): tagged by this model before (\(r.sidecar)); skipped (--force tags it again)"
+        case .nothingToTag: return "\(r.photo): no dog; nothing written"
+        case .removed: return "\(r.photo): \(would)remove \(tags.isEmpty ? "dedog's record" : tags) from \(r.sidecar)"
+        case .deleted: return "\(r.photo): \(would)remove \(tags); \(would)delete \(r.sidecar) (dedog made it and nothing else is in it)"
+        case .nothingToRemove: return "\(r.photo): no keywords of dedog's in \(r.sidecar)"
+        case .noSidecar: return "\(r.photo): no sidecar"
+        }
+    }
+
+    var text: String {
+        let verb = dryRun ? "would be written" : "written"
+        var parts = ["photos: \(photos)"]
+        if removed > 0 {
+            parts.append("sidecars changed or deleted: \(written)\(dryRun ? " (dry run: none yet)" : "")")
+        } else {
+            parts += ["with a dog: \(tagged + unchanged)", "dogs: \(dogs)", "tags \(verb): \(tags)", "sidecars \(verb): \(written)",
+                      "unchanged: \(unchanged)", "tagged before: \(alreadyTagged)", "no dog: \(noDog)"]
+        }
+        parts += ["skipped: \(skipped)", "failed: \(failed)"]
+        return "Summary — " + parts.joined(separator: " · ")
+    }
+}

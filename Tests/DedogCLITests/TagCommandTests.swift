@@ -1,0 +1,216 @@
+import DedogTestSupport
+import Foundation
+import Testing
+
+/// The readers of XMP the tests use, when installed.
+enum XMPReaders {
+    static let exiftool = "/usr/bin/exiftool", exiv2 = "/usr/bin/exiv2"
+    static let missing: String? = [exiftool, exiv2].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) } ? nil
+        : "exiftool or exiv2 is missing: scripts/test installs them (scripts/install-deps --tag-readers)"
+}
+
+/// `dedog tag` read back by the readers the photo managers use: exiftool (Immich) and exiv2 (digiKam,
+/// darktable). A darktable sidecar with the user's keywords keeps both through tag, re-tag and --remove; every
+/// bad input is said and the rest goes on.
+@Suite(.serialized, .enabled(if: XMPReaders.missing == nil, Comment(rawValue: XMPReaders.missing ?? "")))
+final class TagCommandTests {
+    static let exiftool = XMPReaders.exiftool, exiv2 = XMPReaders.exiv2
+    static let beagle = SharedData.packageRoot.appendingPathComponent("datasets/samples/beagle.jpg")
+    static let noise = SharedData.packageRoot.appendingPathComponent("Tests/DedogImageTests/Fixtures/png-rgb8.png")
+    static let damaged = SharedData.packageRoot.appendingPathComponent("Tests/DedogImageTests/Fixtures/bad-huffman.jpg")
+
+    let folder: URL
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-tag-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: folder) }
+
+    func place(_ source: URL, as name: String) throws -> String {
+        let target = folder.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: source, to: target)
+        return target.path
+    }
+
+    /// The keywords as exiftool gives them to Immich (which reads TagsList, then HierarchicalSubject, then Keywords).
+    func exiftool(_ sidecar: String) throws -> [String: [String]] {
+        let r = try Tool.run(Self.exiftool, ["-j", "-XMP-digiKam:TagsList", "-XMP-lr:HierarchicalSubject", "-XMP-dc:Subject",
+                                             "-XMP-microsoft:LastKeywordXMP", sidecar])
+        #expect(r.status == 0, "exiftool failed on \(sidecar)")
+        let object = (try JSONSerialization.jsonObject(with: Data(r.output.utf8)) as? [[String: Any]])?.first ?? [:]
+        var keywords: [String: [String]] = [:]
+        for (key, value) in object where key != "SourceFile" {
+            keywords[key] = (value as? [Any])?.map { "\($0)" } ?? ["\(value)"]
+        }
+        return keywords
+    }
+
+    /// Every XMP property exiv2 reads (digiKam's and darktable's library), as `key: value`.
+    func exiv2(_ sidecar: String) throws -> [String: String] {
+        let r = try Tool.run(Self.exiv2, ["-PXkv", sidecar])
+        #expect(r.status == 0, "exiv2 failed on \(sidecar)")
+        var properties: [String: String] = [:]
+        for line in r.output.split(separator: "\n") {
+            let parts = line.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+            if parts.count == 2 { properties[String(parts[0])] = parts[1].trimmingCharacters(in: .whitespaces) }
+        }
+        return properties
+    }
+
+    @Test func aBeagleIsTaggedWhereEveryReaderFindsIt() throws {
+        let photo = try place(Self.beagle, as: "walks/rex.jpg")
+        _ = try place(Self.noise, as: "walks/noise.png")
+        let r = try CLI.run(["tag", folder.appendingPathComponent("walks").path])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("\(photo): Animals/Dogs, Animals/Dogs/Beagle → \(photo).xmp (new)\n"), "\(r.stdout)")
+        #expect(r.stdout.contains("noise.png: no dog; nothing written\n"))
+        #expect(r.stdout.hasSuffix("Summary — photos: 2 · with a dog: 1 · dogs: 1 · tags written: 2 · sidecars written: 1 · "
+                                   + "unchanged: 0 · tagged before: 0 · no dog: 1 · skipped: 0 · failed: 0\n"), "\(r.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("walks/noise.png.xmp").path))
+        #expect(FileManager.default.contentsEqual(atPath: photo, andPath: Self.beagle.path), "the photo itself changed")
+
+        #expect(try exiftool(photo + ".xmp") == ["TagsList": ["Animals/Dogs", "Animals/Dogs/Beagle"],
+                                                  "HierarchicalSubject": ["Animals|Dogs", "Animals|Dogs|Beagle"],
+                                                  "Subject": ["Dogs", "Beagle"],
+                                                  "LastKeywordXMP": ["Animals/Dogs", "Animals/Dogs/Beagle"]])
+        let read = try exiv2(photo + ".xmp")
+        #expect(read["Xmp.digiKam.TagsList"] == "Animals/Dogs, Animals/Dogs/Beagle")
+        #expect(read["Xmp.lr.hierarchicalSubject"] == "Animals|Dogs, Animals|Dogs|Beagle")
+        #expect(read["Xmp.MicrosoftPhoto.LastKeywordXMP"] == "Animals/Dogs, Animals/Dogs/Beagle")
+        #expect(read["Xmp.dc.subject"] == "Dogs, Beagle")
+
+        // Again with the same model: skipped, and the file is not rewritten.
+        let before = try FileManager.default.attributesOfItem(atPath: photo + ".xmp")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: photo + ".xmp"))
+        let again = try CLI.run(["tag", photo])
+        #expect(again.status == 0)
+        #expect(again.stdout == "\(photo): tagged by this model before (\(photo).xmp); skipped (--force tags it again)\n")
+        let after = try FileManager.default.attributesOfItem(atPath: photo + ".xmp")
+        #expect(after[.systemFileNumber] as? Int == before[.systemFileNumber] as? Int)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: photo + ".xmp")) == bytes)
+
+        // In Czech, under a root of the user's: dedog's keywords are replaced, and the dry run says so first.
+        let dry = try CLI.run(["tag", "--force", "--lang", "cs", "--root", "Mazlíčci/Psi", "--dry-run", photo])
+        #expect(dry.stdout.hasPrefix("\(photo): Mazlíčci/Psi, Mazlíčci/Psi/beagle → \(photo).xmp\n"), "\(dry.stdout)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: photo + ".xmp")) == bytes, "a dry run wrote")
+        _ = try CLI.run(["tag", "--force", "--lang", "cs", "--root", "Mazlíčci/Psi", photo])
+        #expect(try exiftool(photo + ".xmp")["TagsList"] == ["Mazlíčci/Psi", "Mazlíčci/Psi/beagle"])
+
+        // --remove deletes the sidecar dedog made, which holds nothing else.
+        let removed = try CLI.run(["tag", "--remove", folder.appendingPathComponent("walks").path])
+        #expect(removed.status == 0)
+        #expect(removed.stdout.contains("\(photo): remove Mazlíčci/Psi, Mazlíčci/Psi/beagle; delete \(photo).xmp "
+                                        + "(dedog made it and nothing else is in it)\n"), "\(removed.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: photo + ".xmp"))
+    }
+
+    @Test func darktablesHistoryAndTheUsersKeywordsStayThroughTagRetagAndRemove() throws {
+        let photo = try place(Self.beagle, as: "raw/IMG_0042.jpg")
+        let sidecar = photo + ".xmp"
+        try Data(Self.darktableSidecar.utf8).write(to: URL(fileURLWithPath: sidecar))
+        func history() throws -> [String?] {
+            let read = try exiv2(sidecar)
+            return ["Xmp.darktable.history[1]/darktable:operation", "Xmp.darktable.history[2]/darktable:operation",
+                    "Xmp.darktable.history[2]/darktable:params", "Xmp.darktable.history_end"].map { read[$0] }
+        }
+        let expected: [String?] = ["exposure", "colorin", "gz48eJxjZBgFo2AU", "2"]
+        #expect(try history() == expected)
+
+        #expect(try CLI.run(["tag", photo]).status == 0)
+        var keywords = try exiftool(sidecar)
+        #expect(keywords["Subject"] == ["holiday", "Beagle", "Dogs"])
+        #expect(keywords["HierarchicalSubject"] == ["Places|Šumava", "Animals|Dogs", "Animals|Dogs|Beagle"])
+        #expect(keywords["TagsList"] == ["Animals/Dogs", "Animals/Dogs/Beagle"])
+        #expect(try history() == expected)
+
+        #expect(try CLI.run(["tag", "--force", "--lang", "cs", photo]).status == 0)
+        keywords = try exiftool(sidecar)
+        #expect(keywords["Subject"] == ["holiday", "Beagle", "Psi", "beagle"])
+        #expect(keywords["HierarchicalSubject"] == ["Places|Šumava", "Zvířata|Psi", "Zvířata|Psi|beagle"])
+        #expect(try history() == expected)
+
+        let removed = try CLI.run(["tag", "--remove", photo])
+        #expect(removed.stdout == "\(photo): remove Zvířata/Psi, Zvířata/Psi/beagle from \(sidecar)\n")
+        keywords = try exiftool(sidecar)
+        #expect(keywords == ["Subject": ["holiday", "Beagle"], "HierarchicalSubject": ["Places|Šumava"]])
+        #expect(try history() == expected)
+        #expect(try exiv2(sidecar).keys.filter { $0.hasPrefix("Xmp.dedog.") }.isEmpty)
+    }
+
+    @Test func everyBadInputIsSaidAndTheRestGoesOn() throws {
+        let good = try place(Self.beagle, as: "in/good.jpg")
+        _ = try place(Self.damaged, as: "in/damaged.jpg")
+        let junk = try place(Self.beagle, as: "in/junk.jpg")
+        try Data("not XMP at all".utf8).write(to: URL(fileURLWithPath: junk + ".xmp"))
+        let outside = try place(Self.beagle, as: "elsewhere/away.jpg")
+        try FileManager.default.createSymbolicLink(atPath: folder.appendingPathComponent("in/linked.jpg").path, withDestinationPath: outside)
+        let linkedSidecar = try place(Self.beagle, as: "in/linkedsidecar.jpg")
+        try FileManager.default.createSymbolicLink(atPath: linkedSidecar + ".xmp", withDestinationPath: "/etc/hostname")
+
+        let r = try CLI.run(["tag", folder.appendingPathComponent("in").path])
+        #expect(r.status == 1)
+        let errors = r.stderr.split(separator: "\n").map(String.init)
+        #expect(errors.contains { $0.hasPrefix("dedog: error: \(folder.path)/in/damaged.jpg: ") }, "\(r.stderr)")
+        #expect(errors.contains("dedog: error: \(junk): \(junk).xmp is not an XMP sidecar (no XMP packet could be read from it); "
+                                + "it was left as it is. Move it aside (or rename it) and run dedog tag again to write a new one."), "\(r.stderr)")
+        #expect(errors.contains("dedog: error: \(folder.path)/in/linked.jpg: \(folder.path)/in/linked.jpg leads outside "
+                                + "\(folder.path)/in through a symbolic link; dedog tag writes sidecars only inside the folders it is given "
+                                + "(name the photo or its folder itself to tag it)."), "\(r.stderr)")
+        #expect(errors.contains("dedog: error: \(linkedSidecar): \(linkedSidecar).xmp is a symbolic link; dedog writes only sidecars "
+                                + "that are files, and left it as it is."), "\(r.stderr)")
+        #expect(r.stdout.contains("\(good): Animals/Dogs, Animals/Dogs/Beagle → \(good).xmp (new)\n"), "\(r.stdout)")
+        #expect(r.stdout.hasSuffix("skipped: 0 · failed: 4\n"), "\(r.stdout)")
+        #expect(try String(contentsOfFile: junk + ".xmp", encoding: .utf8) == "not XMP at all")
+        #expect(!FileManager.default.fileExists(atPath: outside + ".xmp"))
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: linkedSidecar + ".xmp") == "/etc/hostname")
+    }
+
+    @Test(.enabled(if: HostileCorpusTests.canLockOut, "running as root where setpriv cannot drop CAP_DAC_OVERRIDE"))
+    func aReadOnlyFolderIsSaid() throws {
+        let photo = try place(Self.beagle, as: "locked/rex.jpg")
+        let locked = folder.appendingPathComponent("locked").path
+        chmod(locked, 0o555)
+        defer { chmod(locked, 0o755) }
+        let r = try CLI.run(["tag", photo], launcher: HostileCorpusTests.withoutFileOverride)
+        #expect(r.status == 1)
+        #expect(r.stderr == "dedog: error: \(photo): cannot write \(photo).xmp: permission denied. Make the folder writable, "
+                + "or tag a copy of the photos.\n", "\(r.stderr)")
+    }
+
+    /// A sidecar as darktable writes it (abridged from a darktable 4 sidecar): its edit history, and the user's
+    /// own keywords in dc:subject and lr:hierarchicalSubject.
+    static let darktableSidecar = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <x:xmpmeta xmlns:x="adobe:ns:meta/" x:xmptk="XMP Core 4.4.0-Exiv2">
+         <rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+          <rdf:Description rdf:about=""
+            xmlns:darktable="http://darktable.sf.net/"
+            xmlns:dc="http://purl.org/dc/elements/1.1/"
+            xmlns:lr="http://ns.adobe.com/lightroom/1.0/"
+           darktable:xmp_version="5"
+           darktable:history_end="2">
+           <darktable:history>
+            <rdf:Seq>
+             <rdf:li darktable:num="0" darktable:operation="exposure" darktable:enabled="1" darktable:params="0000000000000000"/>
+             <rdf:li darktable:num="1" darktable:operation="colorin" darktable:enabled="1" darktable:params="gz48eJxjZBgFo2AU"/>
+            </rdf:Seq>
+           </darktable:history>
+           <dc:subject>
+            <rdf:Bag>
+             <rdf:li>holiday</rdf:li>
+             <rdf:li>Beagle</rdf:li>
+            </rdf:Bag>
+           </dc:subject>
+           <lr:hierarchicalSubject>
+            <rdf:Bag>
+             <rdf:li>Places|Šumava</rdf:li>
+            </rdf:Bag>
+           </lr:hierarchicalSubject>
+          </rdf:Description>
+         </rdf:RDF>
+        </x:xmpmeta>
+        """
+}
