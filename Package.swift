@@ -36,8 +36,9 @@ let package = Package(
         // `dedog tag` merges keywords into, keeping everything else in them (see DedogSidecar).
         .systemLibrary(name: "CExempi", pkgConfig: "exempi-2.0",
                        providers: [.apt(["libexempi-dev"])]),
-        // Exempi prints each error it meets to std::cerr: these two C++ functions silence it around exempi's calls.
-        .target(name: "CXMPQuiet"),
+        // Exempi prints each error it meets to std::cerr: a few lines of C++ silence it around exempi's calls; and
+        // syncfs, which Swift's Glibc module does not declare.
+        .target(name: "CSidecar"),
 
         // libheif, opened on first use rather than linked: it and its codecs cost every process some 4 ms at start.
         .target(name: "CHeif", linkerSettings: [.linkedLibrary("dl")]),
@@ -54,7 +55,7 @@ let package = Package(
         // parallel maps, threads for blocking work, ordered results, a bounded pool of workspaces, a value read ahead.
         .target(name: "DedogConcurrency"),
         // XMP sidecars beside photos: keywords merged into what is there, written atomically; dedog's own record.
-        .target(name: "DedogSidecar", dependencies: ["DedogFiles", "CExempi", "CXMPQuiet"]),
+        .target(name: "DedogSidecar", dependencies: ["DedogFiles", "CExempi", "CSidecar"]),
         // Pixels: decoding, orientation, resizing, cropping, normalisation.
         .target(name: "DedogImage", dependencies: ["DedogFiles", "CTurboJPEG", "CJPEGScan", "CPNG", "CHeif", "CWebP"]),
         // The inference engine: kernels, layers, execution plans, sessions, safetensors, EfficientNet-Lite backbones.

@@ -18,6 +18,11 @@
     X(int, heif_image_handle_get_height, (const struct heif_image_handle *h), (h))                                   \
     X(int, heif_image_handle_has_alpha_channel, (const struct heif_image_handle *h), (h))                            \
     X(int, heif_image_handle_is_premultiplied_alpha, (const struct heif_image_handle *h), (h))                       \
+    X(int, heif_image_handle_get_number_of_thumbnails, (const struct heif_image_handle *h), (h))                     \
+    X(int, heif_image_handle_get_list_of_thumbnail_IDs, (const struct heif_image_handle *h, heif_item_id *ids, int n), \
+      (h, ids, n))                                                                                                   \
+    X(struct heif_error, heif_image_handle_get_thumbnail,                                                            \
+      (const struct heif_image_handle *h, heif_item_id id, struct heif_image_handle **t), (h, id, t))                \
     X(struct heif_decoding_options *, heif_decoding_options_alloc, (void), ())                                       \
     X(void, heif_decoding_options_free, (struct heif_decoding_options * o), (o))                                     \
     X(struct heif_error, heif_decode_image,                                                                          \

@@ -56,9 +56,12 @@ public final class Classifier: Sendable {
         self.model = model
         self.modelURL = modelURL
         self.configuration = configuration
-        // Decode large JPEGs only as far as the largest resize needs (DCT scaling).
+        // Decode large JPEGs only as far as the largest resize needs (DCT scaling); where every backbone pads the
+        // photo to a square, a HEIC's thumbnail whose longer side reaches the resize is enough.
+        let sizes = model.backbones.map(\.input.resizeShorterSide)
         decoderOptions = ImageDecoder.Options(maxPixels: configuration.maxPixels, maxFileBytes: configuration.maxFileBytes,
-                                              minimumShorterSide: model.backbones.map(\.input.resizeShorterSide).max())
+                                              minimumShorterSide: sizes.max(),
+                                              sufficientLongerSide: model.backbones.allSatisfy { $0.input.fit == .pad } ? sizes.max() : nil)
         decision = configuration.decision ?? model.specification.decision
         let mirror = configuration.averagesMirror ?? model.specification.backbones.map { $0.averagesMirror ?? false }
         guard mirror.count == model.backbones.count else {
@@ -220,6 +223,7 @@ public final class Classifier: Sendable {
             var options = decoderOptions
             let shorter = min(image.width, image.height)
             options.minimumShorterSide = (wanted * shorter + square.side - 1) / square.side
+            options.sufficientLongerSide = nil
             let larger = try decodeAgain(options)
             if larger.width > image.width {
                 let scale = Double(larger.width) / Double(image.width)

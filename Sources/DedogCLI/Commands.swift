@@ -8,10 +8,10 @@ public enum CommandLineTool {
         Classify.self, Tag.self, Train.self, Learn.self, Forget.self, Evaluate.self, Breeds.self, QuizCommand.self,
     ]
 
-    /// Work to start before the command line is parsed: commands that show breeds get their catalogue read
+    /// Work to start before the command line is parsed: commands that show or write breeds get their catalogue read
     /// meanwhile (see `EarlyCatalogue`).
     public static func prepare(arguments: [String]) {
-        if let command = arguments.dropFirst().first, ["classify", "breeds"].contains(command) {
+        if let command = arguments.dropFirst().first, ["classify", "breeds", "tag"].contains(command) {
             EarlyCatalogue.start()
         }
     }

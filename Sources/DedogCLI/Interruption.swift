@@ -24,9 +24,10 @@ enum Interruption {
     /// When a signal came: reports `message` and exits with 128 + its number, at once: output is written
     /// unbuffered (Terminal), and work other threads have in flight is abandoned, not finished, so no exit
     /// handler runs (LeakSanitizer's would count the abandoned work as leaks and change the status).
-    static func exitIfRequested(_ message: @autoclosure () -> String) {
+    static func exitIfRequested(_ message: @autoclosure () -> String, before leaving: () -> Void = {}) {
         let number = received.load(ordering: .relaxed)
         guard number != 0 else { return }
+        leaving()
         Terminal.error(message())
         _exit(128 + number)
     }

@@ -89,6 +89,7 @@ struct Tag: ParsableCommand {
         let language = lang ?? Environment.language
         let settings = TagSettings(root: root.flatMap(TagSettings.root(parsing:)), language: language, minProbability: minProbability)
         var summary = TagSummary(dryRun: dryRun)
+        var written: [TagReport] = []
         Interruption.catchSignals()
         // Photos inside a folder given are tagged only when they are inside it for real (not through a link).
         var found: [(root: String, item: PhotoFiles.Found)] = []
@@ -102,6 +103,7 @@ struct Tag: ParsableCommand {
             switch outcome {
             case let .success(report):
                 summary.add(report)
+                written.append(report)
                 Terminal.out(TagSummary.line(report))
             case let .failure(error):
                 summary.failed += 1
@@ -122,7 +124,8 @@ struct Tag: ParsableCommand {
 
         if remove {
             for (root, item) in found {
-                Interruption.exitIfRequested("interrupted after \(summary.photos) photos; every sidecar is as it was or complete")
+                Interruption.exitIfRequested("interrupted after \(summary.photos) photos; every sidecar is as it was or complete; "
+                                         + "run again to finish", before: { PhotoTagger.flush(written) })
                 switch item {
                 case let .skipped(path, reason): skipped(path, reason)
                 case let .image(path):
@@ -133,6 +136,7 @@ struct Tag: ParsableCommand {
                     report(result, path: path)
                 }
             }
+            PhotoTagger.flush(written)
             try finish(summary)
             return
         }
@@ -163,7 +167,8 @@ struct Tag: ParsableCommand {
             }
         }
         for (root, item) in found {
-            Interruption.exitIfRequested("interrupted after \(summary.photos) photos; every sidecar is as it was or complete")
+            Interruption.exitIfRequested("interrupted after \(summary.photos) photos; every sidecar is as it was or complete; "
+                                         + "run again to finish", before: { PhotoTagger.flush(written) })
             switch item {
             case let .skipped(path, reason):
                 work.submit({ .skipped(path, reason) }, deliver: deliver)
@@ -182,6 +187,7 @@ struct Tag: ParsableCommand {
         }
         work.finish(deliver: deliver)
         progress?.clear()
+        PhotoTagger.flush(written)
         try finish(summary)
     }
 

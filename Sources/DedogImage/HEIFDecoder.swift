@@ -58,8 +58,13 @@ struct HEIFDecoder {
             throw .tooLarge(file: name, width: width, height: height, limit: options.maxPixels)
         }
 
-        let alpha = dedog_heif_image_handle_has_alpha_channel(handle) != 0
-        let premultiplied = alpha && dedog_heif_image_handle_is_premultiplied_alpha(handle) != 0
+        // A phone's HEIC carries a small picture of itself: when that is large enough for what is asked, it is
+        // decoded instead of the 12-megapixel grid (`original` keeps the photo's size, for a closer look).
+        let thumbnail = thumbnail(of: handle, width: width, height: height)
+        defer { if let thumbnail { dedog_heif_image_handle_release(thumbnail) } }
+        let chosen = thumbnail ?? handle
+        let alpha = dedog_heif_image_handle_has_alpha_channel(chosen) != 0
+        let premultiplied = alpha && dedog_heif_image_handle_is_premultiplied_alpha(chosen) != 0
         guard let decoding = dedog_heif_decoding_options_alloc() else {
             throw .corrupt(file: name, detail: "libheif could not start a decoder")
         }
@@ -72,7 +77,7 @@ struct HEIFDecoder {
         decoding.pointee.strict_decoding = 0
 
         var decoded: OpaquePointer?
-        try check(dedog_heif_decode_image(handle, &decoded, heif_colorspace_RGB,
+        try check(dedog_heif_decode_image(chosen, &decoded, heif_colorspace_RGB,
                                     alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, decoding),
                   while: "decoding the picture")
         guard let decoded else { throw .corrupt(file: name, detail: "libheif returned no picture") }
@@ -100,7 +105,38 @@ struct HEIFDecoder {
             Compositing.rgb(fromRGBA: &pixels, width: outWidth, height: outHeight, background: options.background,
                             premultiplied: premultiplied)
         }
-        return RGBImage(checked: outWidth, outHeight, pixels)
+        var image = RGBImage(checked: outWidth, outHeight, pixels)
+        if thumbnail != nil { image.original = PixelSize(width: width, height: height) }
+        return image
+    }
+
+    /// The smallest of the image's thumbnails whose shorter side is at least `options.minimumShorterSide`, or whose
+    /// longer side is at least `options.sufficientLongerSide`, and whose shape is the photo's (`width`×`height`, after the transforms, within 1 %: a thumbnail stored without the
+    /// photo's rotation is not used); nil when there is none or no size was asked for. The caller releases it.
+    private func thumbnail(of handle: OpaquePointer, width: Int, height: Int) -> OpaquePointer? {
+        let shorter = options.minimumShorterSide, longer = options.sufficientLongerSide
+        guard shorter != nil || longer != nil else { return nil }
+        let count = Int(dedog_heif_image_handle_get_number_of_thumbnails(handle))
+        guard (1...16).contains(count) else { return nil }
+        var ids = [heif_item_id](repeating: 0, count: count)
+        let listed = Int(dedog_heif_image_handle_get_list_of_thumbnail_IDs(handle, &ids, Int32(count)))
+        let shape = Double(width) / Double(height)
+        var best: (handle: OpaquePointer, pixels: Int)?
+        for id in ids.prefix(min(listed, count)) {
+            var found: OpaquePointer?
+            guard dedog_heif_image_handle_get_thumbnail(handle, id, &found).code == heif_error_Ok, let found else { continue }
+            let w = Int(dedog_heif_image_handle_get_width(found)), h = Int(dedog_heif_image_handle_get_height(found))
+            let large = shorter.map { min(w, h) >= $0 } == true || longer.map { max(w, h) >= $0 } == true
+            let fits = w > 0 && h > 0 && large && w < width
+                && abs(Double(w) / Double(h) - shape) <= 0.01 * shape
+            if fits, best.map({ w * h < $0.pixels }) ?? true {
+                if let previous = best { dedog_heif_image_handle_release(previous.handle) }
+                best = (found, w * h)
+            } else {
+                dedog_heif_image_handle_release(found)
+            }
+        }
+        return best?.handle
     }
 
     private func check(_ error: heif_error, while doing: String) throws(ImageError) {

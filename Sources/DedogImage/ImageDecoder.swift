@@ -97,6 +97,10 @@ public struct ImageDecoder: Sendable {
         /// If set, large JPEGs are decoded at the smallest DCT scale (1/8 … 1) whose shorter side is still
         /// at least this many pixels, so that a 12-megapixel photo is not fully decoded to make a 224-pixel input.
         public var minimumShorterSide: Int? = nil
+        /// If set, a picture whose longer side is at least this many pixels is enough (the photo is padded to a
+        /// square of that side, so its longer side is all that counts): a HEIF's own thumbnail is decoded instead
+        /// of the photo when it has that much. JPEG's DCT scale keeps to `minimumShorterSide`.
+        public var sufficientLongerSide: Int? = nil
         /// Transparent pixels are composited onto this colour.
         public var background: RGBColor = .white
         /// Rotate/flip JPEGs and WebPs as their EXIF orientation tag says, so that phone photos come out upright.
@@ -108,13 +112,14 @@ public struct ImageDecoder: Sendable {
 
         public init(maxPixels: Int = 100_000_000, maxFileBytes: Int = 512 << 20, minimumShorterSide: Int? = nil,
                     background: RGBColor = .white, appliesEXIFOrientation: Bool = true,
-                    allowsDamagedData: Bool = false) {
+                    allowsDamagedData: Bool = false, sufficientLongerSide: Int? = nil) {
             self.maxPixels = maxPixels
             self.maxFileBytes = maxFileBytes
             self.minimumShorterSide = minimumShorterSide
             self.background = background
             self.appliesEXIFOrientation = appliesEXIFOrientation
             self.allowsDamagedData = allowsDamagedData
+            self.sufficientLongerSide = sufficientLongerSide
         }
     }
 

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CSidecar
 import DedogFiles
 import Foundation
 
@@ -173,10 +174,25 @@ public final class Sidecar {
     }
 
     /// Writes the file: a temporary file beside it, renamed over it, so an interrupted run leaves it as it was or
-    /// complete.
-    public func save() throws(SidecarError) {
+    /// complete. `durable`: flushed to the disk before this returns; without it, `Sidecar.flush` flushes many at once.
+    public func save(durable: Bool = true) throws(SidecarError) {
         let bytes = try bytes()
-        do throws(FileError) { try AtomicFile.write(bytes, to: path) } catch { throw .unwritable(path: path, error) }
+        do throws(FileError) { try AtomicFile.write(bytes, to: path, durable: durable) } catch { throw .unwritable(path: path, error) }
+    }
+
+    /// Flushes to the disk every file system that holds one of `paths` (one `syncfs` each): what sidecars saved
+    /// without `durable` need before a run is over. Writing each durably costs a disk flush per photo.
+    public static func flush(_ paths: [String]) {
+        var done = Set<UInt64>()
+        for path in paths {
+            let folder = (path as NSString).deletingLastPathComponent
+            var info = stat()
+            guard stat(folder.isEmpty ? "." : folder, &info) == 0, done.insert(UInt64(info.st_dev)).inserted else { continue }
+            let fd = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            guard fd >= 0 else { continue }
+            _ = dedog_syncfs(fd)
+            close(fd)
+        }
     }
 
     /// Deletes the file.

@@ -1,5 +1,5 @@
 import CExempi
-import CXMPQuiet
+import CSidecar
 
 /// The XMP namespaces dedog reads or writes, with the prefixes the photo managers use for them.
 public enum XMPNamespace {
@@ -18,7 +18,7 @@ public enum XMPNamespace {
 }
 
 /// Exempi's start, once per process, with the namespaces it does not know registered under the prefixes the
-/// managers use; every exempi call runs inside `quietly` (see `xmp_quiet.h`).
+/// managers use; every exempi call runs inside `quietly` (see `sidecar_support.h`).
 enum XMPLibrary {
     static let ready: Bool = quietly {
         guard xmp_init() else { return false }

@@ -116,6 +116,32 @@ enum Fixtures {
         #expect(upright.original == PixelSize(width: 32, height: 24))
     }
 
+    /// A HEIC's own thumbnail stands in for the photo when it is large enough for what is asked (a phone's
+    /// 12-megapixel grid costs most of a second to decode). heic-thumbnail.heic: the bundled beagle (224×224) with
+    /// a 160×160 thumbnail, made by `heif-enc -q 40 -t 160` (libheif-examples 1.15).
+    @Test func aHEICsThumbnailIsDecodedWhenItIsLargeEnough() throws {
+        let url = Fixtures.url("heic-thumbnail.heic")
+        let full = try ImageDecoder().decode(contentsOf: url)
+        #expect(full.width == 224 && full.height == 224 && full.original == nil)
+        let small = try ImageDecoder(options: .init(minimumShorterSide: 150)).decode(contentsOf: url)
+        #expect(small.width == 160 && small.height == 160)
+        #expect(small.original == PixelSize(width: 224, height: 224))
+        // The same picture: each channel's mean within 2 levels of the photo's.
+        func means(_ image: RGBImage) -> [Double] {
+            (0..<3).map { c in
+                stride(from: c, to: image.pixels.count, by: 3).reduce(0.0) { $0 + Double(image.pixels[$1]) } / Double(image.width * image.height)
+            }
+        }
+        #expect(zip(means(small), means(full)).allSatisfy { abs($0 - $1) < 2 }, "\(means(small)) vs \(means(full))")
+        let asked = try ImageDecoder(options: .init(minimumShorterSide: 161)).decode(contentsOf: url)
+        #expect(asked.width == 224 && asked.original == nil)
+        // For a photo padded to a square its longer side is what counts.
+        let padded = try ImageDecoder(options: .init(minimumShorterSide: 200, sufficientLongerSide: 160)).decode(contentsOf: url)
+        #expect(padded.width == 160 && padded.original == PixelSize(width: 224, height: 224))
+        let larger = try ImageDecoder(options: .init(minimumShorterSide: 200, sufficientLongerSide: 161)).decode(contentsOf: url)
+        #expect(larger.width == 224)
+    }
+
     @Test func formatIsDetectedByContentNotExtension() throws {
         let png = try Data(contentsOf: Fixtures.url("png-rgb8.png"))
         let disguised = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-disguised-\(getpid()).jpg")

@@ -26,6 +26,10 @@ int dedog_heif_image_handle_get_width(const struct heif_image_handle *handle);
 int dedog_heif_image_handle_get_height(const struct heif_image_handle *handle);
 int dedog_heif_image_handle_has_alpha_channel(const struct heif_image_handle *handle);
 int dedog_heif_image_handle_is_premultiplied_alpha(const struct heif_image_handle *handle);
+int dedog_heif_image_handle_get_number_of_thumbnails(const struct heif_image_handle *handle);
+int dedog_heif_image_handle_get_list_of_thumbnail_IDs(const struct heif_image_handle *handle, heif_item_id *ids, int count);
+struct heif_error dedog_heif_image_handle_get_thumbnail(const struct heif_image_handle *handle, heif_item_id id,
+                                                        struct heif_image_handle **thumbnail);
 struct heif_decoding_options *dedog_heif_decoding_options_alloc(void);
 void dedog_heif_decoding_options_free(struct heif_decoding_options *options);
 struct heif_error dedog_heif_decode_image(const struct heif_image_handle *handle, struct heif_image **image,

@@ -1,5 +1,5 @@
-#ifndef DEDOG_XMP_QUIET_H
-#define DEDOG_XMP_QUIET_H
+#ifndef DEDOG_SIDECAR_SUPPORT_H
+#define DEDOG_SIDECAR_SUPPORT_H
 
 #ifdef __cplusplus
 extern "C" {
@@ -10,6 +10,10 @@ extern "C" {
 /// calls it brackets (exempi's set-up and its namespace table are process-wide).
 void dedog_xmp_quiet_begin(void);
 void dedog_xmp_quiet_end(void);
+
+/// syncfs(2): flushes the file system that holds the open file `fd` (Glibc declares it only under _GNU_SOURCE,
+/// which Swift's Glibc module does not set).
+int dedog_syncfs(int fd);
 
 #ifdef __cplusplus
 }

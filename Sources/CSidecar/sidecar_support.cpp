@@ -1,4 +1,6 @@
-#include "xmp_quiet.h"
+#include "sidecar_support.h"
+
+#include <unistd.h>
 
 #include <iostream>
 #include <mutex>
@@ -17,3 +19,5 @@ extern "C" void dedog_xmp_quiet_end(void) {
     std::cerr.rdbuf(saved);  // rdbuf(buffer) also clears badbit
     lock.unlock();
 }
+
+extern "C" int dedog_syncfs(int fd) { return syncfs(fd); }
