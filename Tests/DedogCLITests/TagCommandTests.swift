@@ -180,6 +180,48 @@ final class TagCommandTests {
                 + "or tag a copy of the photos.\n", "\(r.stderr)")
     }
 
+    /// Ctrl-C in the middle of a folder: the run stops between photos, says so and exits with 130; every sidecar is
+    /// as it was (byte for byte) or complete (dedog's keywords and darktable's history), no temporary file is left,
+    /// and running again tags the rest.
+    @Test func anInterruptedRunLeavesEverySidecarWholeAndTheNextFinishes() throws {
+        let photos = try (0..<40).map { try place(Self.beagle, as: "many/dog-\(String(format: "%02d", $0)).jpg") }
+        for photo in photos where photo.hasSuffix("0.jpg") || photo.hasSuffix("5.jpg") {
+            try Data(Self.darktableSidecar.utf8).write(to: URL(fileURLWithPath: photo + ".xmp"))
+        }
+        let output = folder.appendingPathComponent("stdout.txt")
+        FileManager.default.createFile(atPath: output.path, contents: nil)
+        let process = Process()
+        process.executableURL = CLI.binary
+        process.arguments = ["tag", "--threads", "1", folder.appendingPathComponent("many").path]
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let started = Date()
+        while (try Data(contentsOf: output)).isEmpty && process.isRunning && Date().timeIntervalSince(started) < 60 {
+            Thread.sleep(forTimeInterval: 0.002)
+        }
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 128 + SIGINT)
+        let done = try String(contentsOf: output, encoding: .utf8).split(separator: "\n").count
+        #expect(done >= 1 && done < 40, "the signal came after \(done) photos")
+
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("many").path)
+        #expect(!names.contains { $0.hasSuffix(".tmp") }, "\(names)")
+        for photo in photos where FileManager.default.fileExists(atPath: photo + ".xmp") {
+            let text = try String(contentsOfFile: photo + ".xmp", encoding: .utf8)
+            if text == Self.darktableSidecar { continue }
+            #expect(try exiftool(photo + ".xmp")["TagsList"] == ["Animals/Dogs", "Animals/Dogs/Beagle"], "\(photo)")
+            if text.contains("darktable") { #expect(try exiv2(photo + ".xmp")["Xmp.darktable.history_end"] == "2") }
+        }
+        let again = try CLI.run(["tag", folder.appendingPathComponent("many").path])
+        #expect(again.status == 0)
+        #expect(again.stdout.components(separatedBy: "tagged by this model before").count - 1 == done, "\(again.stdout)")
+        for photo in photos {
+            #expect(try exiftool(photo + ".xmp")["TagsList"] == ["Animals/Dogs", "Animals/Dogs/Beagle"], "\(photo)")
+        }
+    }
+
     /// A sidecar as darktable writes it (abridged from a darktable 4 sidecar): its edit history, and the user's
     /// own keywords in dc:subject and lr:hierarchicalSubject.
     static let darktableSidecar = """
