@@ -110,7 +110,7 @@ final class TagCommandTests {
     @Test func darktablesHistoryAndTheUsersKeywordsStayThroughTagRetagAndRemove() throws {
         let photo = try place(Self.beagle, as: "raw/IMG_0042.jpg")
         let sidecar = photo + ".xmp"
-        try Data(Self.darktableSidecar.utf8).write(to: URL(fileURLWithPath: sidecar))
+        try Data(XMPFixtures.darktableSidecar.utf8).write(to: URL(fileURLWithPath: sidecar))
         func history() throws -> [String?] {
             let read = try exiv2(sidecar)
             return ["Xmp.darktable.history[1]/darktable:operation", "Xmp.darktable.history[2]/darktable:operation",
@@ -186,7 +186,7 @@ final class TagCommandTests {
     @Test func anInterruptedRunLeavesEverySidecarWholeAndTheNextFinishes() throws {
         let photos = try (0..<40).map { try place(Self.beagle, as: "many/dog-\(String(format: "%02d", $0)).jpg") }
         for photo in photos where photo.hasSuffix("0.jpg") || photo.hasSuffix("5.jpg") {
-            try Data(Self.darktableSidecar.utf8).write(to: URL(fileURLWithPath: photo + ".xmp"))
+            try Data(XMPFixtures.darktableSidecar.utf8).write(to: URL(fileURLWithPath: photo + ".xmp"))
         }
         let output = folder.appendingPathComponent("stdout.txt")
         FileManager.default.createFile(atPath: output.path, contents: nil)
@@ -210,7 +210,7 @@ final class TagCommandTests {
         #expect(!names.contains { $0.hasSuffix(".tmp") }, "\(names)")
         for photo in photos where FileManager.default.fileExists(atPath: photo + ".xmp") {
             let text = try String(contentsOfFile: photo + ".xmp", encoding: .utf8)
-            if text == Self.darktableSidecar { continue }
+            if text == XMPFixtures.darktableSidecar { continue }
             #expect(try exiftool(photo + ".xmp")["TagsList"] == ["Animals/Dogs", "Animals/Dogs/Beagle"], "\(photo)")
             if text.contains("darktable") { #expect(try exiv2(photo + ".xmp")["Xmp.darktable.history_end"] == "2") }
         }
@@ -221,38 +221,4 @@ final class TagCommandTests {
             #expect(try exiftool(photo + ".xmp")["TagsList"] == ["Animals/Dogs", "Animals/Dogs/Beagle"], "\(photo)")
         }
     }
-
-    /// A sidecar as darktable writes it (abridged from a darktable 4 sidecar): its edit history, and the user's
-    /// own keywords in dc:subject and lr:hierarchicalSubject.
-    static let darktableSidecar = """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <x:xmpmeta xmlns:x="adobe:ns:meta/" x:xmptk="XMP Core 4.4.0-Exiv2">
-         <rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
-          <rdf:Description rdf:about=""
-            xmlns:darktable="http://darktable.sf.net/"
-            xmlns:dc="http://purl.org/dc/elements/1.1/"
-            xmlns:lr="http://ns.adobe.com/lightroom/1.0/"
-           darktable:xmp_version="5"
-           darktable:history_end="2">
-           <darktable:history>
-            <rdf:Seq>
-             <rdf:li darktable:num="0" darktable:operation="exposure" darktable:enabled="1" darktable:params="0000000000000000"/>
-             <rdf:li darktable:num="1" darktable:operation="colorin" darktable:enabled="1" darktable:params="gz48eJxjZBgFo2AU"/>
-            </rdf:Seq>
-           </darktable:history>
-           <dc:subject>
-            <rdf:Bag>
-             <rdf:li>holiday</rdf:li>
-             <rdf:li>Beagle</rdf:li>
-            </rdf:Bag>
-           </dc:subject>
-           <lr:hierarchicalSubject>
-            <rdf:Bag>
-             <rdf:li>Places|Šumava</rdf:li>
-            </rdf:Bag>
-           </lr:hierarchicalSubject>
-          </rdf:Description>
-         </rdf:RDF>
-        </x:xmpmeta>
-        """
 }

@@ -1,4 +1,5 @@
 import DedogSidecar
+import DedogTestSupport
 import Foundation
 import Testing
 
@@ -14,43 +15,9 @@ import Testing
 
     func photo(_ name: String = "rex.jpg") -> String { folder.appendingPathComponent(name).path }
 
-    /// A sidecar as darktable writes it (abridged from a real darktable 4 sidecar): its history, and the user's
-    /// own keywords in dc:subject and lr:hierarchicalSubject.
-    static let darktable = """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <x:xmpmeta xmlns:x="adobe:ns:meta/" x:xmptk="XMP Core 4.4.0-Exiv2">
-         <rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
-          <rdf:Description rdf:about=""
-            xmlns:darktable="http://darktable.sf.net/"
-            xmlns:dc="http://purl.org/dc/elements/1.1/"
-            xmlns:lr="http://ns.adobe.com/lightroom/1.0/"
-           darktable:xmp_version="5"
-           darktable:history_end="2">
-           <darktable:history>
-            <rdf:Seq>
-             <rdf:li darktable:num="0" darktable:operation="exposure" darktable:enabled="1" darktable:params="0000000000000000"/>
-             <rdf:li darktable:num="1" darktable:operation="colorin" darktable:enabled="1" darktable:params="gz48eJxjZBgFo2AU"/>
-            </rdf:Seq>
-           </darktable:history>
-           <dc:subject>
-            <rdf:Bag>
-             <rdf:li>holiday</rdf:li>
-             <rdf:li>Beagle</rdf:li>
-            </rdf:Bag>
-           </dc:subject>
-           <lr:hierarchicalSubject>
-            <rdf:Bag>
-             <rdf:li>Places|Šumava</rdf:li>
-            </rdf:Bag>
-           </lr:hierarchicalSubject>
-          </rdf:Description>
-         </rdf:RDF>
-        </x:xmpmeta>
-        """
-
     @Test func tagRetagAndRemoveKeepTheUsersKeywordsAndDarktablesHistory() throws {
         let path = photo() + ".xmp"
-        try Data(Self.darktable.utf8).write(to: URL(fileURLWithPath: path))
+        try Data(XMPFixtures.darktableSidecar.utf8).write(to: URL(fileURLWithPath: path))
         let beagle = [["Animals", "Dogs"], ["Animals", "Dogs", "Beagle"]]
 
         let first = try Sidecar(photo: photo())
@@ -114,9 +81,9 @@ import Testing
     /// photo.xmp is used when it is the only sidecar (digiKam and Immich read it); photo.jpg.xmp otherwise.
     @Test func theSidecarsName() throws {
         #expect(try Sidecar(photo: photo("a.jpg")).path == photo("a.jpg.xmp"))
-        FileManager.default.createFile(atPath: photo("b.xmp"), contents: Data(Self.darktable.utf8))
+        FileManager.default.createFile(atPath: photo("b.xmp"), contents: Data(XMPFixtures.darktableSidecar.utf8))
         #expect(try Sidecar(photo: photo("b.jpg")).path == photo("b.xmp"))
-        FileManager.default.createFile(atPath: photo("b.jpg.xmp"), contents: Data(Self.darktable.utf8))
+        FileManager.default.createFile(atPath: photo("b.jpg.xmp"), contents: Data(XMPFixtures.darktableSidecar.utf8))
         #expect(try Sidecar(photo: photo("b.jpg")).path == photo("b.jpg.xmp"))
         // A folder with a dot in its name does not count as the photo's extension.
         try FileManager.default.createDirectory(atPath: photo("c.d"), withIntermediateDirectories: true)
@@ -124,7 +91,7 @@ import Testing
     }
 
     @Test func filesThatAreNoSidecarAreLeftAlone() throws {
-        for (name, bytes) in [("text.jpg", "hello, not XMP"), ("cut.jpg", String(Self.darktable.prefix(300))),
+        for (name, bytes) in [("text.jpg", "hello, not XMP"), ("cut.jpg", String(XMPFixtures.darktableSidecar.prefix(300))),
                               ("html.jpg", "<html><body>no</body></html>"), ("empty.jpg", ""),
                               ("rdf.jpg", "<?xml version=\"1.0\"?>\n<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF")] {
             #expect(throws: SidecarError.notXMP(path: photo(name) + ".xmp")) {
