@@ -94,7 +94,6 @@ struct Tag: ParsableCommand {
         // Photos inside a folder given are tagged only when they are inside it for real (not through a link).
         var found: [(root: String, item: PhotoFiles.Found)] = []
         for path in paths { PhotoFiles.find([path]) { found.append((path, $0)) } }
-        found.removeAll { if case let .skipped(path, _) = $0.item { return path.lowercased().hasSuffix(".xmp") } else { return false } }
         let photos = found.filter { if case .image = $0.item { return true } else { return false } }.count
         let progress = !noProgress && isatty(STDERR_FILENO) == 1 && photos > 1 ? ClassifyProgress(total: photos, language: language) : nil
 

@@ -13,7 +13,8 @@ public enum ImageFiles {
 
     /// Calls `visit` for every file given and every file under every folder given (recursively, in sorted order,
     /// skipping hidden files and folders such as `.DS_Store`), as it goes. Files named directly are always
-    /// reported, as `.image` or `.skipped`; inside folders, files that are not images are reported as `.skipped`.
+    /// reported, as `.image` or `.skipped`; inside folders, files that are not images are reported as `.skipped`,
+    /// except photos' sidecars, which are passed over (`isSidecar`).
     /// Symbolic links to folders are not followed, so link loops cannot make the walk endless (see `FolderWalk`).
     public static func find(_ paths: [String], visit: (Found) -> Void) {
         let fm = FileManager.default
@@ -29,8 +30,16 @@ public enum ImageFiles {
             }
             let listing = FolderWalk.list(path)
             for problem in listing.problems { visit(.skipped(problem.path, reason: problem.reason)) }
-            for file in listing.files { visit(classify(file)) }
+            for file in listing.files where !isSidecar(file) { visit(classify(file)) }
         }
+    }
+
+    /// Whether `path` is a photo's metadata companion, which a folder of photos is expected to hold and a walk
+    /// passes over without a word: XMP sidecars (`photo.jpg.xmp`, `photo.xmp`, as `dedog tag` and the photo managers
+    /// write them) and Apple's edit files (`IMG_0042.AAE`).
+    static func isSidecar(_ path: String) -> Bool {
+        let lower = path.lowercased()
+        return lower.hasSuffix(".xmp") || lower.hasSuffix(".aae")
     }
 
     /// Whether the file at `path` starts like an image `ImageDecoder` reads.

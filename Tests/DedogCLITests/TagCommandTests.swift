@@ -82,6 +82,10 @@ final class TagCommandTests {
         #expect(read["Xmp.MicrosoftPhoto.LastKeywordXMP"] == "Animals/Dogs, Animals/Dogs/Beagle")
         #expect(read["Xmp.dc.subject"] == "Dogs, Beagle")
 
+        // A folder of photos with their sidecars: classify passes over the sidecars without a warning.
+        let classified = try CLI.run(["classify", folder.appendingPathComponent("walks").path])
+        #expect(classified.status == 0 && classified.stderr.isEmpty, "\(classified.stderr)")
+
         // Again with the same model: skipped, and the file is not rewritten.
         let before = try FileManager.default.attributesOfItem(atPath: photo + ".xmp")
         let bytes = try Data(contentsOf: URL(fileURLWithPath: photo + ".xmp"))
@@ -138,6 +142,16 @@ final class TagCommandTests {
         #expect(keywords == ["Subject": ["holiday", "Beagle"], "HierarchicalSubject": ["Places|Šumava"]])
         #expect(try history() == expected)
         #expect(try exiv2(sidecar).keys.filter { $0.hasPrefix("Xmp.dedog.") }.isEmpty)
+    }
+
+    @Test func flagsThatCannotWorkAreRefused() throws {
+        for (arguments, message) in [(["--min-probability", "1.5"], "--min-probability must be between 0 and 1 (0.8 for 80 %)."),
+                                     (["--root", "/"], "--root must name at least one keyword, e.g. \"Animals/Dogs\"."),
+                                     (["--remove", "--force"], "--remove and --force do not go together: --remove classifies nothing.")] {
+            let r = try CLI.run(["tag"] + arguments + ["rex.jpg"])
+            #expect(r.status == 64)
+            #expect(r.stderr.contains(message), "\(r.stderr)")
+        }
     }
 
     @Test func everyBadInputIsSaidAndTheRestGoesOn() throws {
