@@ -103,7 +103,7 @@ struct Tag: ParsableCommand {
             case let .success(report):
                 summary.add(report)
                 written.append(report)
-                Terminal.out(TagSummary.line(report))
+                Terminal.out(TagSummary.line(report, language))
             case let .failure(error):
                 summary.failed += 1
                 Terminal.error("\(path): \(Advice.message(for: error))")
@@ -136,7 +136,7 @@ struct Tag: ParsableCommand {
                 }
             }
             PhotoTagger.flush(written)
-            try finish(summary)
+            try finish(summary, language)
             return
         }
 
@@ -187,11 +187,11 @@ struct Tag: ParsableCommand {
         work.finish(deliver: deliver)
         progress?.clear()
         PhotoTagger.flush(written)
-        try finish(summary)
+        try finish(summary, language)
     }
 
-    private func finish(_ summary: TagSummary) throws {
-        if summary.photos + summary.skipped > 1 || summary.failed > 0 { Terminal.out(summary.text) }
+    private func finish(_ summary: TagSummary, _ language: Language) throws {
+        if summary.photos + summary.skipped > 1 || summary.failed > 0 { Terminal.out(summary.text(language)) }
         if summary.photos == 0 && summary.failed == 0 {
             Terminal.error("no \(PhotoFiles.readableFormats) images found in \(paths.joined(separator: ", "))")
             throw Status.someInputsFailed
@@ -230,35 +230,59 @@ struct TagSummary {
         dogs += report.dogs
     }
 
-    /// One photo's line: what its sidecar got (or would get).
-    static func line(_ r: TagReport) -> String {
-        let tags = r.tags.joined(separator: ", ")
-        let would = r.dryRun ? "would " : ""
-        switch r.action {
-        case .created: return "\(r.photo): \(tags) → \(r.sidecar) (\(r.dryRun ? "would be " : "")new)"
-        case .updated where r.tags.isEmpty: return "\(r.photo): no dog; \(would)take dedog's keywords out of \(r.sidecar)"
-        case .updated: return "\(r.photo): \(tags) → \(r.sidecar)"
-        case .unchanged where r.tags.isEmpty: return "\(r.photo): no dog; \(r.sidecar) unchanged"
-        case .unchanged: return "\(r.photo): \(tags), already in \(r.sidecar)"
-        case .alreadyTagged: return "\(r.photo): tagged by this model before (\(r.sidecar)); skipped (--force tags it again)"
-        case .nothingToTag: return "\(r.photo): no dog; nothing written"
-        case .removed: return "\(r.photo): \(would)remove \(tags.isEmpty ? "dedog's record" : tags) from \(r.sidecar)"
-        case .deleted: return "\(r.photo): \(would)remove \(tags); \(would)delete \(r.sidecar) (dedog made it and nothing else is in it)"
-        case .nothingToRemove: return "\(r.photo): no keywords of dedog's in \(r.sidecar)"
-        case .noSidecar: return "\(r.photo): no sidecar"
+    /// One photo's line: what its sidecar got (or would get), in `language`.
+    static func line(_ r: TagReport, _ language: Language = .en) -> String {
+        let tags = r.tags.joined(separator: ", "), dry = r.dryRun
+        let said: String
+        if language == .cs {
+            switch r.action {
+            case .created: said = "\(tags) → \(r.sidecar) (\(dry ? "byl by nový" : "nový"))"
+            case .updated where r.tags.isEmpty: said = "žádný pes; klíčová slova dedogu \(dry ? "by byla odebrána" : "odebrána") z \(r.sidecar)"
+            case .updated: said = "\(tags) → \(r.sidecar)"
+            case .unchanged where r.tags.isEmpty: said = "žádný pes; \(r.sidecar) beze změny"
+            case .unchanged: said = "\(tags), už v \(r.sidecar)"
+            case .alreadyTagged: said = "už označeno tímto modelem (\(r.sidecar)); přeskočeno (--force označí znovu)"
+            case .nothingToTag: said = "žádný pes; nic nezapsáno"
+            case .removed: said = "\(dry ? "bylo by odebráno" : "odebráno") \(tags.isEmpty ? "záznam dedogu" : tags) z \(r.sidecar)"
+            case .deleted: said = "\(dry ? "bylo by odebráno" : "odebráno") \(tags); \(r.sidecar) \(dry ? "by byl smazán" : "smazán") "
+                + "(vytvořil ho dedog a nic jiného v něm není)"
+            case .nothingToRemove: said = "v \(r.sidecar) nejsou žádná klíčová slova dedogu"
+            case .noSidecar: said = "bez souboru XMP"
+            }
+        } else {
+            let would = dry ? "would " : ""
+            switch r.action {
+            case .created: said = "\(tags) → \(r.sidecar) (\(dry ? "would be " : "")new)"
+            case .updated where r.tags.isEmpty: said = "no dog; \(dry ? "would take" : "took") dedog's keywords out of \(r.sidecar)"
+            case .updated: said = "\(tags) → \(r.sidecar)"
+            case .unchanged where r.tags.isEmpty: said = "no dog; \(r.sidecar) unchanged"
+            case .unchanged: said = "\(tags), already in \(r.sidecar)"
+            case .alreadyTagged: said = "tagged by this model before (\(r.sidecar)); skipped (--force tags it again)"
+            case .nothingToTag: said = "no dog; nothing written"
+            case .removed: said = "\(would)remove \(tags.isEmpty ? "dedog's record" : tags) from \(r.sidecar)"
+            case .deleted: said = "\(would)remove \(tags); \(would)delete \(r.sidecar) (dedog made it and nothing else is in it)"
+            case .nothingToRemove: said = "no keywords of dedog's in \(r.sidecar)"
+            case .noSidecar: said = "no sidecar"
+            }
         }
+        return "\(r.photo): \(said)"
     }
 
-    var text: String {
-        let verb = dryRun ? "would be written" : "written"
-        var parts = ["photos: \(photos)"]
+    /// The closing line of counts, in `language`.
+    func text(_ language: Language = .en) -> String {
+        let cs = language == .cs
+        var parts = [(cs ? "fotek" : "photos", photos)]
         if removed > 0 {
-            parts.append("sidecars changed or deleted: \(written)\(dryRun ? " (dry run: none yet)" : "")")
+            parts.append((cs ? (dryRun ? "souborů XMP by se změnilo nebo smazalo" : "souborů XMP změněno nebo smazáno")
+                             : (dryRun ? "sidecars that would change or go" : "sidecars changed or deleted"), written))
         } else {
-            parts += ["with a dog: \(tagged + unchanged)", "dogs: \(dogs)", "tags \(verb): \(tags)", "sidecars \(verb): \(written)",
-                      "unchanged: \(unchanged)", "tagged before: \(alreadyTagged)", "no dog: \(noDog)"]
+            parts += [(cs ? "se psem" : "with a dog", tagged + unchanged), (cs ? "psů" : "dogs", dogs),
+                      (cs ? (dryRun ? "štítků k zápisu" : "zapsaných štítků") : (dryRun ? "tags to write" : "tags written"), tags),
+                      (cs ? (dryRun ? "souborů XMP k zápisu" : "zapsaných souborů XMP") : (dryRun ? "sidecars to write" : "sidecars written"), written),
+                      (cs ? "beze změny" : "unchanged", unchanged), (cs ? "označeno dříve" : "tagged before", alreadyTagged),
+                      (cs ? "bez psa" : "no dog", noDog)]
         }
-        parts += ["skipped: \(skipped)", "failed: \(failed)"]
-        return "Summary — " + parts.joined(separator: " · ")
+        parts += [(cs ? "přeskočeno" : "skipped", skipped), (cs ? "nelze zpracovat" : "failed", failed)]
+        return (cs ? "Souhrn — " : "Summary — ") + parts.map { "\($0.0): \($0.1)" }.joined(separator: " · ")
     }
 }

@@ -144,6 +144,22 @@ final class TagCommandTests {
         #expect(try exiv2(sidecar).keys.filter { $0.hasPrefix("Xmp.dedog.") }.isEmpty)
     }
 
+    /// With --lang cs the breeds, the root, each photo's line and the summary are Czech.
+    @Test func inCzech() throws {
+        let photo = try place(Self.beagle, as: "cs/rex.jpg")
+        let noise = try place(Self.noise, as: "cs/x-šum.png")
+        let r = try CLI.run(["tag", "--lang", "cs", folder.appendingPathComponent("cs").path])
+        #expect(r.status == 0)
+        #expect(r.stdout == "\(photo): Zvířata/Psi, Zvířata/Psi/beagle → \(photo).xmp (nový)\n\(noise): žádný pes; nic nezapsáno\n"
+                + "Souhrn — fotek: 2 · se psem: 1 · psů: 1 · zapsaných štítků: 2 · zapsaných souborů XMP: 1 · beze změny: 0 · "
+                + "označeno dříve: 0 · bez psa: 1 · přeskočeno: 0 · nelze zpracovat: 0\n", "\(r.stdout)")
+        let again = try CLI.run(["tag", "--lang", "cs", photo])
+        #expect(again.stdout == "\(photo): už označeno tímto modelem (\(photo).xmp); přeskočeno (--force označí znovu)\n")
+        let removed = try CLI.run(["tag", "--lang", "cs", "--remove", photo])
+        #expect(removed.stdout == "\(photo): odebráno Zvířata/Psi, Zvířata/Psi/beagle; \(photo).xmp smazán "
+                + "(vytvořil ho dedog a nic jiného v něm není)\n", "\(removed.stdout)")
+    }
+
     @Test func flagsThatCannotWorkAreRefused() throws {
         for (arguments, message) in [(["--min-probability", "1.5"], "--min-probability must be between 0 and 1 (0.8 for 80 %)."),
                                      (["--root", "/"], "--root must name at least one keyword, e.g. \"Animals/Dogs\"."),
