@@ -122,21 +122,17 @@ public struct PhotoTagger: Sendable {
         return tags
     }
 
-    /// Whether `photo` must be classified: false when its sidecar was written by this model (and `force` is off).
-    /// A sidecar that cannot be read is the answer's problem, reported by `write`.
-    public func needsAnswer(photo: String, force: Bool) -> Bool {
-        force || (try? Sidecar(photo: photo))?.writer != writer
+    /// The report for `photo` when its sidecar was written by this model: it need not be classified again (unless
+    /// forced). nil otherwise; a sidecar that cannot be read is then `write`'s to report.
+    public func taggedBefore(photo: String, dryRun: Bool) -> TagReport? {
+        guard let sidecar = try? Sidecar(photo: photo), sidecar.writer == writer else { return nil }
+        return TagReport(photo: photo, sidecar: sidecar.path, action: .alreadyTagged, tags: sidecar.dedogTags, dogs: 0, dryRun: dryRun)
     }
 
-    /// Writes `answer`'s keywords into `photo`'s sidecar (replacing those dedog wrote before); nil `answer`: the
-    /// photo was tagged by this model already (see `needsAnswer`).
-    public func write(photo: String, answer: Classification?, dryRun: Bool) throws(ClassifierError) -> TagReport {
+    /// Writes `answer`'s keywords into `photo`'s sidecar, replacing those dedog wrote before.
+    public func write(photo: String, answer: Classification, dryRun: Bool) throws(ClassifierError) -> TagReport {
         do throws(SidecarError) {
             let sidecar = try Sidecar(photo: photo)
-            guard let answer else {
-                return TagReport(photo: photo, sidecar: sidecar.path, action: .alreadyTagged, tags: sidecar.dedogTags,
-                                 dogs: 0, dryRun: dryRun)
-            }
             let tags = tags(for: answer)
             let dogs = tags.isEmpty ? 0 : max(1, answer.dogs.count)
             let shown = tags.map { $0.joined(separator: "/") }
@@ -157,16 +153,6 @@ public struct PhotoTagger: Sendable {
     /// file system rather than one per photo).
     public static func flush(_ reports: [TagReport]) {
         Sidecar.flush(reports.filter { !$0.dryRun && [.created, .updated, .removed, .deleted].contains($0.action) }.map(\.sidecar))
-    }
-
-    /// Refuses a photo found in the folder `root` whose real place is outside it (a link to a file elsewhere): its
-    /// sidecar would sit beside the link, where the photo's managers do not look for it. A photo named itself
-    /// (`root` is the photo) is always inside.
-    public static func checkInside(_ path: String, root: String) throws(ClassifierError) {
-        guard path != root else { return }
-        let real = { (p: String) in URL(fileURLWithPath: p).resolvingSymlinksInPath().path }
-        let folder = real(root), photo = real(path)
-        guard photo.hasPrefix(folder.hasSuffix("/") ? folder : folder + "/") else { throw .outsideTree(path: path, within: root) }
     }
 
     /// Takes dedog's keywords out of `photo`'s sidecar; deletes the sidecar when dedog made it and nothing else is
@@ -190,6 +176,28 @@ public struct PhotoTagger: Sendable {
         } catch {
             throw .sidecar(error)
         }
+    }
+}
+
+/// A folder (or photo) given to `dedog tag`, its real place resolved once: the photos found in it are tagged only
+/// when they are inside it for real.
+public struct TagFolder: Sendable {
+    public let path: String
+    private let real: String
+
+    public init(_ path: String) {
+        self.path = path
+        let resolved = Self.resolved(path)
+        real = resolved.hasSuffix("/") ? resolved : resolved + "/"
+    }
+
+    private static func resolved(_ path: String) -> String { URL(fileURLWithPath: path).resolvingSymlinksInPath().path }
+
+    /// Refuses a photo found here whose real place is outside (a link to a file elsewhere): its sidecar would sit
+    /// beside the link, where the photo's managers do not look for it. A photo given itself is always inside.
+    public func check(_ photo: String) throws(ClassifierError) {
+        guard photo != path, !Self.resolved(photo).hasPrefix(real) else { return }
+        throw .outsideTree(path: photo, within: path)
     }
 }
 

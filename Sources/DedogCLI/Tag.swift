@@ -89,11 +89,14 @@ struct Tag: ParsableCommand {
         let language = lang ?? Environment.language
         let settings = TagSettings(root: root.flatMap(TagSettings.root(parsing:)), language: language, minProbability: minProbability)
         var summary = TagSummary(dryRun: dryRun)
-        var written: [TagReport] = []
+        var reports: [TagReport] = []
         Interruption.catchSignals()
         // Photos inside a folder given are tagged only when they are inside it for real (not through a link).
-        var found: [(root: String, item: PhotoFiles.Found)] = []
-        for path in paths { PhotoFiles.find([path]) { found.append((path, $0)) } }
+        var found: [(folder: TagFolder, item: PhotoFiles.Found)] = []
+        for path in paths {
+            let folder = TagFolder(path)
+            PhotoFiles.find([path]) { found.append((folder, $0)) }
+        }
         let photos = found.filter { if case .image = $0.item { return true } else { return false } }.count
         let progress = !noProgress && isatty(STDERR_FILENO) == 1 && photos > 1 ? ClassifyProgress(total: photos, language: language) : nil
 
@@ -102,13 +105,17 @@ struct Tag: ParsableCommand {
             switch outcome {
             case let .success(report):
                 summary.add(report)
-                written.append(report)
+                reports.append(report)
                 Terminal.out(TagSummary.line(report, language))
             case let .failure(error):
                 summary.failed += 1
                 Terminal.error("\(path): \(Advice.message(for: error))")
             }
             progress?.draw(done: summary.photos)
+        }
+        func stopIfAsked() {
+            Interruption.exitIfRequested("interrupted after \(summary.photos) photos; every sidecar is as it was or complete; "
+                                         + "run again to finish", before: { PhotoTagger.flush(reports) })
         }
         func skipped(_ path: String, _ reason: String) {
             progress?.clear()
@@ -122,20 +129,19 @@ struct Tag: ParsableCommand {
         }
 
         if remove {
-            for (root, item) in found {
-                Interruption.exitIfRequested("interrupted after \(summary.photos) photos; every sidecar is as it was or complete; "
-                                         + "run again to finish", before: { PhotoTagger.flush(written) })
+            for (folder, item) in found {
+                stopIfAsked()
                 switch item {
                 case let .skipped(path, reason): skipped(path, reason)
                 case let .image(path):
                     let result = Result { () throws(ClassifierError) in
-                        try PhotoTagger.checkInside(path, root: root)
+                        try folder.check(path)
                         return try PhotoTagger.remove(photo: path, dryRun: dryRun)
                     }
                     report(result, path: path)
                 }
             }
-            PhotoTagger.flush(written)
+            PhotoTagger.flush(reports)
             try finish(summary, language)
             return
         }
@@ -159,34 +165,36 @@ struct Tag: ParsableCommand {
         func deliver(_ job: TagJob) {
             switch job {
             case let .skipped(path, reason): skipped(path, reason)
+            case let .done(path, outcome): report(outcome, path: path)
             case let .answered(path, answer):
                 report(answer.flatMap { answer in
                     Result { () throws(ClassifierError) in try tagger.write(photo: path, answer: answer, dryRun: dryRun) }
                 }, path: path)
             }
         }
-        for (root, item) in found {
-            Interruption.exitIfRequested("interrupted after \(summary.photos) photos; every sidecar is as it was or complete; "
-                                         + "run again to finish", before: { PhotoTagger.flush(written) })
+        for (folder, item) in found {
+            stopIfAsked()
             switch item {
             case let .skipped(path, reason):
                 work.submit({ .skipped(path, reason) }, deliver: deliver)
             case let .image(path):
-                do throws(ClassifierError) { try PhotoTagger.checkInside(path, root: root) } catch {
-                    work.submit({ .answered(path, .failure(error)) }, deliver: deliver)
+                do throws(ClassifierError) { try folder.check(path) } catch {
+                    work.submit({ .done(path, .failure(error)) }, deliver: deliver)
                     continue
                 }
                 // A photo this model tagged before is not classified again.
-                let asks = tagger.needsAnswer(photo: path, force: force)
+                if !force, let before = tagger.taggedBefore(photo: path, dryRun: dryRun) {
+                    work.submit({ .done(path, .success(before)) }, deliver: deliver)
+                    continue
+                }
                 work.submit({
-                    guard asks else { return .answered(path, .success(nil)) }
-                    return .answered(path, Result { () throws(ClassifierError) in try classifier.classify(contentsOf: URL(fileURLWithPath: path)) })
+                    .answered(path, Result { () throws(ClassifierError) in try classifier.classify(contentsOf: URL(fileURLWithPath: path)) })
                 }, deliver: deliver)
             }
         }
         work.finish(deliver: deliver)
         progress?.clear()
-        PhotoTagger.flush(written)
+        PhotoTagger.flush(reports)
         try finish(summary, language)
     }
 
@@ -200,10 +208,12 @@ struct Tag: ParsableCommand {
     }
 }
 
-/// One photo's turn in `tag`: a file that is no photo, or the photo's answer (nil: tagged by this model before).
+/// One photo's turn in `tag`: a file that is no photo, a photo's outcome known without classifying it (tagged by
+/// this model before, or refused), or its answer, whose sidecar is then written.
 private enum TagJob: Sendable {
     case skipped(String, String)
-    case answered(String, Result<Classification?, ClassifierError>)
+    case done(String, Result<TagReport, ClassifierError>)
+    case answered(String, Result<Classification, ClassifierError>)
 }
 
 /// What `dedog tag` did, photo by photo and in all.

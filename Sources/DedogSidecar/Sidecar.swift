@@ -46,9 +46,10 @@ public final class Sidecar {
         let withExtension = photo + ".xmp"
         let dot = photo.lastIndex(of: ".").flatMap { photo[$0...].contains("/") ? nil : $0 }
         let withoutExtension = dot.map { String(photo[..<$0]) + ".xmp" }
-        let chosen = [withExtension, withoutExtension].compactMap { $0 }.first { Self.kind(of: $0) != nil } ?? withExtension
+        let found = [withExtension, withoutExtension].lazy.compactMap { $0 }.compactMap { path in Self.kind(of: path).map { (path, $0) } }.first
+        let chosen = found?.0 ?? withExtension
         path = chosen
-        switch Self.kind(of: chosen) {
+        switch found?.1 {
         case nil:
             existed = false
             guard let empty = XMPPacket() else { throw .library }
