@@ -311,6 +311,21 @@ case "set-cat-rule":
     // fitted (the JSON of `CatRule`).
     setDecisionRule(CatRule.self, \.cat)
 
+case "add-detector":
+    addDetector()
+
+case "detect":
+    detect()
+
+case "detector-cells":
+    detectorCells()
+
+case "crop-or-whole":
+    cropOrWhole()
+
+case "detector-time":
+    detectorTime()
+
 case "int8-error":
     // int8-error PHOTO... [--model FILE]: per stage (stem, each block's output, head) the relative error of the 8-bit
     // pass against the float pass, ‖int8 − fp32‖ / ‖fp32‖, averaged over the photos: where 8 bits lose precision.

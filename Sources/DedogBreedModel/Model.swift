@@ -40,6 +40,8 @@ public final class Model: Sendable {
     let similarityScales: [Float]
     /// The breed labels taught from photos (`Label.taught`), which give way in `decide`.
     let taughtBreeds: Set<Int>
+    /// Where the dogs are in a photo, if the file has a detector (`DogDetector`).
+    public let detector: DogDetector?
     /// The file it was read from, for messages.
     public let file: String
     /// Which ImageNet labels are the same breed as each breed label, and the rest (see `BreedCounterparts`).
@@ -59,6 +61,7 @@ public final class Model: Sendable {
         backbones = contents.networks
         heads = contents.heads
         confirmedPhotos = contents.confirmedPhotos
+        detector = contents.detector
         let labels = contents.description.backbones.first?.breedHead?.labels ?? []
         let row = Dictionary(labels.enumerated().map { ($1.key, $0) }, uniquingKeysWith: { a, _ in a })
         confirmedClasses = confirmedPhotos.photos.compactMap { row[$0.label] }

@@ -25,10 +25,11 @@ extension ModelDescription {
               let combined = JSONValue.optional(o["combinedTemperature"], \.float),
               let int8Combined = JSONValue.optional(o["int8CombinedTemperature"], \.float),
               let training = JSONValue.optional(o["training"], { $0.map(\.string) }),
-              let photos = JSONValue.optional(o["memory"], { $0.list(ConfirmedPhoto.init(quickly:)) }) else { return nil }
+              let photos = JSONValue.optional(o["memory"], { $0.list(ConfirmedPhoto.init(quickly:)) }),
+              let detector = JSONValue.optional(o["detector"], DetectorDescription.init(quickly:)) else { return nil }
         self.init(formatVersion: version, source: source, backbones: backbones, decision: decision,
                   combinedTemperature: combined, int8CombinedTemperature: int8Combined, training: training,
-                  confirmedPhotos: photos)
+                  confirmedPhotos: photos, detector: detector)
     }
 }
 

@@ -203,9 +203,9 @@ public struct ModelDescription: Codable, Sendable, Equatable {
     /// ranges of 8-bit inference (`BackboneDescription.activationRanges`); format 5 the temperatures of 8-bit answers
     /// (`BackboneDescription.int8BreedTemperature`, `int8CombinedTemperature`); format 6 the rule of "a breed this model
     /// does not know" (`DecisionThresholds.unknownBreed`) and taught breeds (`Label.taught`); format 7 the cat rule of
-    /// "no dog" (`DecisionThresholds.cat`). Files are written in the oldest format that
+    /// "no dog" (`DecisionThresholds.cat`); format 8 the dog detector (`detector`). Files are written in the oldest format that
     /// holds them (`ModelFile` sets the version), so a dedog that cannot honour a field refuses the file.
-    public static let currentVersion = 7
+    public static let currentVersion = 8
     /// How many backbones a model file may combine.
     public static let backboneCounts = 1...3
 
@@ -224,11 +224,14 @@ public struct ModelDescription: Codable, Sendable, Equatable {
     /// Photos users confirmed (`dedog learn`), one row of each backbone's confirmed-photo tensor per photo.
     /// `memory` in the file's JSON.
     public var confirmedPhotos: [ConfirmedPhoto]?
+    /// Where the dogs are (`DogDetector`), on one backbone's feature maps; nil: the model finds no boxes.
+    public var detector: DetectorDescription?
 
     public init(formatVersion: Int = ModelDescription.currentVersion, source: String? = nil,
                 backbones: [BackboneDescription], decision: DecisionThresholds = DecisionThresholds(),
                 combinedTemperature: Float? = nil, int8CombinedTemperature: Float? = nil, training: [String: String]? = nil,
-                confirmedPhotos: [ConfirmedPhoto]? = nil) {
+                confirmedPhotos: [ConfirmedPhoto]? = nil, detector: DetectorDescription? = nil) {
+        self.detector = detector
         self.int8CombinedTemperature = int8CombinedTemperature
         self.confirmedPhotos = confirmedPhotos
         self.formatVersion = formatVersion
@@ -333,6 +336,10 @@ public struct ModelDescription: Codable, Sendable, Equatable {
             throw .invalidValue(file: file, field: "decision.cat." + problem.field, value: problem.value,
                                 requirement: problem.requirement)
         }
+        if let problem = detector?.problem(backbones: backbones.count) {
+            throw .invalidValue(file: file, field: "detector." + problem.field, value: problem.value,
+                                requirement: problem.requirement)
+        }
         if let problem = decision.unknownBreed?.problem() {
             throw .invalidValue(file: file, field: "decision.unknownBreed." + problem.field, value: problem.value,
                                 requirement: problem.requirement)
@@ -356,7 +363,7 @@ public struct ModelDescription: Codable, Sendable, Equatable {
 
     private enum CodingKeys: String, CodingKey {
         case formatVersion, source, backbones, decision, combinedTemperature, int8CombinedTemperature, training,
-             confirmedPhotos = "memory"
+             confirmedPhotos = "memory", detector
     }
 
     /// Format 1: one backbone, its fields at the top level.
@@ -391,14 +398,15 @@ public struct ModelDescription: Codable, Sendable, Equatable {
                   combinedTemperature: try container.decodeIfPresent(Float.self, forKey: .combinedTemperature),
                   int8CombinedTemperature: try container.decodeIfPresent(Float.self, forKey: .int8CombinedTemperature),
                   training: try container.decodeIfPresent([String: String].self, forKey: .training),
-                  confirmedPhotos: try container.decodeIfPresent([ConfirmedPhoto].self, forKey: .confirmedPhotos))
+                  confirmedPhotos: try container.decodeIfPresent([ConfirmedPhoto].self, forKey: .confirmedPhotos),
+                  detector: try container.decodeIfPresent(DetectorDescription.self, forKey: .detector))
     }
 
     public func encode(to encoder: any Encoder) throws {
         if formatVersion == 1 {
             guard backbones.count == 1, let b = backbones.first, b.tensorPrefix.isEmpty, combinedTemperature == nil,
                   b.prototypes == nil, b.confirmedPhotos == nil, confirmedPhotos == nil, decision.otherBreedBelow == nil,
-                  b.preprocessing.fit == .crop, b.activationRanges == nil else {
+                  b.preprocessing.fit == .crop, b.activationRanges == nil, detector == nil else {
                 throw EncodingError.invalidValue(self, .init(codingPath: [], debugDescription:
                     "format 1 holds exactly one backbone that crops, without a tensor prefix, combined temperature, prototypes or memory"))
             }
@@ -416,5 +424,6 @@ public struct ModelDescription: Codable, Sendable, Equatable {
         try container.encodeIfPresent(int8CombinedTemperature, forKey: .int8CombinedTemperature)
         try container.encodeIfPresent(training, forKey: .training)
         try container.encodeIfPresent(confirmedPhotos, forKey: .confirmedPhotos)
+        try container.encodeIfPresent(detector, forKey: .detector)
     }
 }

@@ -49,7 +49,8 @@ public enum ModelFile {
         let prefix = model.backbones[b].tensorPrefix
         let longer = model.backbones.map(\.tensorPrefix).filter { $0.count > prefix.count }
         let heads = Set(model.backbones.flatMap { [$0.imagenetHead, $0.breedHead] }.compactMap { $0 }.flatMap { [$0.weight, $0.bias] }
-                        + model.backbones.flatMap { [$0.prototypes, $0.confirmedPhotos].compactMap { $0 } })
+                        + model.backbones.flatMap { [$0.prototypes, $0.confirmedPhotos].compactMap { $0 } }
+                        + (model.detector?.tensorNames ?? []))
         return names.filter { $0.hasPrefix(prefix) && !heads.contains($0) && !longer.contains(where: $0.hasPrefix) }.sorted()
     }
 
@@ -61,6 +62,7 @@ public enum ModelFile {
         var networks: [EfficientNetLite]
         var heads: [BackboneHeads]
         var confirmedPhotos: ConfirmedPhotos
+        var detector: DogDetector?
     }
 
     /// Reads every backbone with its heads, strictly: each needs all its tensors under its prefix, and the file
@@ -112,6 +114,7 @@ public enum ModelFile {
             }
             loader.used.formUnion(used)
         }
+        let detector = try description.detector.map { d throws(ModelError) in try readDetector(d, from: &loader) }
         try loader.finish()
         let photos = description.confirmedPhotos ?? []
         for (b, stored) in rows.enumerated() where stored.count != photos.count * EfficientNetLite.featureCount {
@@ -120,7 +123,38 @@ public enum ModelFile {
         }
         return Contents(description: description, networks: networks, heads: heads,
                         confirmedPhotos: ConfirmedPhotos(aligned: photos, features: rows.isEmpty
-                                                            ? Array(repeating: [], count: networks.count) : rows))
+                                                            ? Array(repeating: [], count: networks.count) : rows),
+                        detector: detector)
+    }
+
+    /// The detector `d` describes, its tensors' shapes checked.
+    static func readDetector(_ d: DetectorDescription, from loader: inout TensorLoader) throws(ModelError) -> DogDetector {
+        let names = d.tensorNames, width = EfficientNetLite.featureCount
+        return try DogDetector(d, hiddenWeight: loader.read(names[0], [d.hidden, width], prefixed: false),
+                               hiddenBias: loader.read(names[1], [d.hidden], prefixed: false),
+                               outputWeight: loader.read(names[2], [DogDetector.outputs, d.hidden], prefixed: false),
+                               outputBias: loader.read(names[3], [DogDetector.outputs], prefixed: false))
+    }
+
+    /// Writes `file` again with `detector` (its description and the four layers' values, as `DogDetector` names
+    /// them) in place of any it had; every other tensor is copied as stored. Atomic, and loaded back first.
+    public static func replacingDetector(of file: SafeTensors, model: ModelDescription, with detector: DetectorDescription?,
+                                         values: [[Float]], to url: URL) throws(ModelError) {
+        var model = model
+        let old = Set(model.detector?.tensorNames ?? [])
+        var tensors: [Tensor] = file.entries.keys.sorted().filter { !old.contains($0) }.compactMap { name in
+            file.entries[name].map { (name, $0.dtype, $0.shape, file.bytes(of: name)) }
+        }
+        model.detector = detector
+        if let detector {
+            let shapes = [[detector.hidden, EfficientNetLite.featureCount], [detector.hidden],
+                          [DogDetector.outputs, detector.hidden], [DogDetector.outputs]]
+            guard values.count == 4, zip(values, shapes).allSatisfy({ $0.count == $1.reduce(1, *) }) else {
+                throw .invalidMetadata(file: url.path, detail: "the detector's values do not match its shapes")
+            }
+            for (name, (v, shape)) in zip(detector.tensorNames, zip(values, shapes)) { tensors.append((name, "F32", shape, raw(v))) }
+        }
+        try write(model, tensors: tensors, to: url)
     }
 
     /// The one backbone of a model file that holds one (load the file as a `Model` for its heads and answers).
@@ -253,8 +287,8 @@ public enum ModelFile {
             || model.backbones.contains { $0.int8BreedTemperature != nil }
         let taughtOrRule = model.decision.unknownBreed != nil
             || model.backbones.contains { $0.breedHead?.labels.contains { $0.taught != nil } ?? false }
-        if !cropsOnly || !floatsOnly || model.formatVersion > 1 || taughtOrRule || model.decision.cat != nil {
-            model.formatVersion = model.decision.cat != nil ? 7 : taughtOrRule ? 6 : int8Temperatures ? 5 : !floatsOnly ? 4 : cropsOnly ? 2 : 3
+        if !cropsOnly || !floatsOnly || model.formatVersion > 1 || taughtOrRule || model.decision.cat != nil || model.detector != nil {
+            model.formatVersion = model.detector != nil ? 8 : model.decision.cat != nil ? 7 : taughtOrRule ? 6 : int8Temperatures ? 5 : !floatsOnly ? 4 : cropsOnly ? 2 : 3
         }
         try model.validate(file: url.path)
         let encoder = JSONEncoder()

@@ -48,6 +48,8 @@ public struct TrainConfiguration: Sendable {
     /// The share of held-out photos of the model's own breeds allowed to fall below the "not one of my breeds"
     /// threshold.
     public var otherBreedShare: Float = 0.05
+    /// Set to train a dog detector on the first backbone too (`DetectorTraining`), from these boxes.
+    public var detector: DetectorOptions?
 
     public init(dataset: URL, baseModels: [URL], output: URL) {
         self.dataset = dataset
@@ -131,6 +133,8 @@ public struct TrainingReport: Sendable {
     public var cacheProblem: String?
     public var extractionSeconds: Double
     public var trainingSeconds: Double
+    /// The dog detector's training, when the data set had boxes.
+    public var detector: DetectorReport?
 }
 
 /// Which views of each training image the head learns from.
@@ -195,9 +199,17 @@ public enum Trainer {
         if let resumed = carried.model, !carried.taught.isEmpty {
             try teach(carried.taught, from: resumed, to: config.output)
         }
-        return TrainingReport(dataset: dataset, names: names, split: split, carried: carried, record: record, report: report,
-                              backbones: backbones, ensemble: ensemble, thresholds: thresholds, tally: tally,
-                              imagenetLabels: bases[0].description.imagenetHead?.labels ?? [])
+        let detector = try config.detector.map { options throws(TrainError) in
+            try DetectorTraining.run(model: config.output, dataset: dataset, train: split.train, validation: split.validation,
+                                     options: options, threads: config.threads, kernels: config.kernels) { done, total in
+                progress(.extracting(phase: "dog detector", done: done, total: total))
+            }
+        }
+        var trained = TrainingReport(dataset: dataset, names: names, split: split, carried: carried, record: record, report: report,
+                                     backbones: backbones, ensemble: ensemble, thresholds: thresholds, tally: tally,
+                                     imagenetLabels: bases[0].description.imagenetHead?.labels ?? [])
+        trained.detector = detector
+        return trained
     }
 
     /// Each base backbone's features of the photos and the breed head fitted on them, started from the ImageNet

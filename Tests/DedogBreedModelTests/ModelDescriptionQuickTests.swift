@@ -83,12 +83,14 @@ import DedogTestSupport
         let unknown = UnknownBreedRule(signals: [.p1, .cosine], mean: [0.5, 0.6], scale: [0.2, 0.1], weights: [1, 2],
                                        bias: 0.1, below: -1)
         let cat = CatRule(weights: [[0.5, -0.25]], bias: 0.125, from: -0.5)
-        return ModelDescription(formatVersion: 7, source: "s", backbones: [backbone],
+        return ModelDescription(formatVersion: 8, source: "s", backbones: [backbone],
                                 decision: DecisionThresholds(noDogBelow: 0.3, unsureBelow: 0.45, unsureMargin: 0.15,
                                                              otherBreedBelow: 0.5, breedVote: BreedVote(), unknownBreed: unknown,
                                                              cat: cat),
                                 combinedTemperature: 1.1, int8CombinedTemperature: 1.2, training: ["k": "v"],
-                                confirmedPhotos: [ConfirmedPhoto(label: "n0-a", photo: "x.jpg", fingerprint: "f", added: "t")])
+                                confirmedPhotos: [ConfirmedPhoto(label: "n0-a", photo: "x.jpg", fingerprint: "f", added: "t")],
+                                detector: DetectorDescription(backbone: 0, hidden: 16, tensorPrefix: "d.", threshold: 0.3, apartThreshold: 0.2,
+                                                              overlap: 0.5, inside: 0.8))
     }
 
     /// A field added to the description's types fails here until `everyField` gives it a value, and then until the

@@ -1,0 +1,178 @@
+@_spi(Testing) @_spi(Benchmarks) import Dedog
+import DedogImage
+@_spi(Testing) import DedogTrain
+@_spi(Testing) import DedogNN
+@_spi(Testing) import DedogBreedModel
+import Foundation
+
+/// Photos in `folder` and below (by extension), sorted.
+func photos(under folder: String) -> [URL] {
+    let root = URL(fileURLWithPath: folder)
+    let found = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
+    return found.filter { ["jpg", "jpeg", "png", "webp", "heic"].contains($0.pathExtension.lowercased()) }
+        .sorted { $0.path < $1.path }
+}
+
+/// add-detector MODEL DATASET TRAIN.txt VALIDATION.txt [NEGATIVES-FOLDER...]: trains the dog detector on MODEL's
+/// first backbone with DATASET's boxes.tsv (`DetectorTraining`, as `dedog train` does) and writes it into MODEL.
+func addDetector() {
+    let args = Array(CommandLine.arguments.dropFirst(2))
+    guard args.count >= 4 else { print("usage: DedogBench add-detector MODEL DATASET TRAIN.txt VALIDATION.txt [NEGATIVES...]"); exit(64) }
+    let dataset = try! Dataset(root: URL(fileURLWithPath: args[1]))
+    // The split file is the pool (as `dedog train --split` takes it): its photos not in VALIDATION train.
+    let validation = try! dataset.samples(listedIn: URL(fileURLWithPath: args[3]))
+    let checked = Set(validation.map(\.path))
+    let train = try! dataset.samples(listedIn: URL(fileURLWithPath: args[2])).filter { !checked.contains($0.path) }
+    var options = DetectorOptions(boxes: dataset.root.appendingPathComponent(BoxesFile.fileName))
+    options.negatives = args.dropFirst(4).flatMap { photos(under: $0) }
+    if let e = ProcessInfo.processInfo.environment["DEDOG_DETECTOR_EPOCHS"], let n = Int(e) { options.epochs = n }
+    if let h = ProcessInfo.processInfo.environment["DEDOG_DETECTOR_HIDDEN"], let n = Int(h) { options.hidden = n }
+    var last = Date()
+    let report = try! DetectorTraining.run(model: URL(fileURLWithPath: args[0]), dataset: dataset, train: train,
+                                          validation: validation, options: options, threads: 2, kernels: namedKernels()) { done, total in
+        if Date().timeIntervalSince(last) > 10 || done == total {
+            last = Date()
+            FileHandle.standardError.write(Data("extracting \(done)/\(total)\n".utf8))
+        }
+    }
+    print(report)
+}
+
+/// The classifier of `name`: `default`, `fast` or a model file; `detector: false` leaves the model's detector
+/// unused (where the dog is from the activation maps, as before there was one).
+func benchClassifier(_ name: String, detector: Bool = true) -> Classifier {
+    let url = ["default", "fast"].contains(name) ? try! ModelLocator.url(ofBundled: name) : URL(fileURLWithPath: name)
+    var configuration = ClassifierConfiguration(threadsPerWorker: 2)
+    configuration.usesDetector = detector
+    return try! Classifier(modelURL: url, configuration: configuration)
+}
+
+/// The photos a split file lists (`<path>\t<class>` per line), under `root`: (path, class).
+func listed(_ list: String) -> [(path: String, label: String)] {
+    (try! String(contentsOfFile: list, encoding: .utf8)).split(separator: "\n").map { line in
+        let fields = line.split(separator: "\t")
+        return (String(fields[0]), fields.count > 1 ? String(fields[1]) : "")
+    }
+}
+
+/// detect MODEL ROOT LIST OUT: every box the detector finds (down to a score of 0.02) in each photo LIST names
+/// under ROOT, in the photo's pixels, one JSON line per photo (OUT.jsonl, for average precision); and the boxes it
+/// reports as dogs, each at score 1 (OUT-reported.jsonl, for the figures at its thresholds), for
+/// scripts/bench_detector.py.
+func detect() {
+    let args = Array(CommandLine.arguments.dropFirst(2))
+    guard args.count == 4 else { print("usage: DedogBench detect MODEL ROOT LIST OUT"); exit(64) }
+    let classifier = benchClassifier(args[0])
+    let d = classifier.model.detector?.description
+    var candidates = "", reported = ""
+    func line(_ path: String, _ size: PixelSize, _ boxes: [(location: DogLocation, score: Float)]) -> String {
+        let list = boxes.map { "[\($0.location.x),\($0.location.y),\($0.location.x + $0.location.width),\($0.location.y + $0.location.height),\($0.score)]" }
+        let name = String(decoding: try! JSONEncoder().encode(path), as: UTF8.self)
+        return "{\"file\":\(name),\"width\":\(size.width),\"height\":\(size.height),\"threshold\":1,\"boxes\":[\(list.joined(separator: ","))]}\n"
+    }
+    for (path, _) in listed(args[2]) {
+        let image = try! ImageDecoder(options: classifier.decoderOptions).decode(contentsOf: URL(fileURLWithPath: args[1]).appendingPathComponent(path))
+        let found = try! classifier.detections(in: image, minimumScore: 0.02)
+        let size = image.original ?? PixelSize(width: image.width, height: image.height)
+        candidates += line(path, size, found)
+        // The same boxes, in the photo's pixels, through the rule classify applies (`DogDetector.dogs`).
+        let kept = DogDetector.dogs(found.map { f in Detection(x0: Double(f.location.x), y0: Double(f.location.y),
+                                                               x1: Double(f.location.x + f.location.width),
+                                                               y1: Double(f.location.y + f.location.height), score: f.score) },
+                                    threshold: d?.threshold ?? 1, apartThreshold: d?.apartThreshold ?? 1)
+        reported += line(path, size, kept.map { k in (DogLocation(x: Int(k.x0), y: Int(k.y0), width: Int(k.x1 - k.x0), height: Int(k.y1 - k.y0), zoomed: false), 1) })
+    }
+    try! candidates.write(toFile: args[3] + ".jsonl", atomically: true, encoding: .utf8)
+    try! reported.write(toFile: args[3] + "-reported.jsonl", atomically: true, encoding: .utf8)
+}
+
+/// crop-or-whole MODEL ROOT LIST: top-1 of the photos LIST names under ROOT (their class is the folder, the breed
+/// label's key), answered from the whole photo as classify answers it, and from the detector's best box alone,
+/// cut with its margin and classified as a photo; photos where the detector finds nothing count as the whole.
+func cropOrWhole() {
+    let args = Array(CommandLine.arguments.dropFirst(2))
+    guard args.count == 3 else { print("usage: DedogBench crop-or-whole MODEL ROOT LIST"); exit(64) }
+    let classifier = benchClassifier(args[0])
+    var whole = 0, crop = 0, total = 0, noBox = 0
+    for (path, label) in listed(args[2]) {
+        let image = try! ImageDecoder(options: classifier.decoderOptions).decode(contentsOf: URL(fileURLWithPath: args[1]).appendingPathComponent(path))
+        let answer = try! classifier.classify(image, top: 1)
+        total += 1
+        if answer.breeds.first?.key == label { whole += 1 }
+        guard let best = try! classifier.detections(in: image, minimumScore: classifier.model.detector?.description.apartThreshold ?? 1).first else {
+            noBox += 1
+            if answer.breeds.first?.key == label { crop += 1 }
+            continue
+        }
+        let b = best.location, sx = Double(image.width) / Double(image.original?.width ?? image.width)
+        let place = DogPlace(box: (Double(b.x) * sx, Double(b.y) * sx, Double(b.width) * sx, Double(b.height) * sx), extent: 0)
+        let r = place.margined(width: image.width, height: image.height)
+        let cut = try! image.cropped(left: r.x, top: r.y, width: r.width, height: r.height)
+        if try! classifier.classify(cut, top: 1).breeds.first?.key == label { crop += 1 }
+    }
+    func pct(_ n: Int) -> String { String(format: "%.2f %%", 100 * Double(n) / Double(max(1, total))) }
+    print("| photos | top-1, whole photo | top-1, the best box's crop | no box found |")
+    print("|---|---|---|---|")
+    print("| \(total) | \(pct(whole)) | \(pct(crop)) | \(noBox) |")
+}
+
+/// detector-time MODEL ROOT LIST [ROUNDS]: classify's time per photo (decoded photos, 2 threads) with the model's
+/// detector and without it (where the dog is from the activation maps), rounds alternating, medians of the rounds'
+/// means; and the ratio.
+func detectorTime() {
+    let args = Array(CommandLine.arguments.dropFirst(2))
+    guard args.count >= 3 else { print("usage: DedogBench detector-time MODEL ROOT LIST [ROUNDS]"); exit(64) }
+    let rounds = args.count > 3 ? Int(args[3])! : 3
+    let with = benchClassifier(args[0]), without = benchClassifier(args[0], detector: false)
+    let images = listed(args[2]).map { try! ImageDecoder(options: with.decoderOptions).decode(contentsOf: URL(fileURLWithPath: args[1]).appendingPathComponent($0.path)) }
+    var a: [Double] = [], b: [Double] = [], ratios: [Double] = []
+    for _ in 0..<rounds {
+        var t0 = Date()
+        for image in images { _ = try! with.classify(image, top: 3) }
+        let tw = Date().timeIntervalSince(t0) * 1000 / Double(images.count)
+        t0 = Date()
+        for image in images { _ = try! without.classify(image, top: 3) }
+        let to = Date().timeIntervalSince(t0) * 1000 / Double(images.count)
+        a.append(tw); b.append(to); ratios.append(tw / to)
+    }
+    print("| photos | with the detector (ms/photo) | without (ms/photo) | time added |")
+    print("|---|---|---|---|")
+    print(String(format: "| %d | %.1f | %.1f | %+.1f %% |", images.count, median(a), median(b), 100 * (median(ratios) - 1)))
+}
+
+/// detector-cells MODEL DATASET TRAIN.txt VALIDATION.txt OUT [NEGATIVES...]: the detector's training grids as
+/// `DetectorTraining` makes them, written to OUT (cells.u8: every grid's cells, 1280 bytes each, a step of 6/255;
+/// grids.json: the grid's size, each grid's boxes in the square and whether it validates), for experiments.
+func detectorCells() {
+    let args = Array(CommandLine.arguments.dropFirst(2))
+    guard args.count >= 5 else { print("usage: DedogBench detector-cells MODEL DATASET TRAIN.txt VALIDATION.txt OUT [NEGATIVES...]"); exit(64) }
+    let dataset = try! Dataset(root: URL(fileURLWithPath: args[1]))
+    let validation = try! dataset.samples(listedIn: URL(fileURLWithPath: args[3]))
+    let checked = Set(validation.map(\.path))
+    let train = try! dataset.samples(listedIn: URL(fileURLWithPath: args[2])).filter { !checked.contains($0.path) }
+    var options = DetectorOptions(boxes: dataset.root.appendingPathComponent(BoxesFile.fileName))
+    options.negatives = args.dropFirst(5).flatMap { photos(under: $0) }
+    let boxes = try! BoxesFile(contentsOf: options.boxes)
+    var generator = SplitMix64(seed: options.seed)
+    let scenes = Scene.plan(dataset: dataset, train: train, validation: validation, boxes: boxes, options: options, using: &generator)
+    let model = try! Model(contentsOf: URL(fileURLWithPath: args[0]), kernels: namedKernels())
+    var report = DetectorReport()
+    let grids = try! CellGrids(scenes, dataset: dataset, boxes: boxes, network: model.backbones[0], threads: 2, kernels: namedKernels(),
+                               mirrored: options.mirrored, report: &report) { done, total in
+        if done % 1000 == 0 { FileHandle.standardError.write(Data("grids \(done)/\(total)\n".utf8)) }
+    }
+    let out = URL(fileURLWithPath: args[4])
+    try! FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+    // In pieces: Foundation's Data.write on Linux wrote the first 2 GiB again in place of the rest of a larger file.
+    let file = out.appendingPathComponent("cells.u8")
+    FileManager.default.createFile(atPath: file.path, contents: nil)
+    let handle = try! FileHandle(forWritingTo: file)
+    for start in stride(from: 0, to: grids.cells.count, by: 1 << 28) {
+        handle.write(Data(grids.cells[start..<min(grids.cells.count, start + (1 << 28))]))
+    }
+    try! handle.close()
+    let meta: [String: Any] = ["rows": grids.rows, "columns": grids.columns, "validation": grids.isValidation,
+                               "boxes": grids.targets.map { $0.map { [$0.cx, $0.cy, $0.w, $0.h] } }]
+    try! JSONSerialization.data(withJSONObject: meta).write(to: out.appendingPathComponent("grids.json"))
+}
+
