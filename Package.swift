@@ -97,7 +97,7 @@ let package = Package(
         // Timing probes for scripts/bench-*; not shipped as a product.
         .executableTarget(name: "DedogBench", dependencies: ["Dedog", "DedogConcurrency", "DedogImage", "DedogNN", "DedogBreedModel", "DedogTrain", "DedogCatalogue"]),
 
-        .target(name: "DedogTestSupport", path: "Tests/DedogTestSupport"),
+        .target(name: "DedogTestSupport", dependencies: ["DedogImage"], path: "Tests/DedogTestSupport"),
         .testTarget(name: "DedogFilesTests", dependencies: ["DedogFiles"]),
         .testTarget(name: "DedogConcurrencyTests", dependencies: ["DedogConcurrency"]),
         .testTarget(name: "DedogSidecarTests", dependencies: ["DedogSidecar", "DedogTestSupport"]),

@@ -166,35 +166,76 @@ public final class Classifier: Sendable {
         } catch {
             throw .model(error)
         }
-        guard let photoMaps, let label = order.first, let firstMap = photoMaps.map(label),
-              let place = DogPlace(photoMaps, map: firstMap), let input = model.backbones.first?.input else {
-            return Looks(whole: whole)
-        }
-        whole.location = place.location(in: image, zoomed: false)
-        var looks = Looks(whole: whole, extent: place.extent)
+        guard let input = model.backbones.first?.input else { return Looks(whole: whole) }
         let cropShare = Double(input.cropSize) / Double(input.resizeShorterSide)
+        /// `place`'s box with a margin, looked at on its own as a photo (its views' features, and the answer).
+        func lookAlone(at place: DogPlace) throws(ClassifierError) -> (features: [[Float]], answer: Classification) {
+            let crop: RGBImage
+            do {
+                crop = try self.crop(image, place.margined(width: image.width, height: image.height), wanted: input.resizeShorterSide,
+                                     decodeAgain: decodeAgain)
+            } catch {
+                throw .image(error)
+            }
+            let features = try views(of: crop, maps: false).features
+            return (features, try decide(features: features, top: top))
+        }
         /// A square around `place`'s box, looked at on its own (its views' features, and the answer from them).
         func lookCloser(at place: DogPlace, largest: Double) throws(ClassifierError) -> (features: [[Float]], answer: Classification)? {
             guard let square = place.zoomSquare(width: image.width, height: image.height, cropShare: cropShare,
                                                 largest: largest) else { return nil }
             let crop: RGBImage
             do {
-                crop = try zoomCrop(image, square: square, wanted: input.resizeShorterSide, decodeAgain: decodeAgain)
+                crop = try self.crop(image, (square.x, square.y, square.side, square.side), wanted: input.resizeShorterSide,
+                                     decodeAgain: decodeAgain)
             } catch {
                 throw .image(error)
             }
             let closer = try views(of: crop, maps: false).features
             return (closer, try decide(features: closer, top: top))
         }
-        if configuration.separatesDogs, whole.verdict != .noDog, let second = SecondDog(photoMaps, ranked: order, firstMap: firstMap),
-           let a = try lookCloser(at: place, largest: 1), let b = try lookCloser(at: second.place, largest: 1),
-           a.answer.verdict != .noDog, b.answer.verdict != .noDog,
-           let breedA = a.answer.breeds.first?.key, let breedB = b.answer.breeds.first?.key, breedA != breedB {
-            var first = a.answer, other = b.answer
-            first.location = place.location(in: image, zoomed: true)
-            other.location = second.place.location(in: image, zoomed: true)
-            looks.dogs = [first, other]
-            return looks
+        // Where the dogs are: the detector's boxes where the model has one, else the breed's activation map.
+        let detected = try detectedDogs(maps, image: image)
+        var looks: Looks
+        let place: DogPlace
+        // With a detector, "no dog" has no box: the detector found none, or the photo shows something else.
+        let detects = configuration.usesDetector && model.detector != nil
+        if let first = detected.first {
+            place = first
+            if whole.verdict != .noDog { whole.location = place.location(in: image, zoomed: false) }
+            looks = Looks(whole: whole, extent: place.extent)
+            if configuration.separatesDogs, whole.verdict != .noDog, detected.count >= 2 {
+                var dogs: [Classification] = []
+                for dog in detected.prefix(Self.mostDogs) {
+                    var answer = try lookAlone(at: dog).answer
+                    guard answer.verdict != .noDog else { continue }
+                    answer.location = dog.location(in: image, zoomed: true)
+                    dogs.append(answer)
+                }
+                if dogs.count >= 2 {
+                    looks.dogs = dogs
+                    return looks
+                }
+            }
+        } else {
+            guard !(detects && whole.verdict == .noDog), let photoMaps, let label = order.first, let firstMap = photoMaps.map(label),
+                  let mapped = DogPlace(photoMaps, map: firstMap) else {
+                return Looks(whole: whole)
+            }
+            place = mapped
+            whole.location = place.location(in: image, zoomed: false)
+            looks = Looks(whole: whole, extent: place.extent)
+            if configuration.separatesDogs, !detects, whole.verdict != .noDog,
+               let second = SecondDog(photoMaps, ranked: order, firstMap: firstMap),
+               let a = try lookCloser(at: place, largest: 1), let b = try lookCloser(at: second.place, largest: 1),
+               a.answer.verdict != .noDog, b.answer.verdict != .noDog,
+               let breedA = a.answer.breeds.first?.key, let breedB = b.answer.breeds.first?.key, breedA != breedB {
+                var first = a.answer, other = b.answer
+                first.location = place.location(in: image, zoomed: true)
+                other.location = second.place.location(in: image, zoomed: true)
+                looks.dogs = [first, other]
+                return looks
+            }
         }
         guard let zoom, zoom.wants(whole, extent: place.extent),
               let look = try lookCloser(at: place, largest: 0.8) else { return looks }
@@ -215,25 +256,66 @@ public final class Classifier: Sendable {
         return looks
     }
 
-    /// The zoomed square of the photo: cut from `image`, or, when `image` was decoded smaller than the photo and
-    /// the square has fewer than `wanted` pixels a side, from the photo decoded again just large enough.
-    private func zoomCrop(_ image: RGBImage, square: (x: Int, y: Int, side: Int), wanted: Int,
-                          decodeAgain: ((ImageDecoder.Options) throws(ImageError) -> RGBImage)?) throws(ImageError) -> RGBImage {
-        if square.side < wanted, image.original != nil, let decodeAgain {
+    /// Photos of more dogs than this are answered for the first this many (the detector's best).
+    static let mostDogs = 6
+
+    /// Every box the detector finds in `image` scoring at least `minimumScore`, best first, in the photo's pixels
+    /// (of the size it was decoded from), with its score: candidates for average precision. Empty without a detector.
+    @_spi(Benchmarks) public func detections(in image: RGBImage, minimumScore: Float) throws(ClassifierError)
+        -> [(location: DogLocation, score: Float)] {
+        guard let detector = model.detector else { return [] }
+        let b = detector.description.backbone
+        let (_, maps) = try views(of: image, maps: true)
+        let found: [Detection]
+        do {
+            found = try detector.candidates(maps[b], minimumScore: minimumScore)
+        } catch {
+            throw .model(error)
+        }
+        let window = Preprocessing(model.backbones[b].input).window(width: image.width, height: image.height)
+        return found.compactMap { d in
+            DogPlace(d, window: window, width: image.width, height: image.height).map { ($0.location(in: image, zoomed: false), d.score) }
+        }
+    }
+
+    /// The dogs the model's detector finds in the photo, best first, from backbone `detector.backbone`'s maps of
+    /// the view that is not mirrored; none without a detector.
+    private func detectedDogs(_ maps: [FeatureMaps], image: RGBImage) throws(ClassifierError) -> [DogPlace] {
+        guard configuration.usesDetector, let detector = model.detector, maps.indices.contains(detector.description.backbone) else {
+            return []
+        }
+        let b = detector.description.backbone
+        let found: [Detection]
+        do {
+            found = try detector.detect(maps[b])
+        } catch {
+            throw .model(error)
+        }
+        let window = Preprocessing(model.backbones[b].input).window(width: image.width, height: image.height)
+        return found.compactMap { DogPlace($0, window: window, width: image.width, height: image.height) }
+    }
+
+    /// The rectangle `rect` of the photo: cut from `image`, or, when `image` was decoded smaller than the photo and
+    /// the rectangle's longer side has fewer than `wanted` pixels, from the photo decoded again just large enough.
+    private func crop(_ image: RGBImage, _ rect: (x: Int, y: Int, width: Int, height: Int), wanted: Int,
+                      decodeAgain: ((ImageDecoder.Options) throws(ImageError) -> RGBImage)?) throws(ImageError) -> RGBImage {
+        let longer = max(rect.width, rect.height)
+        if longer < wanted, image.original != nil, let decodeAgain {
             var options = decoderOptions
             let shorter = min(image.width, image.height)
-            options.minimumShorterSide = (wanted * shorter + square.side - 1) / square.side
+            options.minimumShorterSide = (wanted * shorter + longer - 1) / longer
             options.sufficientLongerSide = nil
             let larger = try decodeAgain(options)
             if larger.width > image.width {
                 let scale = Double(larger.width) / Double(image.width)
-                let side = min(Int((Double(square.side) * scale).rounded()), larger.width, larger.height)
-                let x = min(Int((Double(square.x) * scale).rounded()), larger.width - side)
-                let y = min(Int((Double(square.y) * scale).rounded()), larger.height - side)
-                return try larger.cropped(left: x, top: y, width: side, height: side)
+                let w = min(Int((Double(rect.width) * scale).rounded()), larger.width)
+                let h = min(Int((Double(rect.height) * scale).rounded()), larger.height)
+                let x = min(Int((Double(rect.x) * scale).rounded()), larger.width - w)
+                let y = min(Int((Double(rect.y) * scale).rounded()), larger.height - h)
+                return try larger.cropped(left: x, top: y, width: w, height: h)
             }
         }
-        return try image.cropped(left: square.x, top: square.y, width: square.side, height: square.side)
+        return try image.cropped(left: rect.x, top: rect.y, width: rect.width, height: rect.height)
     }
 
     /// Each backbone's pooled features of the views classify runs, [views × 1280] per backbone.
@@ -311,6 +393,9 @@ public struct ClassifierConfiguration: Sendable, Equatable {
     /// Whether a photo of two dogs of different breeds gets an answer per dog (`Classification.dogs`; needs
     /// `locates`).
     public var separatesDogs: Bool = true
+    /// Whether the model's dog detector says where the dogs are, where it has one (otherwise the activation maps
+    /// do, as for a model without one): off only to measure what it changes.
+    @_spi(Testing) public var usesDetector: Bool = true
 
     /// Photos classified side by side at most, when `share(threads:manyPhotos:)` shares threads out.
     public static let maxSideBySide = 8

@@ -2,6 +2,7 @@ import Foundation
 import DedogNN
 import DedogTrain
 import DedogCatalogue
+import DedogImage
 
 // `dedog train` and `dedog evaluate` through the facade: settings in the facade's own words, the trainer's reports
 // out. The reports are values of the trainer's (what training found); the engine's types stay behind this door.
@@ -50,6 +51,13 @@ public struct TrainingSettings: Sendable {
     public var seed: UInt64 = 1
     /// The catalogue class folders are matched against (nil: folder names are labels only).
     public var catalogue: Catalogue?
+    /// Where the training photos' dogs are (the format of `boxes.tsv`, see docs/training.md); nil: the data set's own
+    /// `boxes.tsv` if it has one. With boxes, the model also gets a dog detector.
+    public var boxes: URL?
+    /// Whether to train the dog detector when there are boxes.
+    public var trainsDetector = true
+    /// Photos (files or folders of them) without a dog, for the detector to learn that too.
+    public var detectorNegatives: [URL] = []
 
     /// +32 pixels: 1 point more on Stanford Dogs.
     public static let defaultTestSizeIncrease = Backbone.testSizeIncrease
@@ -80,6 +88,20 @@ public struct TrainingSettings: Sendable {
         c.catalogue = catalogue
         return c
     }
+
+    /// The detector's training, when there are boxes to train it on; the photos of `detectorNegatives` listed.
+    var detector: DetectorOptions? {
+        let own = dataset.appendingPathComponent(BoxesFile.fileName)
+        guard trainsDetector, let file = boxes ?? (FileManager.default.fileExists(atPath: own.path) ? own : nil) else { return nil }
+        var options = DetectorOptions(boxes: file)
+        options.seed = seed
+        var photos: [URL] = []
+        ImageFiles.find(detectorNegatives.map(\.path)) { found in
+            if case let .image(path) = found { photos.append(URL(fileURLWithPath: path)) }
+        }
+        options.negatives = photos
+        return options
+    }
 }
 
 /// Training and evaluating models on a folder of photos.
@@ -88,7 +110,9 @@ public enum Training {
     /// each step (it may end the process between steps: nothing is half-written then).
     public static func run(_ settings: TrainingSettings,
                            progress: (TrainingProgress) -> Void = { _ in }) throws(TrainingError) -> TrainingReport {
-        try Trainer.run(settings.configuration, progress: progress)
+        var configuration = settings.configuration
+        configuration.detector = settings.detector
+        return try Trainer.run(configuration, progress: progress)
     }
 
     /// How the model at `model` does on `dataset` (or the photos `split` lists): top-1 and top-5, calibration,

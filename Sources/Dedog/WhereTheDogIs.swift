@@ -118,6 +118,27 @@ import DedogTrain
         self.init(box: box, extent: Double((loose.right - loose.left) * (loose.bottom - loose.top)) / Double(side * side))
     }
 
+    /// Where the detector saw a dog: `detection`'s box (in the network's square `window`, in the photo's pixels)
+    /// in the `width` × `height` photo, clipped to it; the extent is the box's share of the square. Nil when
+    /// nothing of it is in the photo.
+    init?(_ detection: Detection, window: (x: Double, y: Double, width: Double, height: Double), width: Int, height: Int) {
+        let x0 = max(0, window.x + detection.x0 * window.width), x1 = min(Double(width), window.x + detection.x1 * window.width)
+        let y0 = max(0, window.y + detection.y0 * window.height), y1 = min(Double(height), window.y + detection.y1 * window.height)
+        guard x1 > x0, y1 > y0 else { return nil }
+        self.init(box: (x0, y0, x1 - x0, y1 - y0), extent: (x1 - x0) * (y1 - y0) / (window.width * window.height))
+    }
+
+    /// Share of the box's width and height added on each side when the dog is looked at on its own.
+    static let margin = 0.1
+
+    /// The box widened by `margin` on each side, in whole pixels of the `width` × `height` photo, inside it.
+    public func margined(width: Int, height: Int) -> (x: Int, y: Int, width: Int, height: Int) {
+        let mx = box.width * Self.margin, my = box.height * Self.margin
+        let x0 = max(0, Int((box.x - mx).rounded(.down))), y0 = max(0, Int((box.y - my).rounded(.down)))
+        let x1 = min(width, Int((box.x + box.width + mx).rounded(.up))), y1 = min(height, Int((box.y + box.height + my).rounded(.up)))
+        return (x0, y0, max(1, x1 - x0), max(1, y1 - y0))
+    }
+
     /// The photo's square to look at again: around the box, as large as its longer side (at least an eighth of
     /// the photo's shorter side), widened so that the network's own centre crop (`cropShare` of the square)
     /// keeps all of it, moved inside the photo. Nil when that square would be most of the photo anyway.

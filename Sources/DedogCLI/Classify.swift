@@ -21,11 +21,16 @@ struct Classify: ParsableCommand {
             breed is below 45 % or less than 15 points ahead of the next (the thresholds come from the \
             model file).
 
+            Where the dogs are: the bundled models find each dog in the photo (a detector trained on Stanford \
+            Dogs' boxes) and give its box; a photo of several dogs gets an answer per dog, each from that dog \
+            alone — in text a line per dog, in JSON the `dogs` list, in CSV a row per dog (the `dog` column numbers \
+            them; x, y, width and height are its box in the photo's pixels).
+
             Examples:
               dedog classify rex.jpg
               dedog classify --top 5 ~/Pictures/dogs
               dedog classify --json photos/ > results.jsonl
-              dedog classify --format csv ~/Pictures > breeds.csv      # one row per photo, for a spreadsheet
+              dedog classify --format csv ~/Pictures > breeds.csv      # one row per photo (per dog), for a spreadsheet
               dedog classify --model fast ~/Pictures/dogs     # Lite0 alone: faster, less accurate
               dedog classify --model mydogs.safetensors rex.jpg
             """
@@ -38,8 +43,8 @@ struct Classify: ParsableCommand {
     var top = 3
 
     @Option(help: ArgumentHelp("Output: text (for people, with a closing summary), json (JSON Lines: one object per "
-                               + "photo) or csv (one row per photo: file, verdict, breed, probability, the other "
-                               + "breeds, error).", valueName: "format"))
+                               + "photo) or csv (one row per photo, or per dog of a photo of several: file, verdict, breed, "
+                               + "probability, the other breeds, looks like, error, dog, and the box).", valueName: "format"))
     var format: OutputFormat?
 
     @Flag(help: "The same as --format json.")

@@ -21,12 +21,13 @@ struct ResultPrinter {
     /// Breeds per photo: the number of breed/probability column pairs in CSV.
     var top = 3
 
-    /// What goes before the first result: CSV's header row.
+    /// What goes before the first result: CSV's header row. The last five columns say where the dog is: `dog` is
+    /// empty for a photo answered as a whole, and numbers the dogs of a photo of several, one row each.
     func begin() {
         guard format == .csv else { return }
         var header = ["file", "verdict", "breed", "probability"]
         for rank in stride(from: 2, through: top, by: 1) { header += ["breed_\(rank)", "probability_\(rank)"] }
-        Terminal.out(Self.csvRow(header + ["looks_like", "error"]))
+        Terminal.out(Self.csvRow(header + ["looks_like", "error", "dog", "x", "y", "width", "height"]))
     }
 
     func result(file: String, _ c: Classification) {
@@ -34,16 +35,26 @@ struct ResultPrinter {
         case .json: emit(ClassificationRecord(file: file, result: c, error: nil, catalogue: catalogue, language: language))
         case .text: Terminal.out(text(file: file, c))
         case .csv:
-            var row = [file, c.verdict.rawValue]
-            for rank in 0..<top {
-                if rank < c.breeds.count {
-                    row += [name(c.breeds[rank]), String(format: "%.4f", Double(c.breeds[rank].probability))]
-                } else {
-                    row += ["", ""]
-                }
+            if c.dogs.count > 1 {
+                for (i, dog) in c.dogs.enumerated() { Terminal.out(csvRow(file: file, dog, number: i + 1)) }
+            } else {
+                Terminal.out(csvRow(file: file, c, number: nil))
             }
-            Terminal.out(Self.csvRow(row + [c.looksLike?.name(in: language) ?? "", ""]))
         }
+    }
+
+    /// One CSV row: a photo's answer, or the answer for its dog `number`.
+    private func csvRow(file: String, _ c: Classification, number: Int?) -> String {
+        var row = [file, c.verdict.rawValue]
+        for rank in 0..<top {
+            if rank < c.breeds.count {
+                row += [name(c.breeds[rank]), String(format: "%.4f", Double(c.breeds[rank].probability))]
+            } else {
+                row += ["", ""]
+            }
+        }
+        let box = c.location.map { ["\($0.x)", "\($0.y)", "\($0.width)", "\($0.height)"] } ?? ["", "", "", ""]
+        return Self.csvRow(row + [c.looksLike?.name(in: language) ?? "", "", number.map(String.init) ?? ""] + box)
     }
 
     /// A CSV row: fields with a comma, quote or line break are quoted, quotes doubled (RFC 4180). A field starting
@@ -65,7 +76,7 @@ struct ResultPrinter {
     func failure(file: String, message: String) {
         switch format {
         case .json: emit(ClassificationRecord(file: file, result: nil, error: message, catalogue: catalogue, language: language))
-        case .csv: Terminal.out(Self.csvRow([file, "error"] + Array(repeating: "", count: 2 * top + 1) + [message]))
+        case .csv: Terminal.out(Self.csvRow([file, "error"] + Array(repeating: "", count: 2 * top + 1) + [message] + Array(repeating: "", count: 5)))
         case .text: break  // the error is on stderr already
         }
     }
@@ -123,11 +134,26 @@ struct ResultPrinter {
             lines.append(cs ? "  Na fotce jsou \(c.dogs.count) psi:" : "  The photo shows \(c.dogs.count) dogs:")
             for (i, dog) in c.dogs.enumerated() {
                 let place = dog.location.map { " (\($0.width)×\($0.height) px \(cs ? "na" : "at") \($0.x), \($0.y))" } ?? ""
-                let names = dog.breeds.prefix(2).map { "\(name($0)) \(Self.percent($0.probability, language))" }
-                lines.append("    \(i + 1).\(place): " + names.joined(separator: cs ? ", nebo " : ", or "))
+                lines.append("    \(i + 1).\(place): " + dogLine(dog))
             }
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// One dog of a photo of several, with its own verdict: its breed, or the two it may be, or none it knows.
+    func dogLine(_ dog: Classification) -> String {
+        let cs = language == .cs
+        let named = dog.breeds.prefix(2).map { "\(name($0)) \(Self.percent($0.probability, language))" }
+        switch dog.verdict {
+        case .dog, .noDog:
+            return named.joined(separator: cs ? ", nebo " : ", or ")
+        case .unsure:
+            return (cs ? "nejisté — možná " : "unsure — perhaps ") + named.joined(separator: cs ? " nebo " : " or ")
+        case .otherBreed:
+            let alike = dog.breeds.prefix(2).map(name).joined(separator: ", ")
+            return cs ? "plemeno, které tento model nezná (nejvíc se podobá: \(alike))"
+                      : "a breed this model does not know (looks most like \(alike))"
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import DedogImage
 import DedogTestSupport
 
 /// The web page in a real headless Chromium, over WebDriver, against a real `dedog serve` on loopback: identify,
@@ -160,6 +161,48 @@ final class BrowserTests {
         try save(b, "desktop-cat-cs")
         try expectCzech(b, "a cat", ignoring: ["cat.1.jpg"])
         try expectNoScriptErrors(b)
+    }
+
+    /// Two Stanford test photos side by side (`DogPhotos.testPair`): a named box on each dog, and the list of both,
+    /// in English and Czech.
+    @Test(.needsStanfordDogs) func eachDogOfATwoDogPhotoGetsANamedBox() throws {
+        let photo = try twoDogPhoto()
+        let b = try browser()
+        try identify(b, photo)
+        let dogs = try b.text("#dogs")
+        #expect(dogs.hasPrefix("The photo shows 2 dogs: "), "\(dogs)")
+        let boxes = try b.run("""
+            return [...document.querySelectorAll('.photo-frame .dog-box')].map((box) => {
+              const frame = box.parentElement.getBoundingClientRect(), r = box.getBoundingClientRect();
+              return [(r.left - frame.left) / frame.width, (r.right - frame.left) / frame.width, box.textContent, box.hidden];
+            });
+            """) as? [[Any]] ?? []
+        try #require(boxes.count == 2, "\(boxes)")
+        // The first photo is on the left; each box over its own side, named.
+        let made = try DogPhotos.sideBySide(Self.twoDogs)
+        let split = Double(made.boxes[1].x) / Double(made.image.width)
+        for box in boxes {
+            let (left, right, name) = (box[0] as? Double ?? -1, box[1] as? Double ?? -1, box[2] as? String ?? "")
+            let onTheLeft = (left + right) / 2 < split
+            #expect(name.hasPrefix(DogPhotos.testPairNames.en[onTheLeft ? 0 : 1] + " "), "\(box)")
+            #expect(onTheLeft ? right <= split + 0.05 : left >= split - 0.05, "\(box)")
+            #expect(box[3] as? Bool == false)
+        }
+        try save(b, "desktop-two-dogs")
+        try switchLanguage(b)
+        try identify(b, photo)
+        let names = try b.run("return [...document.querySelectorAll('.dog-box-name')].map((n) => n.textContent);") as? [String] ?? []
+        #expect(DogPhotos.testPairNames.cs.allSatisfy { name in names.contains { $0.hasPrefix(name + " ") } }, "\(names)")
+        try expectNoScriptErrors(b)
+    }
+
+    static let twoDogs = DogPhotos.testPair
+
+    /// The two-dog photo as a JPEG in this suite's folder.
+    func twoDogPhoto() throws -> URL {
+        let url = folder.appendingPathComponent("two-dogs.jpg")
+        try Data(JPEGEncoder.encode(DogPhotos.sideBySide(Self.twoDogs).image, quality: 92)).write(to: url)
+        return url
     }
 
     // MARK: Breeds
@@ -384,6 +427,18 @@ final class BrowserTests {
         try b.open(url)
         try b.wait(for: "document.querySelector('#view h1')")
         return b
+    }
+
+    /// The camera sees two dogs (the two-dog photo played by the fake camera): a box on each, with its name.
+    @Test(.needsStanfordDogs) func theLiveCameraBoxesAndNamesEachDog() throws {
+        let b = try browserWithCamera(showing: twoDogPhoto())
+        try b.open(url + "#/live")
+        try b.wait(for: "Number(document.body.dataset.liveAnswers) >= 2 && document.querySelector('#live-box-2') && !document.querySelector('#live-box-2').hidden",
+                   timeout: 30)
+        let names = try b.run("return [...document.querySelectorAll('.live-frame .dog-box')].filter((b) => !b.hidden).map((b) => b.textContent);") as? [String] ?? []
+        #expect(names.count == 2 && DogPhotos.testPairNames.en.allSatisfy { name in names.contains { $0.hasPrefix(name + " ") } }, "\(names)")
+        try save(b, "desktop-live-two-dogs")
+        try expectNoScriptErrors(b)
     }
 
     /// `#/live` names the dog the camera sees (a beagle played by the fake camera), steadily, with the box where it

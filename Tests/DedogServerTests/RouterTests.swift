@@ -7,6 +7,7 @@ import Testing
 import DedogCatalogue
 import DedogServer
 import DedogBreedModel
+import DedogImage
 import DedogTestSupport
 
 /// Services for the tests: one model loaded once, served under different configurations.
@@ -82,6 +83,26 @@ extension TestResponse {
         #expect(breeds.first?["label"] as? String == "Beagle")
         #expect(breeds.first?["score"] as? Double == breeds.first?["probability"] as? Double)
         #expect(response.object["verdict"] as? String == "dog")
+    }
+
+    /// A photo of two dogs made from two Stanford test photos (`DogPhotos.testPair` side by side): the answer has
+    /// one entry per dog in `dogs`, each named, its box on its dog; in Czech too.
+    @Test(.needsStanfordDogs) func aTwoDogPhotoGetsAnAnswerPerDog() async throws {
+        let made = try DogPhotos.sideBySide(DogPhotos.testPair)
+        let jpeg = try JPEGEncoder.encode(made.image, quality: 92)
+        for (language, names) in [("en", DogPhotos.testPairNames.en), ("cs", DogPhotos.testPairNames.cs)] {
+            let response = try await request("/predictions/dedog?lang=\(language)", method: .post, headers: [.contentType: "image/jpeg"], body: jpeg)
+            #expect(response.status == .ok)
+            let dogs = try #require(response.object["dogs"] as? [[String: Any]])
+            try #require(dogs.count == 2, "\(response.text)")
+            for dog in dogs {
+                let location = try #require(dog["location"] as? [String: Any])
+                let box = (location["x"] as? Int ?? -1, location["y"] as? Int ?? -1, location["width"] as? Int ?? 0, location["height"] as? Int ?? 0)
+                let truth = box.0 + box.2 / 2 < made.boxes[1].x ? 0 : 1
+                #expect(DogPhotos.overlap(box, made.boxes[truth]) >= 0.5, "\(box)")
+                #expect((dog["breeds"] as? [[String: Any]])?.first?["name"] as? String == names[truth], "\(language): \(response.text)")
+            }
+        }
     }
 
     @Test func czechFromTheQueryOrTheBrowsersLanguage() async throws {

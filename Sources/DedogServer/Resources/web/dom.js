@@ -50,6 +50,23 @@ export function errorText(error) {
 
 /** Places `box` over a picture of `width`×`height` pixels where `where` ({x, y, width, height}, in those pixels)
  * says, as shares of the picture (so it follows the picture's size on screen), and shows it. */
+/** A box over a photo for one dog (placed by `placeBox`), with the dog's name on it when given. */
+export function dogBox(id, name) {
+  return labelBox(h("div", { class: "dog-box", id, hidden: "" }), name);
+}
+
+/** `box` with `name` written on it (nothing when empty). */
+export function labelBox(box, name) {
+  box.replaceChildren(...(name ? [h("span", { class: "dog-box-name" }, name)] : []));
+  return box;
+}
+
+/** The dogs of an answer that have a box to draw: each dog of a photo of several, else the answer's own. */
+export function boxedDogs(record) {
+  if (record.dogs?.length > 1) return record.dogs.filter((d) => d.location);
+  return record.verdict !== "noDog" && record.location ? [record] : [];
+}
+
 export function placeBox(box, where, width, height) {
   const share = (v, of) => `${(100 * v / of).toFixed(2)}%`;
   box.style.left = share(where.x, width);

@@ -1,7 +1,7 @@
 // Identify: a photo in (file, camera, drop, paste), the verdict and the top breeds out; confirm and undo when the
 // server learns; the photos of this visit (kept in this tab only), and each answer kept in the history.
 import { api } from "./api.js";
-import { h, show, errorCard, summary, onLeave, placeBox } from "./dom.js";
+import { h, show, errorCard, summary, onLeave, placeBox, dogBox, boxedDogs } from "./dom.js";
 import { t, percent } from "./i18n.js";
 import { serverInfo, loadServerInfo, recognisedBreeds } from "./server.js";
 import { breedName, verdictText, shortAnswer } from "./answer.js";
@@ -161,10 +161,11 @@ function renderResult(visit, url = null) {
  * the answer also comes from a closer look at it. */
 function photoWithBox(photo, record) {
   const several = record.dogs?.length > 1;
-  const places = several ? record.dogs.map((d) => d.location).filter(Boolean)
-    : record.verdict !== "noDog" && record.location ? [record.location] : [];
+  const dogs = boxedDogs(record);
+  const places = dogs.map((d) => d.location);
   if (!places.length) return [photo];
-  const boxes = places.map((_, i) => h("div", { class: "dog-box", id: i ? `dog-box-${i + 1}` : "dog-box", hidden: "" }));
+  // Each dog's box carries its name when the photo shows several.
+  const boxes = dogs.map((d, i) => dogBox(i ? `dog-box-${i + 1}` : "dog-box", several ? shortAnswer(d) : ""));
   const place = () => {
     const width = photo.naturalWidth, height = photo.naturalHeight;
     if (!width || !height) return;

@@ -2,7 +2,7 @@
 // their answers smoothed over frames so that a name does not flicker; the box where the dog is drawn over the video;
 // pause, and "keep this one" into the history. Without a camera or permission: said, with the way back.
 import { api } from "./api.js";
-import { h, show, onLeave, errorCard, placeBox } from "./dom.js";
+import { h, show, onLeave, errorCard, placeBox, dogBox, labelBox, boxedDogs } from "./dom.js";
 import { t } from "./i18n.js";
 import { loadServerInfo } from "./server.js";
 import { shortAnswer } from "./answer.js";
@@ -73,7 +73,8 @@ export async function renderLive() {
   timing.liveApiMs = "0";
   const video = h("video", { id: "live-video", autoplay: "", playsinline: "", "aria-hidden": "true" });
   video.muted = true;
-  const box = h("div", { class: "dog-box", id: "live-box", hidden: "" });
+  // A box per dog of the latest frame (the first is #live-box), each named when the frame shows several.
+  const boxes = [dogBox("live-box", "")];
   const name = h("p", { class: "live-name", id: "live-name", "aria-hidden": "true" }, t("liveStarting"));
   // Screen readers hear the steady name when it changes, not every frame.
   const announce = h("p", { class: "visually-hidden", id: "live-announce", role: "status" });
@@ -84,7 +85,7 @@ export async function renderLive() {
   show([
     h("h1", {}, t("liveTitle")),
     h("p", { class: "muted" }, t("liveIntro")),
-    h("div", { class: "live-frame" }, video, box, name),
+    h("div", { class: "live-frame" }, video, boxes[0], name),
     h("div", { class: "row" }, pause, keep),
     announce, note, back,
   ]);
@@ -175,8 +176,16 @@ export async function renderLive() {
     name.textContent = text;
     name.className = `live-name ${steady?.verdict ?? "looking"}`;
     if (text !== lastShown) { lastShown = text; if (steady) announce.textContent = text; }
-    // The box where this frame's dog is, in the frame's pixels: as shares of the video's picture.
-    const where = record.verdict !== "noDog" ? record.location : null;
-    if (where) placeBox(box, where, canvas.width, canvas.height); else box.hidden = true;
+    // The boxes where this frame's dogs are, in the frame's pixels: as shares of the video's picture.
+    const dogs = boxedDogs(record);
+    while (boxes.length < dogs.length) {
+      boxes.push(dogBox(`live-box-${boxes.length + 1}`, ""));
+      name.before(boxes[boxes.length - 1]);
+    }
+    boxes.forEach((box, i) => {
+      if (i >= dogs.length) { box.hidden = true; return; }
+      labelBox(box, dogs.length > 1 ? shortAnswer(dogs[i]) : "");
+      placeBox(box, dogs[i].location, canvas.width, canvas.height);
+    });
   }
 }

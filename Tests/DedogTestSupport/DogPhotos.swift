@@ -1,0 +1,89 @@
+import DedogImage
+import Foundation
+
+/// Photos whose dogs are at known places: the shared Stanford Dogs test photos in their true proportions (their
+/// boxes from boxes.tsv), side by side; and any photo stored turned, with the EXIF orientation that turns it back.
+public enum DogPhotos {
+    /// A box in a photo's pixels.
+    public typealias Box = (x: Int, y: Int, width: Int, height: Int)
+
+    /// Two test-split photos of one dog each, a Samoyed and a Staffordshire Bull Terrier, for the two-dog tests, and
+    /// their breeds' names in English and Czech (the catalogue's).
+    public static let testPair = ["n02111889-Samoyed/n02111889_6425.jpg", "n02093256-Staffordshire_bullterrier/n02093256_3323.jpg"]
+    public static let testPairNames = (en: ["Samoyed", "Staffordshire Bull Terrier"], cs: ["samojed", "stafordšírský bullterier"])
+
+    /// A photo made here, its dogs' boxes, and their breeds (the Stanford class folders), left to right.
+    public struct Made {
+        public var image: RGBImage
+        public var boxes: [Box]
+        public var breeds: [String]
+    }
+
+    /// Each shared Stanford photo's original size and its dogs' boxes (x0, y0, x1, y1), from boxes.tsv.
+    static let table = Shared { () throws -> [String: (width: Int, height: Int, boxes: [[Double]])] in
+        let text = try String(contentsOf: SharedData.stanfordDogs.appendingPathComponent("boxes.tsv"), encoding: .utf8)
+        var rows: [String: (width: Int, height: Int, boxes: [[Double]])] = [:]
+        for line in text.split(separator: "\n").dropFirst() {
+            let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard f.count == 6, let w = Int(f[2]), let h = Int(f[3]) else { continue }
+            rows[f[0]] = (w, h, f[5].split(separator: ";").map { $0.split(separator: ",").compactMap { Double($0) } })
+        }
+        return rows
+    }
+
+    /// Stanford photo `path` (e.g. `n02110806-basenji/n02110806_4216.jpg`) restored to its original proportions
+    /// at `height` pixels high, with its dogs' boxes there.
+    public static func restored(_ path: String, height: Int) throws -> (image: RGBImage, boxes: [Box]) {
+        guard let row = try table.value[path] else { throw ImageError.invalidArgument(detail: "\(path) is not in boxes.tsv") }
+        let square = try ImageDecoder().decode(contentsOf: SharedData.stanfordDogs.appendingPathComponent(path))
+        let width = max(1, Int((Double(row.width) * Double(height) / Double(row.height)).rounded()))
+        let image = try Resampler.resized(square, width: width, height: height)
+        let sx = Double(width) / Double(row.width), sy = Double(height) / Double(row.height)
+        let boxes = row.boxes.map { b -> Box in
+            let x = Int((b[0] * sx).rounded()), y = Int((b[1] * sy).rounded())
+            return (x, y, Int((b[2] * sx).rounded()) - x, Int((b[3] * sy).rounded()) - y)
+        }
+        return (image, boxes)
+    }
+
+    /// Stanford photos `paths` (one dog each), restored to their proportions at `height` pixels and placed side
+    /// by side, left to right.
+    public static func sideBySide(_ paths: [String], height: Int = 400) throws -> Made {
+        let parts = try paths.map { try restored($0, height: height) }
+        let width = parts.reduce(0) { $0 + $1.image.width }
+        var pixels = [UInt8](repeating: 0, count: width * height * 3), boxes: [Box] = [], offset = 0
+        for part in parts {
+            let w = part.image.width
+            for row in 0..<height {
+                let to = (row * width + offset) * 3
+                pixels.replaceSubrange(to..<(to + w * 3), with: part.image.pixels[(row * w * 3)..<((row + 1) * w * 3)])
+            }
+            boxes += part.boxes.map { ($0.x + offset, $0.y, $0.width, $0.height) }
+            offset += w
+        }
+        return Made(image: try RGBImage(width: width, height: height, pixels: pixels), boxes: boxes,
+                    breeds: paths.map { String($0.split(separator: "/")[0]) })
+    }
+
+    /// `upright` as a JPEG whose pixels are stored turned, with EXIF orientation `orientation` (1–8) saying how to
+    /// turn them back: a viewer (and dedog) that applies the tag shows `upright`.
+    public static func jpeg(_ upright: RGBImage, orientation: Int) throws -> [UInt8] {
+        // The turn that undoes each orientation's: 6 and 8 undo each other, the others undo themselves.
+        let inverse = [6: 8, 8: 6][orientation] ?? orientation
+        guard let turn = EXIFOrientation(rawValue: inverse) else { throw ImageError.invalidArgument(detail: "orientation \(orientation)") }
+        let jpeg = try JPEGEncoder.encode(turn.applied(to: upright), quality: 92)
+        // APP1 "Exif", a little-endian TIFF header and one IFD holding Orientation (0x0112, SHORT, 1 value).
+        let tiff: [UInt8] = [0x49, 0x49, 0x2A, 0x00, 0x08, 0, 0, 0, 0x01, 0x00, 0x12, 0x01, 0x03, 0x00, 0x01, 0, 0, 0,
+                             UInt8(orientation), 0, 0, 0, 0, 0, 0, 0]
+        let payload = Array("Exif\0\0".utf8) + tiff, length = payload.count + 2
+        return [0xFF, 0xD8, 0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + payload + jpeg.dropFirst(2)
+    }
+
+    /// Intersection over union of two boxes.
+    public static func overlap(_ a: Box, _ b: Box) -> Double {
+        let w = max(0, min(a.x + a.width, b.x + b.width) - max(a.x, b.x))
+        let h = max(0, min(a.y + a.height, b.y + b.height) - max(a.y, b.y))
+        let union = a.width * a.height + b.width * b.height - w * h
+        return union > 0 ? Double(w * h) / Double(union) : 0
+    }
+}
