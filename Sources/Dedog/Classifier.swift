@@ -168,31 +168,26 @@ public final class Classifier: Sendable {
         }
         guard let input = model.backbones.first?.input else { return Looks(whole: whole) }
         let cropShare = Double(input.cropSize) / Double(input.resizeShorterSide)
-        /// `place`'s box with a margin, looked at on its own as a photo (its views' features, and the answer).
-        func lookAlone(at place: DogPlace) throws(ClassifierError) -> (features: [[Float]], answer: Classification) {
+        /// The rectangle `rect` of the photo looked at on its own, as a photo: its views' features, and the answer.
+        func look(at rect: (x: Int, y: Int, width: Int, height: Int)) throws(ClassifierError) -> (features: [[Float]], answer: Classification) {
             let crop: RGBImage
             do {
-                crop = try self.crop(image, place.margined(width: image.width, height: image.height), wanted: input.resizeShorterSide,
-                                     decodeAgain: decodeAgain)
+                crop = try self.crop(image, rect, wanted: input.resizeShorterSide, decodeAgain: decodeAgain)
             } catch {
                 throw .image(error)
             }
             let features = try views(of: crop, maps: false).features
             return (features, try decide(features: features, top: top))
         }
-        /// A square around `place`'s box, looked at on its own (its views' features, and the answer from them).
+        /// `place`'s box with a margin, looked at on its own.
+        func lookAlone(at place: DogPlace) throws(ClassifierError) -> (features: [[Float]], answer: Classification) {
+            try look(at: place.margined(width: image.width, height: image.height))
+        }
+        /// A square around `place`'s box, looked at on its own.
         func lookCloser(at place: DogPlace, largest: Double) throws(ClassifierError) -> (features: [[Float]], answer: Classification)? {
             guard let square = place.zoomSquare(width: image.width, height: image.height, cropShare: cropShare,
                                                 largest: largest) else { return nil }
-            let crop: RGBImage
-            do {
-                crop = try self.crop(image, (square.x, square.y, square.side, square.side), wanted: input.resizeShorterSide,
-                                     decodeAgain: decodeAgain)
-            } catch {
-                throw .image(error)
-            }
-            let closer = try views(of: crop, maps: false).features
-            return (closer, try decide(features: closer, top: top))
+            return try look(at: (square.x, square.y, square.side, square.side))
         }
         // Where the dogs are: the detector's boxes where the model has one, else the breed's activation map.
         let detected = try detectedDogs(maps, image: image)
@@ -263,36 +258,34 @@ public final class Classifier: Sendable {
     /// (of the size it was decoded from), with its score: candidates for average precision. Empty without a detector.
     @_spi(Benchmarks) public func detections(in image: RGBImage, minimumScore: Float) throws(ClassifierError)
         -> [(location: DogLocation, score: Float)] {
-        guard let detector = model.detector else { return [] }
-        let b = detector.description.backbone
+        guard model.detector != nil else { return [] }  // no pass through the networks for nothing
         let (_, maps) = try views(of: image, maps: true)
-        let found: [Detection]
-        do {
-            found = try detector.candidates(maps[b], minimumScore: minimumScore)
-        } catch {
-            throw .model(error)
-        }
-        let window = Preprocessing(model.backbones[b].input).window(width: image.width, height: image.height)
-        return found.compactMap { d in
-            DogPlace(d, window: window, width: image.width, height: image.height).map { ($0.location(in: image, zoomed: false), d.score) }
-        }
+        return try placed(maps, image: image) { detector, maps throws(ModelError) in try detector.candidates(maps, minimumScore: minimumScore) }
+            .map { ($0.place.location(in: image, zoomed: false), $0.score) }
     }
 
     /// The dogs the model's detector finds in the photo, best first, from backbone `detector.backbone`'s maps of
     /// the view that is not mirrored; none without a detector.
     private func detectedDogs(_ maps: [FeatureMaps], image: RGBImage) throws(ClassifierError) -> [DogPlace] {
-        guard configuration.usesDetector, let detector = model.detector, maps.indices.contains(detector.description.backbone) else {
-            return []
-        }
+        guard configuration.usesDetector else { return [] }
+        return try placed(maps, image: image) { detector, maps throws(ModelError) in try detector.detect(maps) }.map(\.place)
+    }
+
+    /// What `find` finds with the model's detector in its backbone's maps, placed in the photo `image`; none without
+    /// a detector.
+    private func placed(_ maps: [FeatureMaps], image: RGBImage,
+                        _ find: (DogDetector, FeatureMaps) throws(ModelError) -> [Detection]) throws(ClassifierError)
+        -> [(place: DogPlace, score: Float)] {
+        guard let detector = model.detector, maps.indices.contains(detector.description.backbone) else { return [] }
         let b = detector.description.backbone
         let found: [Detection]
         do {
-            found = try detector.detect(maps[b])
+            found = try find(detector, maps[b])
         } catch {
             throw .model(error)
         }
         let window = Preprocessing(model.backbones[b].input).window(width: image.width, height: image.height)
-        return found.compactMap { DogPlace($0, window: window, width: image.width, height: image.height) }
+        return found.compactMap { d in DogPlace(d, window: window, width: image.width, height: image.height).map { ($0, d.score) } }
     }
 
     /// The rectangle `rect` of the photo: cut from `image`, or, when `image` was decoded smaller than the photo and

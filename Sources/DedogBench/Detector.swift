@@ -5,12 +5,21 @@ import DedogImage
 @_spi(Testing) import DedogBreedModel
 import Foundation
 
-/// Photos in `folder` and below (by extension), sorted.
-func photos(under folder: String) -> [URL] {
-    let root = URL(fileURLWithPath: folder)
-    let found = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
-    return found.filter { ["jpg", "jpeg", "png", "webp", "heic"].contains($0.pathExtension.lowercased()) }
-        .sorted { $0.path < $1.path }
+/// The detector's training as add-detector and detector-cells take it from `args` (MODEL DATASET TRAIN.txt
+/// VALIDATION.txt, then the photos without a dog from `negativesFrom` on): the data set, the photos that train
+/// (TRAIN.txt is the pool, as `dedog train --split` takes it: its photos not in VALIDATION.txt), those that validate,
+/// and the options with DATASET's boxes.tsv and the negatives (found by content, as classify finds photos).
+func detectorSetup(_ args: [String], negativesFrom: Int)
+    -> (dataset: Dataset, train: [Dataset.Sample], validation: [Dataset.Sample], options: DetectorOptions) {
+    let dataset = try! Dataset(root: URL(fileURLWithPath: args[1]))
+    let validation = try! dataset.samples(listedIn: URL(fileURLWithPath: args[3]))
+    let checked = Set(validation.map(\.path))
+    let train = try! dataset.samples(listedIn: URL(fileURLWithPath: args[2])).filter { !checked.contains($0.path) }
+    var options = DetectorOptions(boxes: dataset.root.appendingPathComponent(BoxesFile.fileName))
+    ImageFiles.find(Array(args.dropFirst(negativesFrom))) { found in
+        if case let .image(path) = found { options.negatives.append(URL(fileURLWithPath: path)) }
+    }
+    return (dataset, train, validation, options)
 }
 
 /// add-detector MODEL DATASET TRAIN.txt VALIDATION.txt [NEGATIVES-FOLDER...]: trains the dog detector on MODEL's
@@ -18,13 +27,8 @@ func photos(under folder: String) -> [URL] {
 func addDetector() {
     let args = Array(CommandLine.arguments.dropFirst(2))
     guard args.count >= 4 else { print("usage: DedogBench add-detector MODEL DATASET TRAIN.txt VALIDATION.txt [NEGATIVES...]"); exit(64) }
-    let dataset = try! Dataset(root: URL(fileURLWithPath: args[1]))
-    // The split file is the pool (as `dedog train --split` takes it): its photos not in VALIDATION train.
-    let validation = try! dataset.samples(listedIn: URL(fileURLWithPath: args[3]))
-    let checked = Set(validation.map(\.path))
-    let train = try! dataset.samples(listedIn: URL(fileURLWithPath: args[2])).filter { !checked.contains($0.path) }
-    var options = DetectorOptions(boxes: dataset.root.appendingPathComponent(BoxesFile.fileName))
-    options.negatives = args.dropFirst(4).flatMap { photos(under: $0) }
+    let (dataset, train, validation, setup) = detectorSetup(args, negativesFrom: 4)
+    var options = setup
     if let e = ProcessInfo.processInfo.environment["DEDOG_DETECTOR_EPOCHS"], let n = Int(e) { options.epochs = n }
     if let h = ProcessInfo.processInfo.environment["DEDOG_DETECTOR_HIDDEN"], let n = Int(h) { options.hidden = n }
     var last = Date()
@@ -146,12 +150,7 @@ func detectorTime() {
 func detectorCells() {
     let args = Array(CommandLine.arguments.dropFirst(2))
     guard args.count >= 5 else { print("usage: DedogBench detector-cells MODEL DATASET TRAIN.txt VALIDATION.txt OUT [NEGATIVES...]"); exit(64) }
-    let dataset = try! Dataset(root: URL(fileURLWithPath: args[1]))
-    let validation = try! dataset.samples(listedIn: URL(fileURLWithPath: args[3]))
-    let checked = Set(validation.map(\.path))
-    let train = try! dataset.samples(listedIn: URL(fileURLWithPath: args[2])).filter { !checked.contains($0.path) }
-    var options = DetectorOptions(boxes: dataset.root.appendingPathComponent(BoxesFile.fileName))
-    options.negatives = args.dropFirst(5).flatMap { photos(under: $0) }
+    let (dataset, train, validation, options) = detectorSetup(args, negativesFrom: 5)
     let boxes = try! BoxesFile(contentsOf: options.boxes)
     var generator = SplitMix64(seed: options.seed)
     let scenes = Scene.plan(dataset: dataset, train: train, validation: validation, boxes: boxes, options: options, using: &generator)
