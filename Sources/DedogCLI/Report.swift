@@ -124,7 +124,7 @@ enum Report {
         if let d = r.detector {
             Terminal.out("Dog detector: trained on \(d.trainPhotos) photos with boxes, \(d.mosaics) mosaics of them, "
                          + "\(d.backgrounds) dogless parts of them and \(d.negatives) photos without a dog; \(d.epochs) epochs")
-            Terminal.out("  validation (\(d.validationPhotos) photos with boxes): box AP at IoU 0.5 \(String(format: "%.3f", d.averagePrecision)); "
+            Terminal.out("  validation (\(d.validationPhotos) photos with boxes\(d.mirrored ? ", each also mirrored" : ""): box AP at IoU 0.5 \(String(format: "%.3f", d.averagePrecision)); "
                          + "a dog from a score of \(percent(d.threshold)) (\(percent(d.apartThreshold)) apart from the others): "
                          + (d.severalPhotos > 0 ? "\(percent(Float(d.severalFound))) of \(d.severalPhotos) photos of several dogs seen as several, " : "")
                          + "\(percent(Float(d.split))) of one-dog photos seen as two")

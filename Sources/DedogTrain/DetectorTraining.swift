@@ -22,7 +22,8 @@ public struct DetectorOptions: Sendable {
     /// One-dog validation photos that may be seen as two dogs at the chosen threshold, at most.
     public var splitAtMost = 0.02
     public var seed: UInt64 = 1
-    /// Whether each training photo is also learned mirrored left to right.
+    /// Whether each photo is also seen mirrored left to right: learned by the training photos, and checked by
+    /// the validation photos (twice the evidence for choosing the epochs and thresholds).
     public var mirrored = true
 
     public init(boxes: URL) {
@@ -30,18 +31,22 @@ public struct DetectorOptions: Sendable {
     }
 }
 
-/// What training the detector did and measured on the validation photos (real photos only, no mosaics).
+/// What training the detector did and measured on the validation photos (real photos only, no mosaics; each also
+/// mirrored when `mirrored`).
 public struct DetectorReport: Sendable {
     public init() {}
 
     public var trainPhotos = 0, mosaics = 0, backgrounds = 0, negatives = 0, unreadable = 0
     public var validationPhotos = 0
+    /// Whether every photo was also seen mirrored, the validation photos too.
+    public var mirrored = false
     /// The epochs of the head written (the lowest validation loss).
     public var epochs = 0
     public var threshold: Float = 0, apartThreshold: Float = 0
     /// Box average precision at IoU 0.5 on the validation photos.
     public var averagePrecision = 0.0
-    /// Validation photos of two or more dogs in which two or more are found, and how many there were.
+    /// Validation photos of two or more dogs (as they are and mirrored when `mirrored`) in which two or more are
+    /// found, and how many photos there were.
     public var severalFound = 0.0, severalPhotos = 0
     /// One-dog validation photos seen as two or more dogs.
     public var split = 0.0
@@ -85,7 +90,8 @@ public enum DetectorTraining {
         let choice = head.chooseThresholds(grids, splitAtMost: options.splitAtMost)
         (report.threshold, report.apartThreshold, report.averagePrecision, report.severalFound, report.severalPhotos, report.split) =
             (choice.threshold, choice.apartThreshold, choice.averagePrecision, choice.severalFound, choice.severalPhotos, choice.split)
-        report.validationPhotos = grids.validationCount
+        report.mirrored = options.mirrored
+        if options.mirrored { report.severalPhotos /= 2 }
         let description = DetectorDescription(backbone: 0, hidden: options.hidden, threshold: choice.threshold,
                                               apartThreshold: choice.apartThreshold)
         do {
@@ -231,10 +237,10 @@ public enum DetectorTraining {
     static let step: Float = 6 / 255
 
     var trainCount: Int { isValidation.filter { !$0 }.count }
-    var validationCount: Int { isValidation.filter { $0 }.count }
     var cellsPerScene: Int { rows * columns }
 
-    /// `mirrored`: each training scene is also learned mirrored left to right (its own grid, its boxes mirrored).
+    /// `mirrored`: each scene is also seen mirrored left to right (its own grid, its boxes mirrored), validation
+    /// scenes too.
     @_spi(Testing) public init(_ scenes: [Scene], dataset: Dataset, boxes: BoxesFile, network: EfficientNetLite, threads: Int,
                                kernels: KernelSet, mirrored: Bool, report: inout DetectorReport,
                                progress: (Int, Int) -> Void) throws(TrainError) {
@@ -252,7 +258,7 @@ public enum DetectorTraining {
             }
             let maps: FeatureMaps
             do {
-                let input = try network.inputTensor(for: image, mirrored: mirrored && !scene.validation)
+                let input = try network.inputTensor(for: image, mirrored: mirrored)
                 maps = try session.featuresAndMaps(input.tensor, batch: input.views).maps
             } catch {
                 report.unreadable += 1
@@ -271,7 +277,7 @@ public enum DetectorTraining {
             isValidation.append(scene.validation)
             if maps.images == 2 {
                 targets.append(inSquare.map { SquareBox(cx: 1 - $0.cx, cy: $0.cy, w: $0.w, h: $0.h) })
-                isValidation.append(false)
+                isValidation.append(scene.validation)
             }
             switch scene.kind {
             case .photo: if scene.validation { report.validationPhotos += 1 } else { report.trainPhotos += 1 }
