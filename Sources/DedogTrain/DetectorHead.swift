@@ -197,7 +197,7 @@ import DedogBreedModel
     /// several (then the fewest splits, then the highest thresholds); with what it gives there and the box average
     /// precision at IoU 0.5.
     func chooseThresholds(_ grids: CellGrids, splitAtMost: Double)
-        -> (threshold: Float, apartThreshold: Float, averagePrecision: Double, severalFound: Double, severalPhotos: Int, split: Double) {
+        -> (threshold: Float, apartThreshold: Float, averagePrecision: Double, severalFound: Double, split: Double) {
         let scenes = grids.isValidation.indices.filter { grids.isValidation[$0] }
         let out = outputs(scenes, grids: grids), per = grids.cellsPerScene * Self.outputs
         let found = scenes.indices.map { j in
@@ -223,7 +223,7 @@ import DedogBreedModel
                 if seen > best.found || (seen == best.found && split < best.split) { best = (seen, split, t, apart) }
             }
         }
-        return (best.t, best.apart, ap, max(0, best.found), several.count, best.split)
+        return (best.t, best.apart, ap, max(0, best.found), best.split)
     }
 }
 

@@ -88,10 +88,9 @@ public enum DetectorTraining {
         var head = DetectorHead(hidden: options.hidden, using: &generator)
         report.epochs = head.fit(grids, options: options, using: &generator)
         let choice = head.chooseThresholds(grids, splitAtMost: options.splitAtMost)
-        (report.threshold, report.apartThreshold, report.averagePrecision, report.severalFound, report.severalPhotos, report.split) =
-            (choice.threshold, choice.apartThreshold, choice.averagePrecision, choice.severalFound, choice.severalPhotos, choice.split)
+        (report.threshold, report.apartThreshold, report.averagePrecision, report.severalFound, report.split) =
+            (choice.threshold, choice.apartThreshold, choice.averagePrecision, choice.severalFound, choice.split)
         report.mirrored = options.mirrored
-        if options.mirrored { report.severalPhotos /= 2 }
         let description = DetectorDescription(backbone: 0, hidden: options.hidden, threshold: choice.threshold,
                                               apartThreshold: choice.apartThreshold)
         do {
@@ -280,7 +279,10 @@ public enum DetectorTraining {
                 isValidation.append(scene.validation)
             }
             switch scene.kind {
-            case .photo: if scene.validation { report.validationPhotos += 1 } else { report.trainPhotos += 1 }
+            case .photo where scene.validation:
+                report.validationPhotos += 1
+                if inSquare.count >= 2 { report.severalPhotos += 1 }
+            case .photo: report.trainPhotos += 1
             case .mosaic: report.mosaics += 1
             case .background: report.backgrounds += 1
             case .negative: report.negatives += 1
