@@ -68,4 +68,19 @@ import Testing
             #expect(result.verdict == .noDog && result.location == nil && result.dogs.isEmpty, "\(model): \(url.lastPathComponent)")
         }
     }
+
+    /// A cat the detector draws a box on, which the whole photo calls a cat, is not looked at again: the close look
+    /// at the box, the cat's surroundings cut away, answered "a breed this model does not know" (both models).
+    @Test(.needsPetsReal, arguments: ["default", "fast"]) func aCatIsNotLookedAtAgain(_ model: String) throws {
+        let classifier = try Classifier(modelURL: ModelLocator.url(ofBundled: model))
+        let image = try ImageDecoder().decode(contentsOf: SharedData.petsReal.appendingPathComponent("cats/cat.297.jpg"))
+        // What makes this cat the case: the detector finds a dog in it (a first box needs only the lower score),
+        // small enough to look at again.
+        #expect(try !classifier.detections(in: image, minimumScore: classifier.model.detector?.description.apartThreshold ?? 1).isEmpty)
+        let looks = try classifier.looks(at: image, top: 3, zoom: .standard)
+        #expect(looks.whole.verdict == .noDog && looks.whole.looksLike == .cat, "\(model): \(looks.whole.verdict)")
+        #expect(looks.closer == nil && looks.zoomed == nil, "\(model): looked at again")
+        let answer = try classifier.classify(image)
+        #expect(answer.verdict == .noDog && answer.looksLike == .cat, "\(model): \(answer.verdict)")
+    }
 }
