@@ -120,8 +120,9 @@ public enum LooksLike: String, Codable, Sendable, CaseIterable {
 ///
 /// Fitted by `scripts/experiments/unknown_breeds.py` on models trained with breeds held out (20 Stanford Dogs breeds
 /// and some of the 13 new ones, or the 13 new ones alone): their validation photos of the breeds they know against
-/// the held-out breeds' training photos, never a test split. `below` is where 3 % of known photos named right
-/// would no longer be (docs/accuracy.md has the trade-off).
+/// the held-out breeds' training photos, never a test split. `below` is where the rule takes at most 3 % of the right
+/// answers (top breed right) of the final model's own validation photos restored to their true proportions
+/// (docs/accuracy.md has the trade-off).
 public struct UnknownBreedRule: Codable, Sendable, Equatable {
     public enum Signal: String, Codable, Sendable, CaseIterable {
         /// The top breed's probability.

@@ -131,7 +131,8 @@ for spec in args.fold:
     for name, v in s.items():
         if v is not None and held:
             print(f"  AUC {name:8s} {auc(v[is_known], v[~is_known]):.3f}")
-    all_signals.append(dict(model=str(model_path), is_known=is_known, named=named, right=right, **{n: v for n, v in s.items() if v is not None}))
+    all_signals.append(dict(model=str(model_path), is_known=is_known, named=named, right=right, noDog=noDog, folder=folder[rows],
+                            **{n: v for n, v in s.items() if v is not None}))
 
 if args.out:
     np.savez(args.out, folds=np.array(all_signals, dtype=object))
