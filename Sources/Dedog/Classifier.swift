@@ -439,7 +439,7 @@ public struct ZoomPolicy: Sendable, Equatable {
     /// …and the whole photo's top breed is less likely than this.
     public var topBelow: Float
     /// Whether a photo the whole view finds no dog in is looked at again too (a dog small in a large scene
-    /// often is); the closer look must then find a dog itself.
+    /// often is), unless it looks like a cat; the closer look must then find a dog itself.
     public var evenWithoutDog: Bool
 
     public init(extentBelow: Double, topBelow: Float, evenWithoutDog: Bool) {
@@ -450,7 +450,7 @@ public struct ZoomPolicy: Sendable, Equatable {
 
     /// Chosen on check sets made from the train split (see `docs/where-the-dog-is.md`).
     public static let standard = ZoomPolicy(extentBelow: 0.3, topBelow: 0.7, evenWithoutDog: true)
-    /// Whenever the box leaves room to zoom (for studies).
+    /// Whenever the box leaves room to zoom, but not at a cat (for studies).
     public static let always = ZoomPolicy(extentBelow: .infinity, topBelow: .infinity, evenWithoutDog: true)
 
     /// Whether a photo answered `whole`, its dog covering `extent` of the square, gets a second look. Never a photo

@@ -15,8 +15,8 @@ counts them; those answered "no dog" first are never taken. The stretched square
 the threshold: real photos are not stretched, and the rule took 4.4 % of the right answers of restored photos when
 it was set on 3 % of all known photos together.
 
-The table: for several shares of right answers taken (restored known photos), per fold, the rule fitted on the *other* folds and thresholded on
-this fold's own known photos (no fold is scored by a rule fitted on it): the share of unknown photos still answered
+The table: for several shares of right answers taken (restored known photos), per fold, the rule fitted on the
+*other* folds and thresholded on this fold's own known photos (no fold is scored by a rule fitted on it): the share of unknown photos still answered
 with a confident breed (the rest are "another breed", "unsure" or "no dog").
 
 Usage: fit_unknown_breed_rule.py SIGNALS.npz [--signals p1,margin,cosine,energy] [--lost 0.03] [--out RULE.json]
@@ -74,19 +74,22 @@ def right_answers(f):
     return f["is_known"] & restored & f["right"]
 
 
+def takeable(f):
+    """The right answers the rule can take: it comes after "no dog", so not those answered "no dog"."""
+    return right_answers(f) & ~f["noDog"]
+
+
 def threshold(score, f, lost):
     """The highest threshold under which at most `lost` of the right answers would be "a breed this model does not
-    know": the rule comes after "no dog", so only right answers not answered "no dog" can be taken."""
-    right = right_answers(f)
-    takeable = np.sort(score[right & ~f["noDog"]])
-    most = int(np.floor(lost * right.sum()))
-    return takeable[most] if most < len(takeable) else np.inf
+    know"."""
+    scores = np.sort(score[takeable(f)])
+    most = int(np.floor(lost * right_answers(f).sum()))
+    return scores[most] if most < len(scores) else np.inf
 
 
 def taken(score, f, below):
     """The share of the right answers the rule takes at `below`."""
-    right = right_answers(f)
-    return np.sum(right & ~f["noDog"] & (score < below)) / right.sum()
+    return np.sum(takeable(f) & (score < below)) / right_answers(f).sum()
 
 
 print(f"signals: {', '.join(names)}")
