@@ -56,12 +56,14 @@ public final class Classifier: Sendable {
         self.model = model
         self.modelURL = modelURL
         self.configuration = configuration
-        // Decode large JPEGs only as far as the largest resize needs (DCT scaling); where every backbone pads the
-        // photo to a square, a HEIC's thumbnail whose longer side reaches the resize is enough.
+        // Decode large JPEGs and HEICs only as far as the largest resize needs (DCT scaling, HEVC tiles reduced as
+        // they are converted); where every backbone pads the photo to a square, a HEIC's thumbnail whose longer side
+        // is within `thumbnailShortfall` of the resize is enough.
         let sizes = model.backbones.map(\.input.resizeShorterSide)
+        let pads = model.backbones.allSatisfy { $0.input.fit == .pad }
         decoderOptions = ImageDecoder.Options(maxPixels: configuration.maxPixels, maxFileBytes: configuration.maxFileBytes,
                                               minimumShorterSide: sizes.max(),
-                                              sufficientLongerSide: model.backbones.allSatisfy { $0.input.fit == .pad } ? sizes.max() : nil)
+                                              sufficientLongerSide: pads ? sizes.max().map(Self.sufficientSide) : nil)
         decision = configuration.decision ?? model.specification.decision
         let mirror = configuration.averagesMirror ?? model.specification.backbones.map { $0.averagesMirror ?? false }
         guard mirror.count == model.backbones.count else {
@@ -73,6 +75,17 @@ public final class Classifier: Sendable {
         workspaces = ResourcePool(capacity: max(1, configuration.workers)) {
             Workspace(sessions: model.backbones.map { $0.makeSession(threads: threads, kernels: kernels, precision: precision) })
         }
+    }
+
+    /// How far short of the network's resize a picture may be and still be enough: a HEIC's thumbnail standing in
+    /// for the photo (phones store 320 pixels, the default model's Lite2 resizes to 334), or a rectangle of a photo
+    /// decoded reduced. Scaled up those few pixels, the thumbnail answers as the photo does (scripts/bench-heic, the
+    /// 2,400 restored Stanford test photos as HEICs with and without a 320-pixel thumbnail: docs/performance.md).
+    static let thumbnailShortfall = 0.05
+
+    /// The longer side a picture needs for a network that resizes to `side`.
+    static func sufficientSide(_ side: Int) -> Int {
+        Int((Double(side) * (1 - thumbnailShortfall)).rounded(.up))
     }
 
     /// Every label the model can name (the breed head's, or the dog classes of the ImageNet head).
@@ -168,11 +181,12 @@ public final class Classifier: Sendable {
         }
         guard let input = model.backbones.first?.input else { return Looks(whole: whole) }
         let cropShare = Double(input.cropSize) / Double(input.resizeShorterSide)
+        let larger = decodeAgain.map(LargerPhoto.init)
         /// The rectangle `rect` of the photo looked at on its own, as a photo: its views' features, and the answer.
         func look(at rect: (x: Int, y: Int, width: Int, height: Int)) throws(ClassifierError) -> (features: [[Float]], answer: Classification) {
             let crop: RGBImage
             do {
-                crop = try self.crop(image, rect, wanted: input.resizeShorterSide, decodeAgain: decodeAgain)
+                crop = try self.crop(image, rect, wanted: input.resizeShorterSide, larger: larger)
             } catch {
                 throw .image(error)
             }
@@ -288,17 +302,33 @@ public final class Classifier: Sendable {
         return found.compactMap { d in DogPlace(d, window: window, width: image.width, height: image.height).map { ($0, d.score) } }
     }
 
+    /// The photo decoded again, larger, for the rectangles looked at on their own: a decode is kept and cut from
+    /// again while it is large enough (a photo of two dogs, decoded reduced or from its thumbnail, is decoded again
+    /// once, not once per dog).
+    private final class LargerPhoto {
+        let decode: (ImageDecoder.Options) throws(ImageError) -> RGBImage
+        var last: RGBImage?
+        init(_ decode: @escaping (ImageDecoder.Options) throws(ImageError) -> RGBImage) { self.decode = decode }
+    }
+
     /// The rectangle `rect` of the photo: cut from `image`, or, when `image` was decoded smaller than the photo and
-    /// the rectangle's longer side has fewer than `wanted` pixels, from the photo decoded again just large enough.
+    /// the rectangle's longer side is short of `wanted` pixels (by more than `thumbnailShortfall`), from the photo
+    /// decoded again just large enough.
     private func crop(_ image: RGBImage, _ rect: (x: Int, y: Int, width: Int, height: Int), wanted: Int,
-                      decodeAgain: ((ImageDecoder.Options) throws(ImageError) -> RGBImage)?) throws(ImageError) -> RGBImage {
-        let longer = max(rect.width, rect.height)
-        if longer < wanted, image.original != nil, let decodeAgain {
-            var options = decoderOptions
-            let shorter = min(image.width, image.height)
-            options.minimumShorterSide = (wanted * shorter + longer - 1) / longer
-            options.sufficientLongerSide = nil
-            let larger = try decodeAgain(options)
+                      larger again: LargerPhoto?) throws(ImageError) -> RGBImage {
+        let longer = max(rect.width, rect.height), enough = Self.sufficientSide(wanted)
+        if longer < enough, image.original != nil, let again {
+            let larger: RGBImage
+            if let last = again.last, last.width * longer >= enough * image.width {
+                larger = last
+            } else {
+                var options = decoderOptions
+                let shorter = min(image.width, image.height)
+                options.minimumShorterSide = (wanted * shorter + longer - 1) / longer
+                options.sufficientLongerSide = nil
+                larger = try again.decode(options)
+                again.last = larger
+            }
             if larger.width > image.width {
                 let scale = Double(larger.width) / Double(image.width)
                 let w = min(Int((Double(rect.width) * scale).rounded()), larger.width)

@@ -12,12 +12,12 @@
 struct HEIFBoxes {
     struct Size: Equatable { let width: Int; let height: Int }
 
-    private let bytes: [UInt8]
+    let bytes: [UInt8]
     /// The type of the top-level box that runs past the end of the file (a file cut short), if any. libheif reports
     /// a missing box instead ("No 'meta' box"), which would read as damage.
     let cutShort: String?
     /// The boxes inside the file's `meta` box (a full box), or none.
-    private let meta: [Box]
+    let meta: [Box]
 
     init(_ bytes: [UInt8]) {
         self.bytes = bytes
@@ -54,33 +54,37 @@ struct HEIFBoxes {
               let iloc = meta.first(where: { $0.type == "iloc" }) else { return [] }
         let grids = Set(Self.itemTypes(bytes, iinf: iinf.body).filter { $0.value == "grid" }.keys)
         guard !grids.isEmpty else { return [] }
-        let idat = meta.first(where: { $0.type == "idat" })?.body
         var sizes: [Size] = []
         for (item, extents) in Self.locations(bytes, iloc: iloc.body) where grids.contains(item) {
-            guard let first = extents.first else { continue }
-            let start: Int
-            switch first.method {
-            case 0: start = first.offset
-            case 1:
-                guard let idat else { continue }
-                start = idat.lowerBound &+ first.offset
-            default: continue
-            }
-            guard start >= 0, start <= bytes.count - 4 else { continue }
-            let large = bytes[start + 1] & 1 != 0  // flags: 32-bit sizes
-            let field = large ? 4 : 2
-            guard let width = Self.read(bytes, start + 4, field),
-                  let height = Self.read(bytes, start + 4 + field, field) else {
-                continue
-            }
-            sizes.append(Size(width: width, height: height))
+            guard let first = extents.first, let grid = gridData(at: first) else { continue }
+            sizes.append(Size(width: grid.width, height: grid.height))
         }
         return sizes
     }
 
-    private struct Box { let type: String; let body: Range<Int> }
+    /// The rows, columns and output size of the grid whose data starts at `extent` (in `idat` or the file).
+    func gridData(at extent: (method: Int, offset: Int, length: Int, reference: Int)) -> (rows: Int, columns: Int, width: Int, height: Int)? {
+        let start: Int
+        switch extent.method {
+        case 0: start = extent.offset
+        case 1:
+            guard let idat = meta.first(where: { $0.type == "idat" })?.body else { return nil }
+            start = idat.lowerBound &+ extent.offset
+        default: return nil
+        }
+        guard start >= 0, start <= bytes.count - 4 else { return nil }
+        let large = bytes[start + 1] & 1 != 0  // flags: 32-bit sizes
+        let field = large ? 4 : 2
+        guard let width = Self.read(bytes, start + 4, field),
+              let height = Self.read(bytes, start + 4 + field, field) else {
+            return nil
+        }
+        return (Int(bytes[start + 2]) + 1, Int(bytes[start + 3]) + 1, width, height)
+    }
 
-    private static func read(_ bytes: [UInt8], _ at: Int, _ count: Int) -> Int? {
+    struct Box { let type: String; let body: Range<Int> }
+
+    static func read(_ bytes: [UInt8], _ at: Int, _ count: Int) -> Int? {
         guard count > 0, count <= 8, at >= 0, at <= bytes.count - count else { return nil }
         return bytes[at..<(at + count)].reduce(0) { $0 << 8 | Int($1) }
     }
@@ -88,7 +92,7 @@ struct HEIFBoxes {
     /// The boxes in `range`, in order, and the type of a box that runs past the end of the range, if the walk
     /// stopped at one ("?" for a header cut in two). A size of 0 runs to the end; 1 is followed by a 64-bit size.
     /// A box too small for its own header ends the walk without a cut: libheif reports that as damage.
-    private static func boxes(_ bytes: [UInt8], in range: Range<Int>) -> (found: [Box], cutShort: String?) {
+    static func boxes(_ bytes: [UInt8], in range: Range<Int>) -> (found: [Box], cutShort: String?) {
         var found: [Box] = []
         var at = range.lowerBound
         while at < range.upperBound, found.count < 10_000 {
@@ -112,7 +116,7 @@ struct HEIFBoxes {
     }
 
     /// Each item's type (`hvc1`, `av01`, `grid`, `Exif`, …) from an `iinf` box body.
-    private static func itemTypes(_ bytes: [UInt8], iinf: Range<Int>) -> [Int: String] {
+    static func itemTypes(_ bytes: [UInt8], iinf: Range<Int>) -> [Int: String] {
         guard iinf.count >= 8 else { return [:] }
         let countSize = bytes[iinf.lowerBound] == 0 ? 2 : 4
         let entries = boxes(bytes, in: (iinf.lowerBound + 4 + countSize)..<iinf.upperBound).found
@@ -133,7 +137,7 @@ struct HEIFBoxes {
     /// For each item with `dimg` references, the items it is made from, read from an `iref` body as libheif 1.15
     /// reads it: one reference after another, each a box header, an item id, a count and that many ids, ignoring
     /// the size in the header (libheif does; a lying size must not hide a reference from this check).
-    private static func derivedImageSources(_ bytes: [UInt8], iref: Range<Int>) -> [Int: [Int]] {
+    static func derivedImageSources(_ bytes: [UInt8], iref: Range<Int>) -> [Int: [Int]] {
         guard iref.count >= 4 else { return [:] }
         let idSize = bytes[iref.lowerBound] == 0 ? 2 : 4
         var sources: [Int: [Int]] = [:]
@@ -155,9 +159,9 @@ struct HEIFBoxes {
         return sources
     }
 
-    /// Each item's extents from an `iloc` box body: construction method and absolute (method 0) or idat-relative
-    /// (method 1) offset.
-    private static func locations(_ bytes: [UInt8], iloc: Range<Int>) -> [(Int, [(method: Int, offset: Int)])] {
+    /// Each item's extents from an `iloc` box body: construction method, absolute (method 0) or idat-relative
+    /// (method 1) offset, length (0: to the end), and data reference (0: this file).
+    static func locations(_ bytes: [UInt8], iloc: Range<Int>) -> [(Int, [(method: Int, offset: Int, length: Int, reference: Int)])] {
         var at = iloc.lowerBound
         guard let version = read(bytes, at, 1), let sizes = read(bytes, at + 4, 2) else { return [] }
         let offsetSize = sizes >> 12, lengthSize = sizes >> 8 & 15, baseSize = sizes >> 4 & 15
@@ -165,7 +169,7 @@ struct HEIFBoxes {
         at += 6
         guard let count = read(bytes, at, version < 2 ? 2 : 4) else { return [] }
         at += version < 2 ? 2 : 4
-        var items: [(Int, [(method: Int, offset: Int)])] = []
+        var items: [(Int, [(method: Int, offset: Int, length: Int, reference: Int)])] = []
         for _ in 0..<min(count, 10_000) {
             guard let id = read(bytes, at, version < 2 ? 2 : 4) else { break }
             at += version < 2 ? 2 : 4
@@ -175,17 +179,19 @@ struct HEIFBoxes {
                 method = m & 15
                 at += 2
             }
-            at += 2  // data reference index
+            guard let reference = read(bytes, at, 2) else { break }
+            at += 2
             let base = baseSize > 0 ? read(bytes, at, baseSize) : 0
             at += baseSize
             guard let base, let extentCount = read(bytes, at, 2) else { break }
             at += 2
-            var extents: [(method: Int, offset: Int)] = []
+            var extents: [(method: Int, offset: Int, length: Int, reference: Int)] = []
             for _ in 0..<extentCount {
                 at += indexSize
                 let offset = offsetSize > 0 ? read(bytes, at, offsetSize) : 0
-                guard let offset else { break }
-                extents.append((method, base &+ offset))
+                let length = lengthSize > 0 ? read(bytes, at + offsetSize, lengthSize) : 0
+                guard let offset, let length else { break }
+                extents.append((method, base &+ offset, length, reference))
                 at += offsetSize + lengthSize
             }
             guard at <= iloc.upperBound else { break }

@@ -35,15 +35,18 @@ struct HEIFDecoder {
         // libheif decodes a grid's tiles on up to this many threads per level of derived images; `hasDerivationLoop`
         // bounds the levels, so a file cannot make it start threads without end (a self-referencing grid did, until
         // thread creation failed with an exception that ended the process; found by the fuzzer).
-        dedog_heif_context_set_max_decoding_threads(context, Int32(min(4, ProcessInfo.processInfo.activeProcessorCount)))
+        dedog_heif_context_set_max_decoding_threads(context, Int32(threads))
         // libheif keeps the pointer that read_from_memory_without_copy gets, so everything happens inside one closure.
         let result = bytes.withUnsafeBytes { raw in
-            Result { () throws(ImageError) in try decode(raw, context: context) }
+            Result { () throws(ImageError) in try decode(raw, context: context, boxes: boxes) }
         }
         return try result.get()
     }
 
-    private func decode(_ raw: UnsafeRawBufferPointer, context: OpaquePointer) throws(ImageError) -> RGBImage {
+    /// Threads for a grid's tiles, ours or libheif's.
+    private var threads: Int { min(4, ProcessInfo.processInfo.activeProcessorCount) }
+
+    private func decode(_ raw: UnsafeRawBufferPointer, context: OpaquePointer, boxes: HEIFBoxes) throws(ImageError) -> RGBImage {
         try check(dedog_heif_context_read_from_memory_without_copy(context, raw.baseAddress, raw.count, nil),
                   while: "reading the file's structure")
         var handle: OpaquePointer?
@@ -64,6 +67,14 @@ struct HEIFDecoder {
         defer { if let thumbnail { dedog_heif_image_handle_release(thumbnail) } }
         let chosen = thumbnail ?? handle
         let alpha = dedog_heif_image_handle_has_alpha_channel(chosen) != 0
+        // The photo itself, as phones store it: decoded here, tiles side by side and reduced as it is converted.
+        // libheif's own reading (size after the transforms) must agree with the layout's, else libheif decodes.
+        if thumbnail == nil, !alpha, options.decodesHEVCItself, let layout = HEVCLayout(boxes),
+           let image = HEVCTiles.decode(layout, file: raw, minimumShorterSide: options.minimumShorterSide,
+                                          maxPixels: options.maxPixels, threads: threads) {
+            let size = image.original ?? PixelSize(width: image.width, height: image.height)
+            if size == PixelSize(width: width, height: height) { return image }
+        }
         let premultiplied = alpha && dedog_heif_image_handle_is_premultiplied_alpha(chosen) != 0
         guard let decoding = dedog_heif_decoding_options_alloc() else {
             throw .corrupt(file: name, detail: "libheif could not start a decoder")

@@ -101,6 +101,10 @@ public struct ImageDecoder: Sendable {
         /// square of that side, so its longer side is all that counts): a HEIF's own thumbnail is decoded instead
         /// of the photo when it has that much. JPEG's DCT scale keeps to `minimumShorterSide`.
         public var sufficientLongerSide: Int? = nil
+        /// Whether a HEIC photo as phones write it (a grid of HEVC tiles, or one HEVC picture, 8-bit 4:2:0, no alpha)
+        /// is decoded by dedog's own tile decoder (`HEVCTiles`: tiles side by side, reduced as it is converted)
+        /// instead of by libheif whole; off only to compare the two.
+        @_spi(Testing) public var decodesHEVCItself = true
         /// Transparent pixels are composited onto this colour.
         public var background: RGBColor = .white
         /// Rotate/flip JPEGs and WebPs as their EXIF orientation tag says, so that phone photos come out upright.
