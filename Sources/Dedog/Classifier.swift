@@ -303,11 +303,12 @@ public final class Classifier: Sendable {
     }
 
     /// The photo decoded again, larger, for the rectangles looked at on their own: a decode is kept and cut from
-    /// again while it is large enough (a photo of two dogs, decoded reduced or from its thumbnail, is decoded again
-    /// once, not once per dog).
+    /// again while it is large enough and holds the rectangle (a photo of two dogs, decoded reduced or from its
+    /// thumbnail, is decoded again once where one decode holds both).
     private final class LargerPhoto {
         let decode: (ImageDecoder.Options) throws(ImageError) -> RGBImage
-        var last: RGBImage?
+        /// The last decode, and the part of the photo it holds (nil: all of it).
+        var last: (image: RGBImage, region: PixelRect?)?
         init(_ decode: @escaping (ImageDecoder.Options) throws(ImageError) -> RGBImage) { self.decode = decode }
     }
 
@@ -317,17 +318,26 @@ public final class Classifier: Sendable {
     private func crop(_ image: RGBImage, _ rect: (x: Int, y: Int, width: Int, height: Int), wanted: Int,
                       larger again: LargerPhoto?) throws(ImageError) -> RGBImage {
         let longer = max(rect.width, rect.height), enough = Self.sufficientSide(wanted)
-        if longer < enough, image.original != nil, let again {
+        if longer < enough, let original = image.original, let again {
+            // The rectangle in the photo's own pixels, rounded outwards: a HEIC grid decodes only the tiles under it.
+            let sx = Double(original.width) / Double(image.width), sy = Double(original.height) / Double(image.height)
+            let x0 = Int((Double(rect.x) * sx).rounded(.down)), y0 = Int((Double(rect.y) * sy).rounded(.down))
+            let region = PixelRect(x: x0, y: y0, width: Int((Double(rect.x + rect.width) * sx).rounded(.up)) - x0,
+                                   height: Int((Double(rect.y + rect.height) * sy).rounded(.up)) - y0)
             let larger: RGBImage
-            if let last = again.last, last.width * longer >= enough * image.width {
-                larger = last
+            if let last = again.last, last.image.width * longer >= enough * image.width,
+               last.region.map({ $0.contains(region) }) ?? true {
+                larger = last.image
             } else {
                 var options = decoderOptions
                 let shorter = min(image.width, image.height)
                 options.minimumShorterSide = (wanted * shorter + longer - 1) / longer
                 options.sufficientLongerSide = nil
+                // A rectangle of more than half the photo: all of it, for the same cost, and another dog's
+                // rectangle is then cut from the same decode.
+                options.neededRegion = region.width * region.height * 2 < original.width * original.height ? region : nil
                 larger = try again.decode(options)
-                again.last = larger
+                again.last = (larger, options.neededRegion)
             }
             if larger.width > image.width {
                 let scale = Double(larger.width) / Double(image.width)

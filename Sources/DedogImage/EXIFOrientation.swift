@@ -69,6 +69,28 @@ public enum EXIFOrientation: Int, Sendable, CaseIterable {
         return nil
     }
 
+    /// Where pixel (`x`, `y`) of the picture turned upright comes from in the stored picture of `w`×`h`.
+    @inline(__always)
+    func source(x: Int, y: Int, width w: Int, height h: Int) -> (x: Int, y: Int) {
+        switch self {
+        case .up: (x, y)
+        case .mirrored: (w - 1 - x, y)
+        case .down: (w - 1 - x, h - 1 - y)
+        case .downMirrored: (x, h - 1 - y)
+        case .leftMirrored: (y, x)
+        case .right: (y, h - 1 - x)
+        case .rightMirrored: (w - 1 - y, h - 1 - x)
+        case .left: (w - 1 - y, x)
+        }
+    }
+
+    /// The part of the stored picture of `w`×`h` that the rectangle `rect` of the upright picture shows.
+    func source(of rect: PixelRect, width w: Int, height h: Int) -> PixelRect {
+        let a = source(x: rect.x, y: rect.y, width: w, height: h)
+        let b = source(x: rect.x + rect.width - 1, y: rect.y + rect.height - 1, width: w, height: h)
+        return PixelRect(x: min(a.x, b.x), y: min(a.y, b.y), width: abs(a.x - b.x) + 1, height: abs(a.y - b.y) + 1)
+    }
+
     /// `image` turned so that it is seen upright.
     public func applied(to image: RGBImage) -> RGBImage {
         if self == .up { return image }
@@ -79,17 +101,7 @@ public enum EXIFOrientation: Int, Sendable, CaseIterable {
             out.withUnsafeMutableBufferPointer { dst in
                 for y in 0..<oh {
                     for x in 0..<ow {
-                        let (sx, sy): (Int, Int)
-                        switch self {
-                        case .up: (sx, sy) = (x, y)
-                        case .mirrored: (sx, sy) = (w - 1 - x, y)
-                        case .down: (sx, sy) = (w - 1 - x, h - 1 - y)
-                        case .downMirrored: (sx, sy) = (x, h - 1 - y)
-                        case .leftMirrored: (sx, sy) = (y, x)
-                        case .right: (sx, sy) = (y, h - 1 - x)
-                        case .rightMirrored: (sx, sy) = (w - 1 - y, h - 1 - x)
-                        case .left: (sx, sy) = (w - 1 - y, x)
-                        }
+                        let (sx, sy) = source(x: x, y: y, width: w, height: h)
                         let s = (sy * w + sx) * 3, d = (y * ow + x) * 3
                         dst[d] = src[s]; dst[d + 1] = src[s + 1]; dst[d + 2] = src[s + 2]
                     }

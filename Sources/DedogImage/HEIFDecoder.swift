@@ -70,7 +70,7 @@ struct HEIFDecoder {
         // The photo itself, as phones store it: decoded here, tiles side by side and reduced as it is converted.
         // libheif's own reading (size after the transforms) must agree with the layout's, else libheif decodes.
         if thumbnail == nil, !alpha, options.decodesHEVCItself, let layout = HEVCLayout(boxes),
-           let image = HEVCTiles.decode(layout, file: raw, minimumShorterSide: options.minimumShorterSide,
+           let image = HEVCTiles.decode(layout, file: raw, minimumShorterSide: options.minimumShorterSide, region: options.neededRegion,
                                           maxPixels: options.maxPixels, threads: threads) {
             let size = image.original ?? PixelSize(width: image.width, height: image.height)
             if size == PixelSize(width: width, height: height) { return image }

@@ -151,6 +151,26 @@ struct HEVCLayout {
         (kr, kb, fullRange) = matrix
     }
 
+    /// The part of the stored picture (before the transforms) that `region` of the upright picture shows, within
+    /// the picture; nil when the region is empty or outside it.
+    func stored(_ region: PixelRect) -> PixelRect? {
+        // The sizes before each transform, the last first.
+        var sizes: [(Int, Int)] = [(width, height)]
+        for transform in transforms {
+            let (w, h) = sizes[sizes.count - 1]
+            sizes.append(transform.swapsAxes ? (h, w) : (w, h))
+        }
+        let (uprightW, uprightH) = sizes[sizes.count - 1]
+        let x0 = max(0, region.x), y0 = max(0, region.y)
+        let x1 = min(uprightW, region.x + region.width), y1 = min(uprightH, region.y + region.height)
+        guard x1 > x0, y1 > y0 else { return nil }
+        var rect = PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+        for (i, transform) in transforms.enumerated().reversed() {
+            rect = transform.source(of: rect, width: sizes[i].0, height: sizes[i].1)
+        }
+        return rect
+    }
+
     /// Each item's property indices (1-based; 0 means none) from an `ipma` body.
     private static func associations(_ bytes: [UInt8], ipma: Range<Int>) -> [Int: [Int]] {
         guard ipma.count >= 8 else { return [:] }

@@ -11,9 +11,10 @@ import CHeif
 enum HEVCTiles {
     /// The picture, turned upright, or nil when libde265 is missing or a tile does not decode as the layout says
     /// (libheif then decodes the file and reports what is wrong with it).
-    /// `maxPixels` bounds the canvas (the tiles whole, their padding with them).
-    static func decode(_ layout: HEVCLayout, file: UnsafeRawBufferPointer, minimumShorterSide: Int?, maxPixels: Int,
-                       threads: Int) -> RGBImage? {
+    /// `maxPixels` bounds the canvas (the tiles whole, their padding with them). With a `region` (upright, in the
+    /// photo's pixels) only the tiles under it are decoded; the rest of the canvas stays black.
+    static func decode(_ layout: HEVCLayout, file: UnsafeRawBufferPointer, minimumShorterSide: Int?, region: PixelRect?,
+                       maxPixels: Int, threads: Int) -> RGBImage? {
         guard let base = file.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
         let (pixels, overflow) = layout.canvasWidth.multipliedReportingOverflow(by: layout.canvasHeight)
         guard !overflow, pixels <= maxPixels else { return nil }
@@ -21,7 +22,18 @@ enum HEVCTiles {
         let (canvasW, canvasH) = (layout.canvasWidth, layout.canvasHeight)
         let lumaCount = canvasW * canvasH
         var planes = [UInt8](repeating: 0, count: lumaCount + lumaCount / 2)
-        let tiles = layout.tiles.map { dedog_hevc_tile(data: base + $0.data.lowerBound, size: $0.data.count, x: Int32($0.x), y: Int32($0.y)) }
+        var needed = layout.tiles[...]
+        if let region, let stored = layout.stored(region) {
+            needed = layout.tiles.filter { tile in
+                tile.x < stored.x + stored.width && stored.x < tile.x + layout.tileWidth
+                    && tile.y < stored.y + stored.height && stored.y < tile.y + layout.tileHeight
+            }[...]
+            planes.withUnsafeMutableBufferPointer { p in  // black: chroma at its middle
+                p.baseAddress!.advanced(by: lumaCount).update(repeating: 128, count: lumaCount / 2)
+            }
+        }
+        let tiles = needed.map { dedog_hevc_tile(data: base + $0.data.lowerBound, size: $0.data.count, x: Int32($0.x), y: Int32($0.y)) }
+        guard !tiles.isEmpty else { return nil }
         let outcome = planes.withUnsafeMutableBufferPointer { p in
             layout.headers.withUnsafeBufferPointer { headers in
                 dedog_hevc_decode_tiles(headers.baseAddress, headers.count, Int32(layout.lengthSize), tiles, Int32(tiles.count),

@@ -105,6 +105,10 @@ public struct ImageDecoder: Sendable {
         /// is decoded by dedog's own tile decoder (`HEVCTiles`: tiles side by side, reduced as it is converted)
         /// instead of by libheif whole; off only to compare the two.
         @_spi(Testing) public var decodesHEVCItself = true
+        /// If set, only this rectangle of the photo (upright, in the photo's own pixels) is needed: a HEIC grid that
+        /// dedog decodes itself decodes only the tiles under it, and the rest of the picture comes out black. The
+        /// picture keeps the photo's size (reduced as asked), so the rectangle is cut from it as from the whole.
+        public var neededRegion: PixelRect? = nil
         /// Transparent pixels are composited onto this colour.
         public var background: RGBColor = .white
         /// Rotate/flip JPEGs and WebPs as their EXIF orientation tag says, so that phone photos come out upright.

@@ -9,6 +9,26 @@ public struct PixelSize: Sendable, Equatable, Codable {
     }
 }
 
+/// A rectangle of a picture, in its pixels.
+public struct PixelRect: Sendable, Equatable {
+    public var x: Int
+    public var y: Int
+    public var width: Int
+    public var height: Int
+
+    public init(x: Int, y: Int, width: Int, height: Int) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+
+    /// Whether `other` lies wholly inside this rectangle.
+    public func contains(_ other: PixelRect) -> Bool {
+        other.x >= x && other.y >= y && other.x + other.width <= x + width && other.y + other.height <= y + height
+    }
+}
+
 /// An 8-bit RGB image, rows top to bottom, pixels interleaved as R, G, B.
 public struct RGBImage: Sendable, Equatable {
     public let width: Int

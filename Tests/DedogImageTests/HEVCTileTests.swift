@@ -92,6 +92,31 @@ import Testing
         #expect(drift < 0.5, "mean difference \(drift)")
     }
 
+    /// Asked for one rectangle of the photo, only the tiles under it are decoded: the rectangle's pixels are the
+    /// whole decode's, a tile far from it stays black. In the turned file the rectangle is found in the stored
+    /// picture through its transforms.
+    @Test(arguments: ["phone-beagle-grid.heic", "heic-grid-rot90-mirror.heic"])
+    func onlyTheTilesUnderTheNeededRegionAreDecoded(_ name: String) throws {
+        let whole = try Self.decode(name)
+        var options = ImageDecoder.Options()
+        let region = PixelRect(x: whole.width / 8, y: whole.height / 8, width: whole.width / 4, height: whole.height / 5)
+        options.neededRegion = region
+        let part = try Self.decode(name, options)
+        #expect(part.width == whole.width && part.height == whole.height)
+        func pixels(_ image: RGBImage, _ r: PixelRect) -> [UInt8] {
+            var out: [UInt8] = []
+            for y in r.y..<(r.y + r.height) {
+                let start = (y * image.width + r.x) * 3
+                out += image.pixels[start..<(start + r.width * 3)]
+            }
+            return out
+        }
+        #expect(pixels(part, region) == pixels(whole, region))
+        let far = PixelRect(x: whole.width - 8, y: whole.height - 8, width: 8, height: 8)
+        #expect(pixels(part, far).allSatisfy { $0 == 0 })
+        #expect(!pixels(whole, far).allSatisfy { $0 == 0 })
+    }
+
     /// A phone's photo with a thumbnail that shows another picture (phone-thumbnail-differs: an empty field, and a
     /// thumbnail with a beagle at its left): the thumbnail is decoded when it is large enough, the photo when it is
     /// not; which one came out is told by the pixels where the thumbnail has its dog.
