@@ -10,6 +10,7 @@
 #define DEDOG_DE265_FUNCTIONS(X)                                                                                      \
     X(de265_new_decoder)                                                                                             \
     X(de265_free_decoder)                                                                                            \
+    X(de265_reset)                                                                                                   \
     X(de265_set_parameter_bool)                                                                                      \
     X(de265_start_worker_threads)                                                                                    \
     X(de265_push_NAL)                                                                                                \
@@ -50,33 +51,45 @@ int dedog_hevc_load(void) {
 struct parallel {
     pthread_mutex_t lock;
     int next, count;
-    void (*run)(void *context, int item);
+    void (*run)(void *context, int item, int worker);
     void *context;
 };
 
+struct worker_start {
+    struct parallel *parallel;
+    int worker;
+};
+
 static void *worker(void *argument) {
-    struct parallel *p = argument;
+    const struct worker_start *start = argument;
+    struct parallel *p = start->parallel;
     for (;;) {
         pthread_mutex_lock(&p->lock);
         int item = p->next < p->count ? p->next++ : -1;
         pthread_mutex_unlock(&p->lock);
         if (item < 0) return NULL;
-        p->run(p->context, item);
+        p->run(p->context, item, start->worker);
     }
 }
 
-/// Runs `run(context, i)` for i in 0..<count on up to `threads` threads (the caller's among them).
-static void parallel_for(int count, int threads, void (*run)(void *, int), void *context) {
+enum { MAX_THREADS = 16 };
+
+/// Runs `run(context, i, worker)` for i in 0..<count on up to `threads` threads (the caller's among them), `worker`
+/// numbering the thread (0 the caller's) so that each can keep state of its own.
+static void parallel_for(int count, int threads, void (*run)(void *, int, int), void *context) {
     struct parallel p = {.next = 0, .count = count, .run = run, .context = context};
     pthread_mutex_init(&p.lock, NULL);
     if (threads > count) threads = count;
-    if (threads > 16) threads = 16;
-    pthread_t started[16];
+    if (threads > MAX_THREADS) threads = MAX_THREADS;
+    pthread_t started[MAX_THREADS];
+    struct worker_start starts[MAX_THREADS];
     int running = 0;
     for (int t = 1; t < threads; t++) {
-        if (pthread_create(&started[running], NULL, worker, &p) == 0) running++;
+        starts[t] = (struct worker_start){&p, t};
+        if (pthread_create(&started[running], NULL, worker, &starts[t]) == 0) running++;
     }
-    worker(&p);  // the caller works too, so the work gets done even if no thread could start
+    starts[0] = (struct worker_start){&p, 0};
+    worker(&starts[0]);  // the caller works too, so the work gets done even if no thread could start
     for (int t = 0; t < running; t++) pthread_join(started[t], NULL);
     pthread_mutex_destroy(&p.lock);
 }
@@ -92,6 +105,9 @@ struct tiles_job {
     uint8_t *y, *cb, *cr;
     int canvas_width, canvas_height;
     int *outcomes;
+    /// Each worker's decoder, made on its first tile and reset between tiles (a new decoder per tile allocates
+    /// and faults in its picture buffers again: a third of the time on one thread).
+    de265_decoder_context *decoders[MAX_THREADS];
 };
 
 static size_t read_length(const uint8_t *p, int size) {
@@ -114,15 +130,20 @@ static int push_units(de265_decoder_context *decoder, const uint8_t *data, size_
     return 1;
 }
 
-static int decode_tile(struct tiles_job *job, int index) {
+static int decode_tile(struct tiles_job *job, int index, int worker) {
     const struct dedog_hevc_tile *tile = &job->tiles[index];
-    de265_decoder_context *decoder = p_de265_new_decoder();
-    if (!decoder) return DEDOG_HEVC_NO_MEMORY;
-    if (!job->filters) {
-        p_de265_set_parameter_bool(decoder, DE265_DECODER_PARAM_DISABLE_DEBLOCKING, 1);
-        p_de265_set_parameter_bool(decoder, DE265_DECODER_PARAM_DISABLE_SAO, 1);
+    de265_decoder_context *decoder = job->decoders[worker];
+    if (decoder) {
+        p_de265_reset(decoder);
+    } else {
+        decoder = job->decoders[worker] = p_de265_new_decoder();
+        if (!decoder) return DEDOG_HEVC_NO_MEMORY;
+        if (!job->filters) {
+            p_de265_set_parameter_bool(decoder, DE265_DECODER_PARAM_DISABLE_DEBLOCKING, 1);
+            p_de265_set_parameter_bool(decoder, DE265_DECODER_PARAM_DISABLE_SAO, 1);
+        }
+        if (job->wavefront_threads > 1) p_de265_start_worker_threads(decoder, job->wavefront_threads);
     }
-    if (job->wavefront_threads > 1) p_de265_start_worker_threads(decoder, job->wavefront_threads);
     int outcome = DEDOG_HEVC_DAMAGED;
     if (push_units(decoder, job->headers, job->headers_size, 4) &&
         push_units(decoder, tile->data, tile->size, job->length_size)) {
@@ -159,13 +180,12 @@ static int decode_tile(struct tiles_job *job, int index) {
             p_de265_release_next_picture(decoder);
         }
     }
-    p_de265_free_decoder(decoder);
     return outcome;
 }
 
-static void run_tile(void *context, int index) {
+static void run_tile(void *context, int index, int worker) {
     struct tiles_job *job = context;
-    job->outcomes[index] = decode_tile(job, index);
+    job->outcomes[index] = decode_tile(job, index, worker);
 }
 
 int dedog_hevc_decode_tiles(const uint8_t *headers, size_t headers_size, int length_size,
@@ -185,8 +205,11 @@ int dedog_hevc_decode_tiles(const uint8_t *headers, size_t headers_size, int len
     if (!outcomes) return DEDOG_HEVC_NO_MEMORY;
     if (threads < 1) threads = 1;
     struct tiles_job job = {headers, headers_size, length_size, tiles, tile_width, tile_height, filters,
-                            count == 1 ? threads : 1, y, cb, cr, canvas_width, canvas_height, outcomes};
+                            count == 1 ? threads : 1, y, cb, cr, canvas_width, canvas_height, outcomes, {NULL}};
     parallel_for(count, count == 1 ? 1 : threads, run_tile, &job);
+    for (int w = 0; w < MAX_THREADS; w++) {
+        if (job.decoders[w]) p_de265_free_decoder(job.decoders[w]);
+    }
     int outcome = DEDOG_HEVC_OK;
     for (int i = 0; i < count && outcome == DEDOG_HEVC_OK; i++) outcome = outcomes[i];
     free(outcomes);
@@ -207,7 +230,8 @@ static uint8_t clamp_byte(float v) {
     return v <= 0 ? 0 : v >= 255 ? 255 : (uint8_t)v;
 }
 
-static void convert_row(void *context, int out_row) {
+static void convert_row(void *context, int out_row, int worker) {
+    (void)worker;
     const struct convert_job *j = context;
     const int k = j->factor, chroma_stride = j->canvas_width / 2;
     const float kg = 1 - j->kr - j->kb;
