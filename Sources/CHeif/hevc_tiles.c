@@ -94,6 +94,60 @@ static void parallel_for(int count, int threads, void (*run)(void *, int, int), 
     pthread_mutex_destroy(&p.lock);
 }
 
+// ---------- colour, reduced ----------
+
+static uint8_t clamp_byte(float v) {
+    v += 0.5f;
+    return v <= 0 ? 0 : v >= 255 ? 255 : (uint8_t)v;
+}
+
+/// The part of the output one decoded tile covers: each output pixel the mean of its `factor`×`factor` block of the
+/// tile (fewer where the picture ends inside the tile), converted to RGB. `factor` divides the tile's sides, so a
+/// block never straddles two tiles.
+static void convert_tile(const struct dedog_hevc_output *out, int tile_x, int tile_y, int tile_width, int tile_height,
+                         const uint8_t *y, int y_stride, const uint8_t *cb, const uint8_t *cr, int c_stride) {
+    const int k = out->factor;
+    const int used_w = out->width - tile_x < tile_width ? out->width - tile_x : tile_width;
+    const int used_h = out->height - tile_y < tile_height ? out->height - tile_y : tile_height;
+    if (used_w <= 0 || used_h <= 0) return;
+    const int out_width = (out->width + k - 1) / k;
+    const float kr = out->kr, kb = out->kb, kg = 1 - kr - kb;
+    for (int r = 0; r * k < used_h; r++) {
+        const int y0 = r * k, y1 = y0 + k < used_h ? y0 + k : used_h;
+        const int cy0 = y0 / 2, cy1 = (y1 - 1) / 2;
+        uint8_t *row_out = out->rgb + ((size_t)(tile_y / k + r) * out_width + tile_x / k) * 3;
+        for (int c = 0; c * k < used_w; c++) {
+            const int x0 = c * k, x1 = x0 + k < used_w ? x0 + k : used_w;
+            const int cx0 = x0 / 2, cx1 = (x1 - 1) / 2;
+            unsigned luma = 0, blue = 0, red = 0;
+            for (int yy = y0; yy < y1; yy++) {
+                const uint8_t *line = y + (size_t)yy * y_stride;
+                for (int xx = x0; xx < x1; xx++) luma += line[xx];
+            }
+            for (int yy = cy0; yy <= cy1; yy++) {
+                const uint8_t *b = cb + (size_t)yy * c_stride, *rr = cr + (size_t)yy * c_stride;
+                for (int xx = cx0; xx <= cx1; xx++) {
+                    blue += b[xx];
+                    red += rr[xx];
+                }
+            }
+            const float chroma_count = (float)((cy1 - cy0 + 1) * (cx1 - cx0 + 1));
+            float yv = (float)luma / (float)((y1 - y0) * (x1 - x0));
+            float cbv = (float)blue / chroma_count - 128, crv = (float)red / chroma_count - 128;
+            if (!out->full_range) {
+                yv = (yv - 16) * (255.0f / 219.0f);
+                cbv *= 255.0f / 224.0f;
+                crv *= 255.0f / 224.0f;
+            }
+            const float rv = yv + (2 - 2 * kr) * crv, bv = yv + (2 - 2 * kb) * cbv;
+            const float gv = yv - (kr * (2 - 2 * kr) * crv + kb * (2 - 2 * kb) * cbv) / kg;
+            row_out[c * 3] = clamp_byte(rv);
+            row_out[c * 3 + 1] = clamp_byte(gv);
+            row_out[c * 3 + 2] = clamp_byte(bv);
+        }
+    }
+}
+
 // ---------- tiles ----------
 
 struct tiles_job {
@@ -102,8 +156,7 @@ struct tiles_job {
     int length_size;
     const struct dedog_hevc_tile *tiles;
     int tile_width, tile_height, filters, wavefront_threads;
-    uint8_t *y, *cb, *cr;
-    int canvas_width, canvas_height;
+    const struct dedog_hevc_output *out;
     int *outcomes;
     /// Each worker's decoder, made on its first tile and reset between tiles (a new decoder per tile allocates
     /// and faults in its picture buffers again: a third of the time on one thread).
@@ -158,24 +211,18 @@ static int decode_tile(struct tiles_job *job, int index, int worker) {
         if (picture) {
             outcome = DEDOG_HEVC_UNEXPECTED;
             int w = p_de265_get_image_width(picture, 0), h = p_de265_get_image_height(picture, 0);
+            int y_stride = 0, cb_stride = 0, cr_stride = 0;
+            const uint8_t *y = p_de265_get_image_plane(picture, 0, &y_stride);
+            const uint8_t *cb = p_de265_get_image_plane(picture, 1, &cb_stride);
+            const uint8_t *cr = p_de265_get_image_plane(picture, 2, &cr_stride);
             if (w == job->tile_width && h == job->tile_height && p_de265_get_chroma_format(picture) == de265_chroma_420 &&
                 p_de265_get_bits_per_pixel(picture, 0) == 8 && p_de265_get_bits_per_pixel(picture, 1) == 8 &&
                 p_de265_get_bits_per_pixel(picture, 2) == 8 && p_de265_get_image_width(picture, 1) == w / 2 &&
-                p_de265_get_image_height(picture, 1) == h / 2) {
+                p_de265_get_image_height(picture, 1) == h / 2 && p_de265_get_image_width(picture, 2) == w / 2 &&
+                p_de265_get_image_height(picture, 2) == h / 2 && y && cb && cr && y_stride >= w &&
+                cb_stride >= w / 2 && cb_stride == cr_stride) {
+                convert_tile(job->out, tile->x, tile->y, w, h, y, y_stride, cb, cr, cb_stride);
                 outcome = DEDOG_HEVC_OK;
-                for (int c = 0; c < 3; c++) {
-                    int stride = 0;
-                    const uint8_t *plane = p_de265_get_image_plane(picture, c, &stride);
-                    int shift = c == 0 ? 0 : 1;
-                    int cw = w >> shift, ch = h >> shift, canvas = job->canvas_width >> shift;
-                    if (!plane || stride < cw) {
-                        outcome = DEDOG_HEVC_UNEXPECTED;
-                        break;
-                    }
-                    uint8_t *to = (c == 0 ? job->y : c == 1 ? job->cb : job->cr) + (size_t)(tile->y >> shift) * canvas +
-                                  (tile->x >> shift);
-                    for (int row = 0; row < ch; row++) memcpy(to + (size_t)row * canvas, plane + (size_t)row * stride, cw);
-                }
             }
             p_de265_release_next_picture(decoder);
         }
@@ -190,22 +237,23 @@ static void run_tile(void *context, int index, int worker) {
 
 int dedog_hevc_decode_tiles(const uint8_t *headers, size_t headers_size, int length_size,
                             const struct dedog_hevc_tile *tiles, int count, int tile_width, int tile_height,
-                            int filters, int threads,
-                            uint8_t *y, uint8_t *cb, uint8_t *cr, int canvas_width, int canvas_height) {
+                            int filters, int threads, const struct dedog_hevc_output *out) {
     if (!dedog_hevc_load()) return DEDOG_HEVC_NO_LIBRARY;
-    if (count < 1 || tile_width < 2 || tile_height < 2 || tile_width % 2 || tile_height % 2 || canvas_width % 2 ||
-        canvas_height % 2 || (length_size != 1 && length_size != 2 && length_size != 4))
+    if (count < 1 || tile_width < 2 || tile_height < 2 || tile_width % 2 || tile_height % 2 ||
+        (length_size != 1 && length_size != 2 && length_size != 4) || !out || !out->rgb || out->factor < 1 ||
+        tile_width % out->factor || tile_height % out->factor || out->width < 1 || out->height < 1)
         return DEDOG_HEVC_UNEXPECTED;
     for (int i = 0; i < count; i++) {
-        if (tiles[i].x < 0 || tiles[i].y < 0 || tiles[i].x % 2 || tiles[i].y % 2 ||
-            tiles[i].x > canvas_width - tile_width || tiles[i].y > canvas_height - tile_height)
+        // Tiles start on the tile grid, inside the picture.
+        if (tiles[i].x < 0 || tiles[i].y < 0 || tiles[i].x % tile_width || tiles[i].y % tile_height ||
+            tiles[i].x >= out->width || tiles[i].y >= out->height)
             return DEDOG_HEVC_UNEXPECTED;
     }
     int *outcomes = calloc((size_t)count, sizeof(int));
     if (!outcomes) return DEDOG_HEVC_NO_MEMORY;
     if (threads < 1) threads = 1;
     struct tiles_job job = {headers, headers_size, length_size, tiles, tile_width, tile_height, filters,
-                            count == 1 ? threads : 1, y, cb, cr, canvas_width, canvas_height, outcomes, {NULL}};
+                            count == 1 ? threads : 1, out, outcomes, {NULL}};
     parallel_for(count, count == 1 ? 1 : threads, run_tile, &job);
     for (int w = 0; w < MAX_THREADS; w++) {
         if (job.decoders[w]) p_de265_free_decoder(job.decoders[w]);
@@ -214,66 +262,4 @@ int dedog_hevc_decode_tiles(const uint8_t *headers, size_t headers_size, int len
     for (int i = 0; i < count && outcome == DEDOG_HEVC_OK; i++) outcome = outcomes[i];
     free(outcomes);
     return outcome;
-}
-
-// ---------- colour, reduced ----------
-
-struct convert_job {
-    const uint8_t *y, *cb, *cr;
-    int canvas_width, width, height, factor, out_width, full_range;
-    float kr, kb;
-    uint8_t *rgb;
-};
-
-static uint8_t clamp_byte(float v) {
-    v += 0.5f;
-    return v <= 0 ? 0 : v >= 255 ? 255 : (uint8_t)v;
-}
-
-static void convert_row(void *context, int out_row, int worker) {
-    (void)worker;
-    const struct convert_job *j = context;
-    const int k = j->factor, chroma_stride = j->canvas_width / 2;
-    const float kg = 1 - j->kr - j->kb;
-    const int y0 = out_row * k, y1 = y0 + k < j->height ? y0 + k : j->height;
-    const int cy0 = y0 / 2, cy1 = (y1 - 1) / 2;
-    uint8_t *out = j->rgb + (size_t)out_row * j->out_width * 3;
-    for (int ox = 0; ox < j->out_width; ox++) {
-        const int x0 = ox * k, x1 = x0 + k < j->width ? x0 + k : j->width;
-        const int cx0 = x0 / 2, cx1 = (x1 - 1) / 2;
-        unsigned luma = 0, blue = 0, red = 0;
-        for (int yy = y0; yy < y1; yy++) {
-            const uint8_t *row = j->y + (size_t)yy * j->canvas_width;
-            for (int xx = x0; xx < x1; xx++) luma += row[xx];
-        }
-        for (int yy = cy0; yy <= cy1; yy++) {
-            const uint8_t *b = j->cb + (size_t)yy * chroma_stride, *r = j->cr + (size_t)yy * chroma_stride;
-            for (int xx = cx0; xx <= cx1; xx++) {
-                blue += b[xx];
-                red += r[xx];
-            }
-        }
-        const float chroma_count = (float)((cy1 - cy0 + 1) * (cx1 - cx0 + 1));
-        float yv = (float)luma / (float)((y1 - y0) * (x1 - x0));
-        float cbv = (float)blue / chroma_count - 128, crv = (float)red / chroma_count - 128;
-        if (!j->full_range) {
-            yv = (yv - 16) * (255.0f / 219.0f);
-            cbv *= 255.0f / 224.0f;
-            crv *= 255.0f / 224.0f;
-        }
-        const float rv = yv + (2 - 2 * j->kr) * crv, bv = yv + (2 - 2 * j->kb) * cbv;
-        const float gv = yv - (j->kr * (2 - 2 * j->kr) * crv + j->kb * (2 - 2 * j->kb) * cbv) / kg;
-        out[ox * 3] = clamp_byte(rv);
-        out[ox * 3 + 1] = clamp_byte(gv);
-        out[ox * 3 + 2] = clamp_byte(bv);
-    }
-}
-
-void dedog_ycbcr420_to_rgb(const uint8_t *y, const uint8_t *cb, const uint8_t *cr, int canvas_width,
-                           int width, int height, int factor, float kr, float kb, int full_range,
-                           uint8_t *rgb, int threads) {
-    if (factor < 1 || width < 1 || height < 1) return;
-    struct convert_job job = {y, cb, cr, canvas_width, width, height, factor, (width + factor - 1) / factor,
-                              full_range, kr, kb, rgb};
-    parallel_for((height + factor - 1) / factor, threads, convert_row, &job);
 }

@@ -15,8 +15,6 @@ struct HEVCLayout {
     let lengthSize: Int
     let tiles: [Tile]
     let tileWidth: Int, tileHeight: Int
-    /// The canvas the tiles are laid on (a whole number of tiles each way).
-    let canvasWidth: Int, canvasHeight: Int
     /// The picture's size before its transforms (the grid's output size, the tiles' padding cut off).
     let width: Int, height: Int
     /// The primary item's `irot` and `imir`, in the order they apply, as the EXIF orientations that do the same.
@@ -143,8 +141,6 @@ struct HEVCLayout {
         self.tiles = tiles
         self.tileWidth = tw
         self.tileHeight = th
-        self.canvasWidth = columns * tw
-        self.canvasHeight = rows * th
         self.width = width
         self.height = height
         self.transforms = transforms
