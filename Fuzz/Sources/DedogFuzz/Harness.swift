@@ -52,6 +52,10 @@ public func testOneInput(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         _ = try? ImageDecoder(options: options).decode(bytes, name: "fuzz")
         options.allowsDamagedData = true
         _ = try? ImageDecoder(options: options).decode(bytes, name: "fuzz")
+        // Full size, with the HEVC in-loop filters, and only the HEIC tiles under a rectangle.
+        options.minimumShorterSide = nil
+        options.neededRegion = PixelRect(x: 5, y: 3, width: 40, height: 30)
+        _ = try? ImageDecoder(options: options).decode(bytes, name: "fuzz")
     case "model":
         if let tensors = try? SafeTensors(Data(bytes), file: "fuzz") {
             _ = try? ModelDescription(from: tensors)
