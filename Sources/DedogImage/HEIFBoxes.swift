@@ -1,14 +1,15 @@
-/// What libheif 1.15 would trust in a HEIF file's boxes, read before it sees them: the output sizes grid items
-/// declare, and whether derived images (grids, overlays, identities) refer to each other in a loop.
+/// What libheif 1.15 would trust in a HEIF file's boxes, read before it sees them: the output sizes grid and overlay
+/// items declare, and whether derived images (grids, overlays, identities) refer to each other in a loop.
 ///
 /// Phones store photos as grids of tiles, and libheif allocates a grid's whole output before it decodes a tile. The
 /// size it allocates comes from the grid item's own data, not from the `ispe` box that the image handle reports, so a
 /// 1 kB file can declare a 64×48 image whose grid is 26482×26980 and make libheif allocate 2 GB (found by the image
-/// fuzzer). `ImageDecoder` checks these sizes against its pixel limit first. Every offset is bounds-checked: a
+/// fuzzer); an overlay's canvas the same (a grid's tile turned into an overlay of 21506×32504, found by the fuzzer
+/// from the grid seeds). `ImageDecoder` checks these sizes against its pixel limit first. Every offset is bounds-checked: a
 /// malformed file yields fewer sizes, never a crash; libheif then reports the damage.
 ///
 /// The file's boxes are walked once, when the value is made; `HEIFDecoder` asks it three questions before libheif
-/// runs: whether the file is cut short, whether derived images loop, and what sizes grids declare.
+/// runs: whether the file is cut short, whether derived images loop, and what sizes grids and overlays declare.
 struct HEIFBoxes {
     struct Size: Equatable { let width: Int; let height: Int }
 
@@ -48,22 +49,30 @@ struct HEIFBoxes {
         return sources.keys.contains { loops($0, []) }
     }
 
-    /// The output size each grid item declares in its own data.
-    func gridSizes() -> [Size] {
+    /// The output size each grid and overlay item declares in its own data.
+    func derivedSizes() -> [Size] {
         guard let iinf = meta.first(where: { $0.type == "iinf" }),
               let iloc = meta.first(where: { $0.type == "iloc" }) else { return [] }
-        let grids = Set(Self.itemTypes(bytes, iinf: iinf.body).filter { $0.value == "grid" }.keys)
-        guard !grids.isEmpty else { return [] }
+        let derived = Self.itemTypes(bytes, iinf: iinf.body).filter { $0.value == "grid" || $0.value == "iovl" }
+        guard !derived.isEmpty else { return [] }
         var sizes: [Size] = []
-        for (item, extents) in Self.locations(bytes, iloc: iloc.body) where grids.contains(item) {
-            guard let first = extents.first, let grid = gridData(at: first) else { continue }
-            sizes.append(Size(width: grid.width, height: grid.height))
+        for (item, extents) in Self.locations(bytes, iloc: iloc.body) {
+            guard let type = derived[item], let first = extents.first else { continue }
+            if type == "grid", let grid = gridData(at: first) {
+                sizes.append(Size(width: grid.width, height: grid.height))
+            } else if type == "iovl", let start = dataStart(first) {
+                // ImageOverlay: version, flags (bit 0: 32-bit sizes), four 16-bit fill values, then the canvas.
+                let field = bytes[start + 1] & 1 != 0 ? 4 : 2
+                guard let width = Self.read(bytes, start + 10, field),
+                      let height = Self.read(bytes, start + 10 + field, field) else { continue }
+                sizes.append(Size(width: width, height: height))
+            }
         }
         return sizes
     }
 
-    /// The rows, columns and output size of the grid whose data starts at `extent` (in `idat` or the file).
-    func gridData(at extent: (method: Int, offset: Int, length: Int, reference: Int)) -> (rows: Int, columns: Int, width: Int, height: Int)? {
+    /// Where an item's data starts in the file (method 0) or in `idat` (method 1), with room for a version and flags.
+    private func dataStart(_ extent: (method: Int, offset: Int, length: Int, reference: Int)) -> Int? {
         let start: Int
         switch extent.method {
         case 0: start = extent.offset
@@ -73,6 +82,12 @@ struct HEIFBoxes {
         default: return nil
         }
         guard start >= 0, start <= bytes.count - 4 else { return nil }
+        return start
+    }
+
+    /// The rows, columns and output size of the grid whose data starts at `extent` (in `idat` or the file).
+    func gridData(at extent: (method: Int, offset: Int, length: Int, reference: Int)) -> (rows: Int, columns: Int, width: Int, height: Int)? {
+        guard let start = dataStart(extent) else { return nil }
         let large = bytes[start + 1] & 1 != 0  // flags: 32-bit sizes
         let field = large ? 4 : 2
         guard let width = Self.read(bytes, start + 4, field),

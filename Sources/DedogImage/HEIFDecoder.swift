@@ -17,8 +17,9 @@ struct HEIFDecoder {
         if boxes.hasDerivationLoop() {
             throw .corrupt(file: name, detail: "its grid or overlay images refer to each other in a loop")
         }
-        // libheif allocates a grid's declared output before decoding a tile, whatever the image handle says.
-        for grid in boxes.gridSizes() {
+        // libheif allocates a grid's or an overlay's declared output before decoding a part, whatever the image
+        // handle says.
+        for grid in boxes.derivedSizes() {
             let (pixels, overflow) = grid.width.multipliedReportingOverflow(by: grid.height)
             guard overflow || pixels > options.maxPixels else { continue }
             throw .tooLarge(file: name, width: grid.width, height: grid.height, limit: options.maxPixels)

@@ -223,6 +223,22 @@ enum Fixtures {
         #expect((outcomes["tooLarge"] ?? 0) + (outcomes["corrupt"] ?? 0) > 0, "\(outcomes)")
     }
 
+    /// A grid's tile turned into an overlay item whose canvas is 21506×32504 (found by the image fuzzer from the grid
+    /// seeds): libheif would allocate the 2.1 GB canvas before anything else; the overlay's own data refuses it.
+    @Test func anOverlayBombIsRefusedBeforeLibheifRuns() throws {
+        let url = SharedData.packageRoot.appendingPathComponent("Fuzz/regressions/image/heic-overlay-bomb.heic")
+        do {
+            _ = try ImageDecoder().decode(contentsOf: url)
+            Issue.record("the overlay bomb decoded")
+        } catch {
+            guard case .tooLarge(_, let width, let height, _) = error else {
+                Issue.record("\(error)")
+                return
+            }
+            #expect(width == 21506 && height == 32504)
+        }
+    }
+
     @Test func hostileEXIFNeverCrashes() {
         // An APP1 Exif segment whose IFD offset and entry count point far outside the data.
         var bytes: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE1, 0x00, 0x16]

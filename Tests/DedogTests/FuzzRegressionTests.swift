@@ -28,6 +28,9 @@ import Testing
             _ = try? ImageDecoder(options: options).decode(bytes, name: file.lastPathComponent)
             options.allowsDamagedData = true
             _ = try? ImageDecoder(options: options).decode(bytes, name: file.lastPathComponent)
+            options.minimumShorterSide = nil
+            options.neededRegion = PixelRect(x: 5, y: 3, width: 40, height: 30)
+            _ = try? ImageDecoder(options: options).decode(bytes, name: file.lastPathComponent)
         }
     }
 
