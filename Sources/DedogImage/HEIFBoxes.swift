@@ -60,12 +60,10 @@ struct HEIFBoxes {
             guard let type = derived[item], let first = extents.first else { continue }
             if type == "grid", let grid = gridData(at: first) {
                 sizes.append(Size(width: grid.width, height: grid.height))
-            } else if type == "iovl", let start = dataStart(first) {
-                // ImageOverlay: version, flags (bit 0: 32-bit sizes), four 16-bit fill values, then the canvas.
-                let field = bytes[start + 1] & 1 != 0 ? 4 : 2
-                guard let width = Self.read(bytes, start + 10, field),
-                      let height = Self.read(bytes, start + 10 + field, field) else { continue }
-                sizes.append(Size(width: width, height: height))
+            } else if type == "iovl", let start = dataStart(first),
+                      // ImageOverlay: version, flags, four 16-bit fill values, then the canvas.
+                      let canvas = declaredSize(start, at: start + 10) {
+                sizes.append(canvas)
             }
         }
         return sizes
@@ -85,16 +83,19 @@ struct HEIFBoxes {
         return start
     }
 
+    /// The width and height a grid's or an overlay's data (starting at `start`) declares at `at`: 16-bit, or
+    /// 32-bit where bit 0 of its flags is set.
+    private func declaredSize(_ start: Int, at: Int) -> Size? {
+        let field = bytes[start + 1] & 1 != 0 ? 4 : 2
+        guard let width = Self.read(bytes, at, field), let height = Self.read(bytes, at + field, field) else { return nil }
+        return Size(width: width, height: height)
+    }
+
     /// The rows, columns and output size of the grid whose data starts at `extent` (in `idat` or the file).
     func gridData(at extent: (method: Int, offset: Int, length: Int, reference: Int)) -> (rows: Int, columns: Int, width: Int, height: Int)? {
-        guard let start = dataStart(extent) else { return nil }
-        let large = bytes[start + 1] & 1 != 0  // flags: 32-bit sizes
-        let field = large ? 4 : 2
-        guard let width = Self.read(bytes, start + 4, field),
-              let height = Self.read(bytes, start + 4 + field, field) else {
-            return nil
-        }
-        return (Int(bytes[start + 2]) + 1, Int(bytes[start + 3]) + 1, width, height)
+        // ImageGrid: version, flags, rows - 1, columns - 1, then the output size.
+        guard let start = dataStart(extent), let size = declaredSize(start, at: start + 4) else { return nil }
+        return (Int(bytes[start + 2]) + 1, Int(bytes[start + 3]) + 1, size.width, size.height)
     }
 
     struct Box { let type: String; let body: Range<Int> }

@@ -71,10 +71,10 @@ struct HEIFDecoder {
         // The photo itself, as phones store it: decoded here, tiles side by side and reduced as it is converted.
         // libheif's own reading (size after the transforms) must agree with the layout's, else libheif decodes.
         if thumbnail == nil, !alpha, options.decodesHEVCItself, let layout = HEVCLayout(boxes),
-           let image = HEVCTiles.decode(layout, file: raw, minimumShorterSide: options.minimumShorterSide, region: options.neededRegion,
-                                          maxPixels: options.maxPixels, threads: threads) {
-            let size = image.original ?? PixelSize(width: image.width, height: image.height)
-            if size == PixelSize(width: width, height: height) { return image }
+           layout.upright == PixelSize(width: width, height: height),
+           let image = HEVCTiles.decode(layout, file: raw, minimumShorterSide: options.minimumShorterSide,
+                                        region: options.neededRegion, maxPixels: options.maxPixels, threads: threads) {
+            return image
         }
         let premultiplied = alpha && dedog_heif_image_handle_is_premultiplied_alpha(chosen) != 0
         guard let decoding = dedog_heif_decoding_options_alloc() else {

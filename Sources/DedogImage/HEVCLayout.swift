@@ -19,6 +19,8 @@ struct HEVCLayout {
     let width: Int, height: Int
     /// The primary item's `irot` and `imir`, in the order they apply, as the EXIF orientations that do the same.
     let transforms: [EXIFOrientation]
+    /// The picture's size after its transforms: what libheif reports for the primary image.
+    let upright: PixelSize
     /// The luma weights of red and blue of the colour matrix, and whether the samples use the full 0–255 range (the
     /// `colr` box's `nclx`; without one, BT.601 full range, as libheif takes it).
     let kr: Float, kb: Float, fullRange: Bool
@@ -144,21 +146,22 @@ struct HEVCLayout {
         self.width = width
         self.height = height
         self.transforms = transforms
+        let turns = transforms.filter(\.swapsAxes).count % 2 == 1
+        self.upright = turns ? PixelSize(width: height, height: width) : PixelSize(width: width, height: height)
         (kr, kb, fullRange) = matrix
     }
 
     /// The part of the stored picture (before the transforms) that `region` of the upright picture shows, within
     /// the picture; nil when the region is empty or outside it.
     func stored(_ region: PixelRect) -> PixelRect? {
-        // The sizes before each transform, the last first.
+        // The size before each transform.
         var sizes: [(Int, Int)] = [(width, height)]
-        for transform in transforms {
+        for transform in transforms.dropLast() {
             let (w, h) = sizes[sizes.count - 1]
             sizes.append(transform.swapsAxes ? (h, w) : (w, h))
         }
-        let (uprightW, uprightH) = sizes[sizes.count - 1]
         let x0 = max(0, region.x), y0 = max(0, region.y)
-        let x1 = min(uprightW, region.x + region.width), y1 = min(uprightH, region.y + region.height)
+        let x1 = min(upright.width, region.x + region.width), y1 = min(upright.height, region.y + region.height)
         guard x1 > x0, y1 > y0 else { return nil }
         var rect = PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
         for (i, transform) in transforms.enumerated().reversed() {

@@ -46,12 +46,8 @@ enum HEVCTiles {
         }
         guard outcome == Int32(DEDOG_HEVC_OK) else { return nil }
         var image = RGBImage(checked: outW, outH, rgb)
-        var original = PixelSize(width: layout.width, height: layout.height)
-        for transform in layout.transforms {
-            image = transform.applied(to: image)
-            if transform.swapsAxes { original = PixelSize(width: original.height, height: original.width) }
-        }
-        if factor > 1 { image.original = original }
+        for transform in layout.transforms { image = transform.applied(to: image) }
+        if factor > 1 { image.original = layout.upright }
         return image
     }
 }
