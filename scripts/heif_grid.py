@@ -87,6 +87,9 @@ def grid_heic(pixels, tile=512, quality=50, thumbnail=None, transforms=(), thumb
     colour box (a whole `colr` box) for the grid and every coded item, instead of heif-enc's (1.15 writes none for
     8-bit input; the colour matrix is then the decoder's assumption)."""
     height, width = pixels.shape[:2]
+    # heif-enc codes an odd-sized picture as an even one and a cropping 'iden' item, which a thumbnail cannot be here.
+    assert tile % 2 == 0 and (thumbnail is None or all(side % 2 == 0 for side in thumbnail.shape[:2])), \
+        "tiles and thumbnails need even sides"
     rows, columns = -(-height // tile), -(-width // tile)
     assert rows <= 256 and columns <= 256
     padded = np.pad(pixels, ((0, rows * tile - height), (0, columns * tile - width), (0, 0)), mode="edge")
