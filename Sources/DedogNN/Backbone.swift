@@ -78,6 +78,23 @@ public struct Backbone: Sendable, Equatable, CustomStringConvertible {
 
     public var blockCount: Int { stages.reduce(0) { $0 + $1.repeats } }
 
+    /// The blocks a detection neck reads (`FeaturePyramidHead`): the last one at stride 16 (112 channels for Lite0
+    /// and Lite1) and the last one of all, at stride 32 (320).
+    public var pyramidBlocks: (fine: Int, coarse: Int) {
+        var stride = 2, fine = 0  // the stem halves the photo
+        for spec in blocks {
+            stride *= spec.stride
+            if stride == 16 { fine = spec.index }
+        }
+        return (fine, blockCount - 1)
+    }
+
+    /// Channels of block `index`'s output.
+    public func outChannels(ofBlock index: Int) -> Int? {
+        let all = blocks
+        return all.indices.contains(index) ? all[index].outChannels : nil
+    }
+
     /// Channels scaled by `width` and rounded to a multiple of 8, never more than 10 % down.
     static func roundFilters(_ filters: Int, _ width: Double) -> Int {
         let scaled = Double(filters) * width

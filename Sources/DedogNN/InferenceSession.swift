@@ -62,6 +62,22 @@ public final class InferenceSession {
         return (pass.features, FeatureMaps(images: batch, rows: pass.grid.rows, columns: pass.grid.columns, values: pass.maps))
     }
 
+    /// `featuresAndMaps`, and the outputs of the blocks `blocks` names (indices into the backbone's blocks) of the
+    /// first `keptImages` images, each as a grid of cells (NHWC floats, dequantized in an 8-bit pass): the inner
+    /// feature maps a detection neck reads (`FeaturePyramidHead`).
+    public func featuresAndMaps(_ input: [Float], batch: Int, height: Int? = nil, width: Int? = nil, keepingBlocks blocks: [Int],
+                                keptImages: Int = 1) throws(ModelError) -> (features: [Float], maps: FeatureMaps, blocks: [FeatureMaps]) {
+        let specs = network.backbone.blocks
+        guard blocks.allSatisfy(specs.indices.contains) else {
+            throw .badInput(detail: "blocks \(blocks): the backbone has \(specs.count)")
+        }
+        let kept = min(max(0, keptImages), batch)
+        let pass = try forward(input, batch: batch, height: height, width: width, tap: nil, keepsMaps: true,
+                               keeps: blocks.map { specs[$0].name }, keptImages: kept)
+        return (pass.features, FeatureMaps(images: batch, rows: pass.grid.rows, columns: pass.grid.columns, values: pass.maps),
+                pass.blocks)
+    }
+
     /// `features`, with `tap` receiving each image's stem output, block outputs and head activation in NCHW,
     /// named `stem`, `block_00`, `block_01`, … (as many as the backbone's `blockCount`), `head` (for tests
     /// against golden tensors).
@@ -73,9 +89,20 @@ public final class InferenceSession {
     /// The forward pass; with `keepsMaps`, also each image's head activations before pooling (the pooling step's
     /// input, one image after another; empty otherwise), and the grid of cells they form.
     private func forward(_ input: [Float], batch: Int, height: Int?, width: Int?, tap: ((String, [Float]) -> Void)?,
-                         keepsMaps: Bool) throws(ModelError) -> (features: [Float], maps: [Float], grid: (rows: Int, columns: Int)) {
+                         keepsMaps: Bool, keeps blockNames: [String] = [], keptImages: Int = 0)
+        throws(ModelError) -> (features: [Float], maps: [Float], grid: (rows: Int, columns: Int), blocks: [FeatureMaps]) {
         let (height, width) = try checkedSize(of: input, batch: batch, height: height, width: width)
         let plan = self.plan(height: height, width: width)
+        // The kept blocks' outputs, image after image: each image's pass writes its own part.
+        let keptSteps = blockNames.compactMap { name in plan.steps.last { $0.name == name && $0.isTap } }
+        let keptSizes = keptSteps.map { $0.outChannels * $0.outHeight * $0.outWidth }
+        let keptBuffers = keptSizes.map { UnsafeMutableBufferPointer<Float>.allocate(capacity: max(1, keptImages * $0)) }
+        defer { for b in keptBuffers { b.deallocate() } }
+        let keptBases = keptBuffers.map { SharedPointer($0.baseAddress!) }
+        /// Where image `image`'s pass puts the kept blocks' outputs.
+        func kept(_ image: Int) -> [KeptOutput] {
+            image < keptImages ? zip(keptSteps, zip(keptBases, keptSizes)).map { KeptOutput(step: $0.name, into: $1.0.base + image * $1.1) } : []
+        }
         let quantized = self.quantized
         let imageSize = 3 * height * width, featureCount = EfficientNetLite.featureCount
         let grid = plan.headGrid, mapSize = grid.rows * grid.columns * featureCount
@@ -91,12 +118,12 @@ public final class InferenceSession {
                     if let pool, tap == nil {
                         let scratch = self.scratch, kernels = self.kernels
                         while batch - image >= threads {
-                            let first = image
+                            let first = image, keeps = (0..<threads).map { kept(first + $0) }
                             pool.run { part in
                                 Self.run(plan, input: x.base + (first + part) * imageSize,
                                          features: y.base + (first + part) * featureCount, scratch: scratch[part],
                                          parallel: Parallel(threads: 1, kernels: kernels), quantized: quantized,
-                                         map: mapBase.map { $0.base + (first + part) * mapSize })
+                                         map: mapBase.map { $0.base + (first + part) * mapSize }, keeps: keeps[part])
                             }
                             image += threads
                         }
@@ -104,13 +131,17 @@ public final class InferenceSession {
                     while image < batch {
                         Self.run(plan, input: x.base + image * imageSize, features: y.base + image * featureCount,
                                  scratch: scratch[0], parallel: oneImage, quantized: quantized, tap: tap,
-                                 map: mapBase.map { $0.base + image * mapSize })
+                                 map: mapBase.map { $0.base + image * mapSize }, keeps: kept(image))
                         image += 1
                     }
                 }
             }
         }
-        return (features, maps, grid)
+        let blocks = zip(keptSteps, keptBuffers).map { step, buffer in
+            FeatureMaps(images: keptImages, rows: step.outHeight, columns: step.outWidth, channels: step.outChannels,
+                        values: Array(buffer.prefix(keptImages * step.outChannels * step.outHeight * step.outWidth)))
+        }
+        return (features, maps, grid, blocks)
     }
 
     /// The input size of `batch` images in `input` (the model's crop size where not given), checked against what the
@@ -208,7 +239,7 @@ public final class InferenceSession {
     private static func run(_ plan: ExecutionPlan, input: UnsafePointer<Float>, features: UnsafeMutablePointer<Float>,
                             scratch: Scratch, parallel: Parallel, quantized: QuantizedNetwork?,
                             tap: ((String, [Float]) -> Void)? = nil, map: UnsafeMutablePointer<Float>? = nil,
-                            stepDone: ((Int) -> Void)? = nil,
+                            keeps: [KeptOutput] = [], stepDone: ((Int) -> Void)? = nil,
                             observe: ((ExecutionPlan.Step, UnsafeBufferPointer<Float>) -> Void)? = nil) {
         func place(_ p: ExecutionPlan.Place) -> UnsafeMutablePointer<Float> {
             switch p {
@@ -220,7 +251,7 @@ public final class InferenceSession {
         if let quantized {
             // The buffers, sized in floats for the float plan, hold at least as many bytes.
             quantized.run(plan, place: { UnsafeMutableRawPointer(place($0)) }, parallel: parallel, tap: tap, map: map,
-                          stepDone: stepDone)
+                          keeps: keeps, stepDone: stepDone)
             return
         }
         let batch = 1  // a plan is one image's pass
@@ -246,25 +277,39 @@ public final class InferenceSession {
                 tap(step.name, Layout.nchw(fromNHWC: y, batch: batch, channels: step.outChannels,
                                            plane: step.outHeight * step.outWidth))
             }
+            if step.isTap, let k = keeps.first(where: { $0.step == step.name }) {
+                k.into.update(from: y, count: step.outChannels * step.outHeight * step.outWidth)
+            }
             observe?(step, UnsafeBufferPointer(start: y, count: step.outChannels * step.outHeight * step.outWidth))
             stepDone?(index)
         }
     }
 }
 
-/// The head's activations of a batch of images before pooling: per image a `rows` × `columns` grid of cells,
-/// each 1280 features (NHWC). A cell sees the whole image but mostly its own 32-pixel square of it.
+/// Where one image's pass copies a block's output (`InferenceSession.featuresAndMaps(_:batch:keepingBlocks:)`);
+/// each image's pass writes only its own.
+struct KeptOutput: @unchecked Sendable {
+    /// The step's name: `block_14`.
+    let step: String
+    let into: UnsafeMutablePointer<Float>
+}
+
+/// A batch of images' activations as grids: per image a `rows` × `columns` grid of cells, each `channels` features
+/// (NHWC). The head's before pooling have 1280 features a cell; a cell sees the whole image but mostly its own
+/// 32-pixel square of it.
 public struct FeatureMaps: Sendable, Equatable {
     public let images: Int
     public let rows: Int
     public let columns: Int
+    public let channels: Int
     /// [image][row][column][feature].
     public let values: [Float]
 
-    public init(images: Int, rows: Int, columns: Int, values: [Float]) {
+    public init(images: Int, rows: Int, columns: Int, channels: Int = EfficientNetLite.featureCount, values: [Float]) {
         self.images = images
         self.rows = rows
         self.columns = columns
+        self.channels = channels
         self.values = values
     }
 
@@ -273,8 +318,14 @@ public struct FeatureMaps: Sendable, Equatable {
 
     /// Image `image`'s features in cell (`row`, `column`).
     public func cell(image: Int, row: Int, column: Int) -> ArraySlice<Float> {
-        let width = EfficientNetLite.featureCount, start = ((image * rows + row) * columns + column) * width
-        return values[start..<(start + width)]
+        let start = ((image * rows + row) * columns + column) * channels
+        return values[start..<(start + channels)]
+    }
+
+    /// Image `image`'s grid, [cells × channels].
+    public func image(_ image: Int) -> ArraySlice<Float> {
+        let size = cells * channels
+        return values[(image * size)..<((image + 1) * size)]
     }
 }
 

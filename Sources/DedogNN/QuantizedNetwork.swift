@@ -222,7 +222,8 @@ struct QuantizedNetwork: Sendable {
     /// One image's pass through `plan` (built without bands), as `InferenceSession` runs the float one: `place`
     /// gives each step's memory (the buffers hold bytes here, floats for the head and the features).
     func run(_ plan: ExecutionPlan, place: (ExecutionPlan.Place) -> UnsafeMutableRawPointer, parallel: Parallel,
-             tap: ((String, [Float]) -> Void)?, map: UnsafeMutablePointer<Float>?, stepDone: ((Int) -> Void)?) {
+             tap: ((String, [Float]) -> Void)?, map: UnsafeMutablePointer<Float>?, keeps: [KeptOutput] = [],
+             stepDone: ((Int) -> Void)?) {
         for (index, step) in plan.steps.enumerated() {
             let x = place(step.input), y = place(step.output)
             let pixels = step.height * step.width
@@ -255,7 +256,8 @@ struct QuantizedNetwork: Sendable {
             case .block:
                 break  // plans for 8 bits are built without bands
             }
-            if let tap, step.isTap {
+            let kept = step.isTap ? keeps.first { $0.step == step.name } : nil
+            if step.isTap, tap != nil || kept != nil {
                 let count = step.outChannels * step.outHeight * step.outWidth
                 let values: [Float]
                 if let name = ActivationRanges.name(of: step.kind, layer: step.name), let e = encodings[name] {
@@ -264,6 +266,8 @@ struct QuantizedNetwork: Sendable {
                 } else {
                     values = Array(UnsafeBufferPointer(start: y.assumingMemoryBound(to: Float.self), count: count))
                 }
+                kept?.into.update(from: values, count: count)
+                guard let tap else { stepDone?(index); continue }
                 values.withUnsafeBufferPointer {
                     tap(step.name, Layout.nchw(fromNHWC: $0.baseAddress!, batch: 1, channels: step.outChannels,
                                                plane: step.outHeight * step.outWidth))
