@@ -158,113 +158,6 @@ public final class Classifier: Sendable {
         }
     }
 
-    /// Classifies `image`, locates the dog and, when `zoom` says the dog is small (`ZoomPolicy.always` to look
-    /// again whenever the box leaves room), looks again at it; when the maps show a second dog of another
-    /// breed, looks at each dog and answers for each if both are dogs of different breeds.
-    /// `decodeAgain` decodes the photo again with other options: a photo decoded smaller than it is (a large
-    /// JPEG) is decoded again, larger, when a square to look at would otherwise have too few pixels.
-    @_spi(Benchmarks) public func looks(at image: RGBImage, top: Int, zoom: ZoomPolicy?,
-                                        decodeAgain: ((ImageDecoder.Options) throws(ImageError) -> RGBImage)? = nil) throws(ClassifierError) -> Looks {
-        guard configuration.locates else { return Looks(whole: try decide(features: features(of: image), top: top)) }
-        let (features, maps) = try views(of: image, maps: true)
-        let ranked = try decide(features: features, top: max(top, SecondDog.candidates))
-        var whole = ranked
-        whole.breeds = Array(ranked.breeds.prefix(top))
-        let labels = model.breedLabels ?? model.imagenetLabels ?? []
-        let order = ranked.breeds.compactMap { p in labels.firstIndex { $0.key == p.key } }
-        let photoMaps: PhotoMaps?
-        do {
-            photoMaps = try PhotoMaps(model: model, maps: maps, mirrored: averagesMirror, width: image.width, height: image.height,
-                                      precision: configuration.precision.engine)
-        } catch {
-            throw .model(error)
-        }
-        guard let input = model.backbones.first?.input else { return Looks(whole: whole) }
-        let cropShare = Double(input.cropSize) / Double(input.resizeShorterSide)
-        let larger = decodeAgain.map(LargerPhoto.init)
-        /// The rectangle `rect` of the photo looked at on its own, as a photo: its views' features, and the answer.
-        func look(at rect: (x: Int, y: Int, width: Int, height: Int)) throws(ClassifierError) -> (features: [[Float]], answer: Classification) {
-            let crop: RGBImage
-            do {
-                crop = try self.crop(image, rect, wanted: input.resizeShorterSide, larger: larger)
-            } catch {
-                throw .image(error)
-            }
-            let features = try views(of: crop, maps: false).features
-            return (features, try decide(features: features, top: top))
-        }
-        /// `place`'s box with a margin, looked at on its own.
-        func lookAlone(at place: DogPlace) throws(ClassifierError) -> (features: [[Float]], answer: Classification) {
-            try look(at: place.margined(width: image.width, height: image.height))
-        }
-        /// A square around `place`'s box, looked at on its own.
-        func lookCloser(at place: DogPlace, largest: Double) throws(ClassifierError) -> (features: [[Float]], answer: Classification)? {
-            guard let square = place.zoomSquare(width: image.width, height: image.height, cropShare: cropShare,
-                                                largest: largest) else { return nil }
-            return try look(at: (square.x, square.y, square.side, square.side))
-        }
-        // Where the dogs are: the detector's boxes where the model has one, else the breed's activation map.
-        let detected = try detectedDogs(maps, image: image)
-        var looks: Looks
-        let place: DogPlace
-        // With a detector, "no dog" has no box: the detector found none, or the photo shows something else.
-        let detects = configuration.usesDetector && model.detector != nil
-        if let first = detected.first {
-            place = first
-            if whole.verdict != .noDog { whole.location = place.location(in: image, zoomed: false) }
-            looks = Looks(whole: whole, extent: place.extent)
-            if configuration.separatesDogs, whole.verdict != .noDog, detected.count >= 2 {
-                var dogs: [Classification] = []
-                for dog in detected.prefix(Self.mostDogs) {
-                    var answer = try lookAlone(at: dog).answer
-                    guard answer.verdict != .noDog else { continue }
-                    answer.location = dog.location(in: image, zoomed: true)
-                    dogs.append(answer)
-                }
-                if dogs.count >= 2 {
-                    looks.dogs = dogs
-                    return looks
-                }
-            }
-        } else {
-            guard !(detects && whole.verdict == .noDog), let photoMaps, let label = order.first, let firstMap = photoMaps.map(label),
-                  let mapped = DogPlace(photoMaps, map: firstMap) else {
-                return Looks(whole: whole)
-            }
-            place = mapped
-            whole.location = place.location(in: image, zoomed: false)
-            looks = Looks(whole: whole, extent: place.extent)
-            if configuration.separatesDogs, !detects, whole.verdict != .noDog,
-               let second = SecondDog(photoMaps, ranked: order, firstMap: firstMap),
-               let a = try lookCloser(at: place, largest: 1), let b = try lookCloser(at: second.place, largest: 1),
-               a.answer.verdict != .noDog, b.answer.verdict != .noDog,
-               let breedA = a.answer.breeds.first?.key, let breedB = b.answer.breeds.first?.key, breedA != breedB {
-                var first = a.answer, other = b.answer
-                first.location = place.location(in: image, zoomed: true)
-                other.location = second.place.location(in: image, zoomed: true)
-                looks.dogs = [first, other]
-                return looks
-            }
-        }
-        guard let zoom, zoom.wants(whole, extent: place.extent),
-              let look = try lookCloser(at: place, largest: 0.8) else { return looks }
-        let closer = look.features
-        var close = look.answer
-        looks.closer = close
-        // A close look that sees no dog must not change the answer. Where the whole photo showed none, a close
-        // look that finds one answers alone (the dog was too small to count); otherwise the two views average.
-        guard close.verdict != .noDog else { return looks }
-        if whole.verdict == .noDog {
-            close.location = place.location(in: image, zoomed: true)
-            looks.zoomed = close
-            return looks
-        }
-        var both = try decide(features: zip(features, closer).map { $0 + $1 }, top: top)
-        both.location = place.location(in: image, zoomed: true)
-        looks.zoomed = both
-        return looks
-    }
-
     /// Photos of more dogs than this are answered for the first this many (the detector's best).
     static let mostDogs = 6
 
@@ -273,39 +166,37 @@ public final class Classifier: Sendable {
     @_spi(Benchmarks) public func detections(in image: RGBImage, minimumScore: Float) throws(ClassifierError)
         -> [(location: DogLocation, score: Float)] {
         guard model.detector != nil else { return [] }  // no pass through the networks for nothing
-        let (_, maps) = try views(of: image, maps: true)
-        return try placed(maps, image: image) { detector, maps throws(ModelError) in try detector.candidates(maps, minimumScore: minimumScore) }
+        let pyramid = try views(of: image, maps: true).pyramid
+        return try placed(pyramid, image: image) { detector, maps throws(ModelError) in try detector.candidates(maps, minimumScore: minimumScore) }
             .map { ($0.place.location(in: image, zoomed: false), $0.score) }
     }
 
-    /// The dogs the model's detector finds in the photo, best first, from backbone `detector.backbone`'s maps of
-    /// the view that is not mirrored; none without a detector.
-    private func detectedDogs(_ maps: [FeatureMaps], image: RGBImage) throws(ClassifierError) -> [DogPlace] {
-        guard configuration.usesDetector else { return [] }
-        return try placed(maps, image: image) { detector, maps throws(ModelError) in try detector.detect(maps) }.map(\.place)
+    /// The dogs the model's detector finds in the photo, best first, from the maps of its backbone's view that is
+    /// not mirrored; none without a detector.
+    func detectedDogs(_ pyramid: PyramidMaps?, image: RGBImage) throws(ClassifierError) -> [DogPlace] {
+        try placed(pyramid, image: image) { detector, maps throws(ModelError) in try detector.detect(maps) }.map(\.place)
     }
 
-    /// What `find` finds with the model's detector in its backbone's maps, placed in the photo `image`; none without
-    /// a detector.
-    private func placed(_ maps: [FeatureMaps], image: RGBImage,
-                        _ find: (DogDetector, FeatureMaps) throws(ModelError) -> [Detection]) throws(ClassifierError)
+    /// What `find` finds with the model's detector in `pyramid`, placed in the photo `image`; none without a
+    /// detector or its maps.
+    private func placed(_ pyramid: PyramidMaps?, image: RGBImage,
+                        _ find: (DogDetector, PyramidMaps) throws(ModelError) -> [Detection]) throws(ClassifierError)
         -> [(place: DogPlace, score: Float)] {
-        guard let detector = model.detector, maps.indices.contains(detector.description.backbone) else { return [] }
-        let b = detector.description.backbone
+        guard let detector = model.detector, let pyramid else { return [] }
         let found: [Detection]
         do {
-            found = try find(detector, maps[b])
+            found = try find(detector, pyramid)
         } catch {
             throw .model(error)
         }
-        let window = Preprocessing(model.backbones[b].input).window(width: image.width, height: image.height)
+        let window = Preprocessing(model.backbones[detector.description.backbone].input).window(width: image.width, height: image.height)
         return found.compactMap { d in DogPlace(d, window: window, width: image.width, height: image.height).map { ($0, d.score) } }
     }
 
     /// The photo decoded again, larger, for the rectangles looked at on their own: a decode is kept and cut from
     /// again while it is large enough and holds the rectangle (a photo of two dogs, decoded reduced or from its
     /// thumbnail, is decoded again once where one decode holds both).
-    private final class LargerPhoto {
+    final class LargerPhoto {
         let decode: (ImageDecoder.Options) throws(ImageError) -> RGBImage
         /// The last decode, and the part of the photo it holds (nil: all of it).
         var last: (image: RGBImage, region: PixelRect?)?
@@ -315,7 +206,7 @@ public final class Classifier: Sendable {
     /// The rectangle `rect` of the photo: cut from `image`, or, when `image` was decoded smaller than the photo and
     /// the rectangle's longer side is short of `wanted` pixels (by more than `thumbnailShortfall`), from the photo
     /// decoded again just large enough.
-    private func crop(_ image: RGBImage, _ rect: (x: Int, y: Int, width: Int, height: Int), wanted: Int,
+    func crop(_ image: RGBImage, _ rect: (x: Int, y: Int, width: Int, height: Int), wanted: Int,
                       larger again: LargerPhoto?) throws(ImageError) -> RGBImage {
         let longer = max(rect.width, rect.height), enough = Self.sufficientSide(wanted)
         if longer < enough, let original = image.original, let again {
@@ -356,8 +247,10 @@ public final class Classifier: Sendable {
         try views(of: image, maps: false).features
     }
 
-    /// Each backbone's pooled features of the views classify runs, and when `maps` the head's activation maps.
-    private func views(of image: RGBImage, maps wantsMaps: Bool) throws(ClassifierError) -> (features: [[Float]], maps: [FeatureMaps]) {
+    /// Each backbone's pooled features of the views classify runs, and when `maps` the head's activation maps and,
+    /// where the model has a detector that is used, the inner maps it reads (of its backbone's first view).
+    func views(of image: RGBImage, maps wantsMaps: Bool)
+        throws(ClassifierError) -> (features: [[Float]], maps: [FeatureMaps], pyramid: PyramidMaps?) {
         guard image.width > 0, image.height > 0 else { throw .image(.empty(file: "the image")) }
         var inputs: [(tensor: [Float], views: Int)] = []
         for (b, network) in model.backbones.enumerated() {
@@ -367,12 +260,18 @@ public final class Classifier: Sendable {
                 throw .image(error)
             }
         }
+        let detector = wantsMaps && configuration.usesDetector ? model.detector : nil
         return try workspaces.use { workspace throws(ClassifierError) in
-            var features: [[Float]] = [], maps: [FeatureMaps] = []
+            var features: [[Float]] = [], maps: [FeatureMaps] = [], pyramid: PyramidMaps?
             for (b, input) in inputs.enumerated() {
                 do throws(ModelError) {
                     let session = workspace.sessions[b]
-                    if wantsMaps {
+                    if let detector, detector.description.backbone == b {
+                        let pass = try session.featuresAndMaps(input.tensor, batch: input.views,
+                                                               keepingBlocks: [detector.blocks.fine, detector.blocks.coarse])
+                        (features, maps) = (features + [pass.features], maps + [pass.maps])
+                        pyramid = PyramidMaps(fine: pass.blocks[0], coarse: pass.blocks[1])
+                    } else if wantsMaps {
                         let both = try session.featuresAndMaps(input.tensor, batch: input.views)
                         features.append(both.features)
                         maps.append(both.maps)
@@ -383,7 +282,7 @@ public final class Classifier: Sendable {
                     throw .model(error)
                 }
             }
-            return (features, maps)
+            return (features, maps, pyramid)
         }
     }
 

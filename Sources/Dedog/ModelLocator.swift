@@ -1,5 +1,6 @@
 import Foundation
 import DedogFiles
+import DedogNN
 
 /// Where dedog finds its models. A model is given by file, or by the name of a bundled one (`ModelLocator.bundled`);
 /// bundled files are looked for in `share/dedog/` beside an installed binary, then in `models/` of the source
@@ -27,6 +28,26 @@ public enum ModelLocator {
         Bundled(name: "lite2", fileName: "efficientnet-lite2-imagenet.safetensors",
                 summary: "EfficientNet-Lite2's ImageNet classifier (a base for training)"),
     ]
+
+    /// The dog detector files found (`dog-detector-lite1.safetensors`, …: one per backbone they were trained for),
+    /// the first folder's first; `dedog train` puts the one of its model's first backbone into the model.
+    public static func detectors() -> [URL] {
+        var seen = Set<String>(), found: [URL] = []
+        for folder in searchFolders() {
+            for b in Backbone.all {
+                let name = detectorFileName(b.description)
+                let url = folder.appendingPathComponent(name)
+                if !seen.contains(name), FileManager.default.fileExists(atPath: url.path) {
+                    seen.insert(name)
+                    found.append(url)
+                }
+            }
+        }
+        return found
+    }
+
+    /// The detector file of backbone `short` (`lite1`).
+    public static func detectorFileName(_ short: String) -> String { "dog-detector-\(short).safetensors" }
 
     /// The folders searched, in order.
     public static func searchFolders() -> [URL] {

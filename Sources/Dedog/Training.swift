@@ -51,13 +51,9 @@ public struct TrainingSettings: Sendable {
     public var seed: UInt64 = 1
     /// The catalogue class folders are matched against (nil: folder names are labels only).
     public var catalogue: Catalogue?
-    /// Where the training photos' dogs are (the format of `boxes.tsv`, see docs/training.md); nil: the data set's own
-    /// `boxes.tsv` if it has one. With boxes, the model also gets a dog detector.
-    public var boxes: URL?
-    /// Whether to train the dog detector when there are boxes.
-    public var trainsDetector = true
-    /// Photos (files or folders of them) without a dog, for the detector to learn that too.
-    public var detectorNegatives: [URL] = []
+    /// Whether the model gets the dog detector of its first backbone (bundled for Lite0 and Lite1: a detector
+    /// belongs to the frozen backbone, so it needs no boxes of the user's photos).
+    public var includesDetector = true
 
     /// +32 pixels: 1 point more on Stanford Dogs.
     public static let defaultTestSizeIncrease = Backbone.testSizeIncrease
@@ -88,20 +84,6 @@ public struct TrainingSettings: Sendable {
         c.catalogue = catalogue
         return c
     }
-
-    /// The detector's training, when there are boxes to train it on; the photos of `detectorNegatives` listed.
-    var detector: DetectorOptions? {
-        let own = dataset.appendingPathComponent(BoxesFile.fileName)
-        guard trainsDetector, let file = boxes ?? (FileManager.default.fileExists(atPath: own.path) ? own : nil) else { return nil }
-        var options = DetectorOptions(boxes: file)
-        options.seed = seed
-        var photos: [URL] = []
-        ImageFiles.find(detectorNegatives.map(\.path)) { found in
-            if case let .image(path) = found { photos.append(URL(fileURLWithPath: path)) }
-        }
-        options.negatives = photos
-        return options
-    }
 }
 
 /// Training and evaluating models on a folder of photos.
@@ -111,7 +93,7 @@ public enum Training {
     public static func run(_ settings: TrainingSettings,
                            progress: (TrainingProgress) -> Void = { _ in }) throws(TrainingError) -> TrainingReport {
         var configuration = settings.configuration
-        configuration.detector = settings.detector
+        configuration.detectors = settings.includesDetector ? ModelLocator.detectors() : []
         return try Trainer.run(configuration, progress: progress)
     }
 

@@ -11,13 +11,11 @@ import DedogTrain
     let scores: [CellScores]
     /// Per backbone, the square it saw, in the photo's pixels.
     let windows: [(x: Double, y: Double, width: Double, height: Double)]
-    /// Per backbone, the temperature of the head the scores come from.
-    let temperatures: [Float]
     let width: Int, height: Int
 
     static let gridSide = 64
 
-    init?(model: Model, maps: [FeatureMaps], mirrored: [Bool], width: Int, height: Int, precision: DedogNN.Precision) throws(ModelError) {
+    init?(model: Model, maps: [FeatureMaps], mirrored: [Bool], width: Int, height: Int) throws(ModelError) {
         guard maps.count == model.backbones.count, !maps.isEmpty, width > 0, height > 0 else { return nil }
         var scores: [CellScores] = []
         for b in maps.indices {
@@ -27,9 +25,6 @@ import DedogTrain
         }
         self.scores = scores
         windows = model.backbones.map { Preprocessing($0.input).window(width: width, height: height) }
-        temperatures = model.specification.backbones.map { d in
-            d.breedHead != nil ? d.breedTemperature(for: precision) : d.imagenetHead?.temperature ?? 1
-        }
         self.width = width
         self.height = height
     }
@@ -52,25 +47,15 @@ import DedogTrain
         return out
     }
 
-    /// Class `label`'s map over the photo, 0…1; nil when a backbone's map is flat.
+    /// Class `label`'s map over the photo, 0…1: each backbone's scaled to 0…1, then combined; nil when a backbone
+    /// has no such class or its map is flat.
     func map(_ label: Int) -> ScoreGrid? {
-        combined(scores, label: label, normalising: true)?.normalised()
-    }
-
-    /// Class `label`'s grid of each backbone's `perBackbone` (each scaled to 0…1 first when `normalising`), over
-    /// the photo; nil when a backbone has no such class or, normalising, its map is flat.
-    func combined(_ perBackbone: [CellScores], label: Int, normalising: Bool) -> ScoreGrid? {
         var grids: [ScoreGrid] = []
-        for s in perBackbone {
-            guard let g = s.map(label), let h = normalising ? g.normalised() : g else { return nil }
-            grids.append(h)
+        for s in scores {
+            guard let g = s.map(label)?.normalised() else { return nil }
+            grids.append(g)
         }
-        return combined(grids)
-    }
-
-    /// Every class's probability in every cell, per backbone (its softmax at its temperature).
-    func probabilities() -> [CellScores] {
-        zip(scores, temperatures).map { $0.probabilities(temperature: $1) }
+        return combined(grids).normalised()
     }
 
     /// Cells of the common grid to the photo's pixels, clipped to the photo; nil when nothing is left.
@@ -159,44 +144,5 @@ import DedogTrain
         let x = Int((box.x * sx).rounded(.down)), y = Int((box.y * sy).rounded(.down))
         return DogLocation(x: x, y: y, width: Int(((box.x + box.width) * sx).rounded(.up)) - x,
                            height: Int(((box.y + box.height) * sy).rounded(.up)) - y, zoomed: zoomed)
-    }
-}
-
-/// A second dog of another breed beside the first: the breed among the next ones whose cells are most sure of
-/// it, where its map and the top breed's do not overlap (the top breed's map lights up only its own dog).
-/// Candidates are checked by looking at each box before an answer splits (see `Classifier.looks`).
-struct SecondDog {
-    var label: Int
-    var place: DogPlace
-
-    /// Of the breeds ranked 2nd to 5th (`ranked`, label indices, best first), the one whose highest cell
-    /// probability is largest, if that is at least `strength` of the top breed's, and the two breeds' regions
-    /// (maps at or above `region`) overlap by at most `overlap` (intersection over union).
-    static let candidates = 5, strength: Float = 0.6, region: Float = 0.3, overlap: Double = 0.05
-
-    /// `firstMap`: the top breed's map over the photo.
-    init?(_ maps: PhotoMaps, ranked: [Int], firstMap a: ScoreGrid) {
-        let probabilities = maps.probabilities()
-        /// The highest probability of `label` in a cell of the photo (cells averaged over backbones).
-        func peak(_ label: Int) -> Float? {
-            maps.combined(probabilities, label: label, normalising: false)?.values.max()
-        }
-        guard let first = ranked.first, let top = peak(first) else { return nil }
-        var best: (label: Int, peak: Float)?
-        for label in ranked.dropFirst().prefix(Self.candidates - 1) {
-            guard let p = peak(label) else { continue }
-            if p > (best?.peak ?? -1) { best = (label, p) }
-        }
-        guard let best, best.peak >= Self.strength * top, let b = maps.map(best.label) else { return nil }
-        var both = 0, either = 0
-        for (x, y) in zip(a.values, b.values) {
-            let inA = x >= Self.region, inB = y >= Self.region
-            if inA && inB { both += 1 }
-            if inA || inB { either += 1 }
-        }
-        guard either > 0, Double(both) / Double(either) <= Self.overlap,
-              let place = DogPlace(maps, map: b) else { return nil }
-        self.label = best.label
-        self.place = place
     }
 }

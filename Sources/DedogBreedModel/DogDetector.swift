@@ -2,25 +2,34 @@ import Foundation
 import DedogFiles
 import DedogNN
 
-/// Where the dogs are: a small head on one backbone's last feature maps (frozen, the ones classify computes
-/// anyway), in the manner of CenterNet (Zhou et al., "Objects as Points", 2019). Every cell of the grid (8×8 to
-/// 10×10 over the network's square) goes through the same two layers, 1280 features → `hidden` (ReLU) → 5:
+/// Where the dogs are: a small neck and head (`FeaturePyramidHead`) on two inner feature maps of one backbone
+/// (frozen, computed by the pass classify makes anyway): its stride-16 map (17×17 cells over the default model's
+/// Lite1 square, 16×16 for the `fast` model's Lite0) and its stride-32 map. Every cell of the fine grid gives 5
+/// numbers:
 ///
-/// - a **centre score** (a logit): whether a dog's centre falls in this cell;
-/// - the centre's **offset** from the cell's middle, in cells (x, then y);
-/// - the dog's **width and height**, as logarithms of their share of the square.
+/// - a **centre score** (a logit): whether a dog's centre falls in this cell (CenterNet: Zhou et al., "Objects as
+///   Points", 2019);
+/// - the distances from the cell's middle to the box's **left, top, right and bottom** sides, as logarithms of
+///   cells (FCOS: Tian et al., 2019): learnt at every cell near a dog's centre, so a peak one cell off still
+///   draws the dog's box.
 ///
 /// A dog is a cell whose score is the highest of its 3×3 neighbours and at least `threshold` — or at least
-/// `apartThreshold` when its box stands apart from every dog's found before it (a second dog beside the first is
-/// scored lower than a part of one dog, and lies elsewhere); boxes of one dog
-/// found from two cells are merged by non-maximum suppression: a box is dropped when it overlaps a better one by
-/// more than `overlap` (intersection over union) or lies inside it by more than `inside` of its area. Trained by `DedogTrain.DetectorTraining`.
+/// `apartThreshold` when its box stands apart from every dog's found before it; boxes of one dog found from two
+/// cells are merged by non-maximum suppression: a box is dropped when it overlaps a better one by more than
+/// `overlap` (intersection over union) or lies inside it by more than `inside` of its area. All four are chosen
+/// on validation photos (`scripts/train_dog_detector.py`).
+///
+/// A detector belongs to its backbone, not to a breed model: the backbones are frozen, so the one trained for
+/// Lite1 serves every model whose first backbone is Lite1 (`dedog train` puts it into the model it writes).
 public struct DetectorDescription: Codable, Sendable, Equatable {
-    /// The backbone whose head feature maps it reads (its view that is not mirrored).
+    /// The model's backbone whose maps it reads (its view that is not mirrored).
     public var backbone: Int
-    /// The hidden layer's width.
-    public var hidden: Int
-    /// Its tensors: `<prefix>hidden.weight` [hidden × 1280], `.bias`, `<prefix>output.weight` [5 × hidden], `.bias`.
+    /// The architecture it was trained on (`efficientnet-lite1`): it reads no other.
+    public var architecture: String
+    /// The neck's width and its number of residual blocks.
+    public var channels: Int
+    public var blocks: Int
+    /// Its tensors: `<prefix>coarse.weight`, … (`tensorNames`).
     public var tensorPrefix: String
     /// The centre score (a probability) from which a dog is reported.
     public var threshold: Float
@@ -28,38 +37,44 @@ public struct DetectorDescription: Codable, Sendable, Equatable {
     public var apartThreshold: Float
     /// Boxes overlapping a higher-scoring one by more than this (intersection over union) are the same dog…
     public var overlap: Float
-    /// …and so are boxes with more than this share of their area inside a higher-scoring one. Of the one-dog
-    /// validation photos' second boxes, most were a part of the dog (IoU 0.3–0.6 with the first box, 0.7–1 of
-    /// them inside it); in Stanford Dogs' photos of several dogs, 4 % of pairs overlap by more than 0.4.
+    /// …and so are boxes with more than this share of their area inside a higher-scoring one.
     public var inside: Float
 
-    public init(backbone: Int, hidden: Int, tensorPrefix: String = "detector.", threshold: Float, apartThreshold: Float? = nil,
-                overlap: Float = DetectorDescription.standardOverlap, inside: Float = DetectorDescription.standardInside) {
-        self.inside = inside
-        self.backbone = backbone
-        self.hidden = hidden
-        self.tensorPrefix = tensorPrefix
-        self.threshold = threshold
-        self.apartThreshold = apartThreshold ?? threshold
-        self.overlap = overlap
+    public init(backbone: Int = 0, architecture: String, channels: Int, blocks: Int, tensorPrefix: String = "detector.",
+                threshold: Float, apartThreshold: Float? = nil, overlap: Float, inside: Float) {
+        (self.backbone, self.architecture, self.channels, self.blocks, self.tensorPrefix) = (backbone, architecture, channels, blocks, tensorPrefix)
+        (self.threshold, self.apartThreshold, self.overlap, self.inside) = (threshold, apartThreshold ?? threshold, overlap, inside)
     }
-
-    public static let standardOverlap: Float = 0.4, standardInside: Float = 0.7
 
     /// Apart: overlapping by at most 0.2 (IoU), and at most half of either box inside the other.
     public static func apart(_ a: Detection, _ b: Detection) -> Bool {
         a.overlap(b) <= 0.2 && a.share(inside: b) <= 0.5 && b.share(inside: a) <= 0.5
     }
 
-    /// The four tensor names, in file order.
-    public var tensorNames: [String] {
-        ["hidden.weight", "hidden.bias", "output.weight", "output.bias"].map { tensorPrefix + $0 }
+    /// The layers' names, in file order: each a `.weight` and a `.bias` tensor.
+    public var layerNames: [String] {
+        ["coarse", "fine"] + (0..<blocks).flatMap { ["block\($0).depthwise", "block\($0).pointwise"] } + ["hidden", "output"]
     }
 
-    /// The first field that does not hold for a model of `backbones` backbones, as (field, value, requirement).
-    func problem(backbones: Int) -> (field: String, value: String, requirement: String)? {
-        if !(0..<backbones).contains(backbone) { return ("backbone", "\(backbone)", "one of the model's \(backbones) backbones") }
-        if !(1...4096).contains(hidden) { return ("hidden", "\(hidden)", "1 to 4096") }
+    /// Every tensor's name, in file order.
+    public var tensorNames: [String] { layerNames.flatMap { [tensorPrefix + $0 + ".weight", tensorPrefix + $0 + ".bias"] } }
+
+    /// Each tensor's shape, in `tensorNames`' order, on a backbone whose fine and coarse maps have these channels.
+    public func tensorShapes(fineChannels: Int, coarseChannels: Int) -> [[Int]] {
+        let c = channels, k = FeaturePyramidHead.kernel
+        return [[c, coarseChannels], [c], [c, fineChannels], [c]]
+            + (0..<blocks).flatMap { _ in [[c, k * k], [c], [c, c], [c]] }
+            + [[c, c], [c], [DogDetector.outputs, c], [DogDetector.outputs]]
+    }
+
+    /// The first field that does not hold for a model of `backbones` (architectures), as (field, value, requirement).
+    func problem(backbones: [String]) -> (field: String, value: String, requirement: String)? {
+        if !backbones.indices.contains(backbone) { return ("backbone", "\(backbone)", "one of the model's \(backbones.count) backbones") }
+        if architecture != backbones[backbone] {
+            return ("architecture", architecture, "the architecture of backbone \(backbone) (\(backbones[backbone]))")
+        }
+        if !(1...1024).contains(channels) { return ("channels", "\(channels)", "1 to 1024") }
+        if !(0...16).contains(blocks) { return ("blocks", "\(blocks)", "0 to 16") }
         if tensorPrefix.isEmpty { return ("tensorPrefix", "empty", "a non-empty prefix") }
         if !(threshold.isFinite && threshold > 0 && threshold < 1) { return ("threshold", "\(threshold)", "between 0 and 1") }
         if !(apartThreshold.isFinite && apartThreshold > 0 && apartThreshold <= threshold) {
@@ -71,11 +86,39 @@ public struct DetectorDescription: Codable, Sendable, Equatable {
     }
 
     init?(quickly value: JSONValue) {
-        guard let o = value.object, let backbone = o["backbone"]?.int, let hidden = o["hidden"]?.int,
+        guard let o = value.object, let backbone = o["backbone"]?.int, let architecture = o["architecture"]?.string,
+              let channels = o["channels"]?.int, let blocks = o["blocks"]?.int,
               let prefix = o["tensorPrefix"]?.string, let threshold = o["threshold"]?.float, let apart = o["apartThreshold"]?.float,
               let overlap = o["overlap"]?.float, let inside = o["inside"]?.float else { return nil }
-        self.init(backbone: backbone, hidden: hidden, tensorPrefix: prefix, threshold: threshold, apartThreshold: apart,
-                  overlap: overlap, inside: inside)
+        self.init(backbone: backbone, architecture: architecture, channels: channels, blocks: blocks, tensorPrefix: prefix,
+                  threshold: threshold, apartThreshold: apart, overlap: overlap, inside: inside)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case backbone, architecture, channels, blocks, tensorPrefix, threshold, apartThreshold, overlap, inside
+    }
+}
+
+/// The detector of model files of format 8 (a 1×1 head on the last feature map, before issue 60): still read, so
+/// that such a file loads, but not run — the model then locates dogs as a model without a detector does, until it
+/// is trained again (`dedog train` gives it the backbone's detector).
+public struct CellDetectorDescription: Codable, Sendable, Equatable {
+    public var hidden: Int
+    public var tensorPrefix: String
+    /// The rest of its fields, kept as they were.
+    var backbone: Int, threshold: Float, apartThreshold: Float, overlap: Float, inside: Float
+
+    /// Its four tensors.
+    public var tensorNames: [String] {
+        ["hidden.weight", "hidden.bias", "output.weight", "output.bias"].map { tensorPrefix + $0 }
+    }
+
+    init?(quickly value: JSONValue) {
+        guard let o = value.object, let hidden = o["hidden"]?.int, let prefix = o["tensorPrefix"]?.string,
+              let backbone = o["backbone"]?.int, let threshold = o["threshold"]?.float, let apart = o["apartThreshold"]?.float,
+              let overlap = o["overlap"]?.float, let inside = o["inside"]?.float else { return nil }
+        (self.hidden, self.tensorPrefix, self.backbone, self.threshold, self.apartThreshold, self.overlap, self.inside)
+            = (hidden, prefix, backbone, threshold, apart, overlap, inside)
     }
 }
 
@@ -111,41 +154,50 @@ public struct Detection: Sendable, Equatable {
 /// The detector's layers and how its outputs become boxes (see `DetectorDescription`).
 public struct DogDetector: Sendable {
     public let description: DetectorDescription
-    let hiddenLayer: Linear
-    let outputLayer: Linear
+    let neck: FeaturePyramidHead
+    /// The backbone blocks whose outputs it reads: stride 16, then stride 32.
+    public let blocks: (fine: Int, coarse: Int)
 
-    /// Values per cell the head gives: centre logit, x and y offsets, log width, log height.
+    /// Values per cell the head gives: centre logit, then the distances to the left, top, right and bottom sides.
     public static let outputs = 5
 
-    public init(_ description: DetectorDescription, hiddenWeight: [Float], hiddenBias: [Float],
-                outputWeight: [Float], outputBias: [Float]) throws(ModelError) {
+    /// `tensors`: each layer's weight and bias, in `description.tensorNames`' order, on backbone `backbone`.
+    public init(_ description: DetectorDescription, backbone: Backbone, tensors: [[Float]]) throws(ModelError) {
         self.description = description
-        hiddenLayer = try Linear(inputs: EfficientNetLite.featureCount, outputs: description.hidden, weight: hiddenWeight, bias: hiddenBias)
-        outputLayer = try Linear(inputs: description.hidden, outputs: Self.outputs, weight: outputWeight, bias: outputBias)
+        blocks = backbone.pyramidBlocks
+        guard let fineChannels = backbone.outChannels(ofBlock: blocks.fine),
+              let coarseChannels = backbone.outChannels(ofBlock: blocks.coarse),
+              tensors.count == description.tensorNames.count else {
+            throw .badInput(detail: "the detector needs \(description.tensorNames.count) tensors, not \(tensors.count)")
+        }
+        func layer(_ i: Int) -> (weight: [Float], bias: [Float]) { (tensors[2 * i], tensors[2 * i + 1]) }
+        let n = description.blocks
+        let weights = FeaturePyramidHead.Weights(coarse: layer(0), fine: layer(1),
+                                                 blocks: (0..<n).map { (layer(2 + 2 * $0), layer(3 + 2 * $0)) },
+                                                 hidden: layer(2 + 2 * n), output: layer(3 + 2 * n))
+        neck = try FeaturePyramidHead(fineChannels: fineChannels, coarseChannels: coarseChannels, channels: description.channels,
+                                      outputs: Self.outputs, weights: weights)
     }
 
-    /// The raw outputs of every cell of image `image` of `maps`, [cell × 5], cells in row order.
-    public func cellOutputs(_ maps: FeatureMaps, image: Int = 0) throws(ModelError) -> [Float] {
-        let width = EfficientNetLite.featureCount, cells = maps.cells
-        guard maps.values.count >= (image + 1) * cells * width else {
-            throw .badInput(detail: "feature maps hold no image \(image)")
-        }
-        var hidden = try hiddenLayer(Array(maps.values[(image * cells * width)..<((image + 1) * cells * width)]), batch: cells)
-        for i in hidden.indices where hidden[i] < 0 { hidden[i] = 0 }
-        return try outputLayer(hidden, batch: cells)
+    /// The raw outputs of every cell of the fine grid of image `image`, [cell × 5], cells in row order.
+    public func cellOutputs(_ maps: PyramidMaps, image: Int = 0) throws(ModelError) -> [Float] {
+        let (f, c) = (maps.fine, maps.coarse)
+        guard image < f.images, image < c.images else { throw .badInput(detail: "feature maps hold no image \(image)") }
+        return try neck(fine: f.image(image), rows: f.rows, columns: f.columns, coarse: c.image(image), coarseRows: c.rows,
+                        coarseColumns: c.columns)
     }
 
     /// The dogs in image `image` of `maps`, best first: those scoring at least the threshold, and those scoring at
     /// least `apartThreshold` apart from every better one.
-    public func detect(_ maps: FeatureMaps, image: Int = 0) throws(ModelError) -> [Detection] {
+    public func detect(_ maps: PyramidMaps, image: Int = 0) throws(ModelError) -> [Detection] {
         Self.dogs(try candidates(maps, image: image, minimumScore: description.apartThreshold),
                   threshold: description.threshold, apartThreshold: description.apartThreshold)
     }
 
     /// Every box scoring at least `minimumScore` after non-maximum suppression, best first: candidates, e.g. to
     /// rank for average precision.
-    public func candidates(_ maps: FeatureMaps, image: Int = 0, minimumScore: Float) throws(ModelError) -> [Detection] {
-        Self.decode(try cellOutputs(maps, image: image), rows: maps.rows, columns: maps.columns,
+    public func candidates(_ maps: PyramidMaps, image: Int = 0, minimumScore: Float) throws(ModelError) -> [Detection] {
+        Self.decode(try cellOutputs(maps, image: image), rows: maps.fine.rows, columns: maps.fine.columns,
                     minimumScore: minimumScore, overlap: Double(description.overlap), inside: Double(description.inside))
     }
 
@@ -162,8 +214,8 @@ public struct DogDetector: Sendable {
     static func sigmoid(_ x: Float) -> Float { 1 / (1 + Foundation.exp(-x)) }
 
     /// Boxes from a grid's outputs: the cells whose score is the highest of their 3×3 neighbours and at least
-    /// `minimumScore`, best first, those overlapping a better one by more than `overlap` or lying inside it by more
-    /// than `inside` dropped.
+    /// `minimumScore`, each with the box its own distances give, best first, those overlapping a better one by more
+    /// than `overlap` or lying inside it by more than `inside` dropped.
     public static func decode(_ out: [Float], rows: Int, columns: Int, minimumScore: Float, overlap: Double,
                               inside: Double) -> [Detection] {
         guard out.count == rows * columns * outputs else { return [] }
@@ -184,12 +236,14 @@ public struct DogDetector: Sendable {
                     }
                 }
                 guard isPeak else { continue }
+                // Distances to the sides from the cell's middle, in cells (e^4 = 55 cells at most).
                 let o = (r * columns + c) * outputs
-                let cx = (Double(c) + 0.5 + Double(out[o + 1])) / Double(columns)
-                let cy = (Double(r) + 0.5 + Double(out[o + 2])) / Double(rows)
-                let w = Foundation.exp(Double(min(out[o + 3], 2))), h = Foundation.exp(Double(min(out[o + 4], 2)))
-                guard cx.isFinite, cy.isFinite, w.isFinite, h.isFinite else { continue }
-                found.append(Detection(x0: cx - w / 2, y0: cy - h / 2, x1: cx + w / 2, y1: cy + h / 2, score: s))
+                let d = (1...4).map { Foundation.exp(Double(min(out[o + $0], 4))) }
+                let mx = Double(c) + 0.5, my = Double(r) + 0.5
+                let box = Detection(x0: (mx - d[0]) / Double(columns), y0: (my - d[1]) / Double(rows),
+                                    x1: (mx + d[2]) / Double(columns), y1: (my + d[3]) / Double(rows), score: s)
+                guard [box.x0, box.y0, box.x1, box.y1].allSatisfy(\.isFinite) else { continue }
+                found.append(box)
             }
         }
         return suppressed(found.sorted { $0.score > $1.score }, overlap: overlap, inside: inside)
@@ -201,5 +255,15 @@ public struct DogDetector: Sendable {
         var kept: [Detection] = []
         for d in found where !kept.contains(where: { $0.overlap(d) > overlap || d.share(inside: $0) > inside }) { kept.append(d) }
         return kept
+    }
+}
+
+/// The two maps of one backbone's pass a `DogDetector` reads: its stride-16 and stride-32 blocks' outputs.
+public struct PyramidMaps: Sendable, Equatable {
+    public let fine: FeatureMaps
+    public let coarse: FeatureMaps
+
+    public init(fine: FeatureMaps, coarse: FeatureMaps) {
+        (self.fine, self.coarse) = (fine, coarse)
     }
 }

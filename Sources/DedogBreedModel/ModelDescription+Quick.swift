@@ -26,10 +26,18 @@ extension ModelDescription {
               let int8Combined = JSONValue.optional(o["int8CombinedTemperature"], \.float),
               let training = JSONValue.optional(o["training"], { $0.map(\.string) }),
               let photos = JSONValue.optional(o["memory"], { $0.list(ConfirmedPhoto.init(quickly:)) }),
-              let detector = JSONValue.optional(o["detector"], DetectorDescription.init(quickly:)) else { return nil }
+              let detector = Self.detectors(o["detector"], version: version) else { return nil }
         self.init(formatVersion: version, source: source, backbones: backbones, decision: decision,
                   combinedTemperature: combined, int8CombinedTemperature: int8Combined, training: training,
-                  confirmedPhotos: photos, detector: detector)
+                  confirmedPhotos: photos, detector: detector.current)
+        legacyDetector = detector.legacy
+    }
+
+    /// The detector of a file of format `version`: a format-8 one as `legacyDetector`; nil when it cannot be read.
+    private static func detectors(_ value: JSONValue?, version: Int)
+        -> (current: DetectorDescription?, legacy: CellDetectorDescription?)? {
+        if version <= 8, let legacy = JSONValue.optional(value, CellDetectorDescription.init(quickly:)) { return (nil, legacy) }
+        return JSONValue.optional(value, DetectorDescription.init(quickly:)).map { ($0, nil) }
     }
 }
 

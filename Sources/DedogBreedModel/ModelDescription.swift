@@ -203,9 +203,10 @@ public struct ModelDescription: Codable, Sendable, Equatable {
     /// ranges of 8-bit inference (`BackboneDescription.activationRanges`); format 5 the temperatures of 8-bit answers
     /// (`BackboneDescription.int8BreedTemperature`, `int8CombinedTemperature`); format 6 the rule of "a breed this model
     /// does not know" (`DecisionThresholds.unknownBreed`) and taught breeds (`Label.taught`); format 7 the cat rule of
-    /// "no dog" (`DecisionThresholds.cat`); format 8 the dog detector (`detector`). Files are written in the oldest format that
-    /// holds them (`ModelFile` sets the version), so a dedog that cannot honour a field refuses the file.
-    public static let currentVersion = 8
+    /// "no dog" (`DecisionThresholds.cat`); format 8 the dog detector (`detector`, a 1×1 head then: read as
+    /// `legacyDetector`); format 9 the detector with a neck on two maps (issue 60). Files are written in the oldest
+    /// format that holds them (`ModelFile` sets the version), so a dedog that cannot honour a field refuses the file.
+    public static let currentVersion = 9
     /// How many backbones a model file may combine.
     public static let backboneCounts = 1...3
 
@@ -226,6 +227,8 @@ public struct ModelDescription: Codable, Sendable, Equatable {
     public var confirmedPhotos: [ConfirmedPhoto]?
     /// Where the dogs are (`DogDetector`), on one backbone's feature maps; nil: the model finds no boxes.
     public var detector: DetectorDescription?
+    /// A format-8 file's detector: its tensors are accepted, not run (see `CellDetectorDescription`).
+    public var legacyDetector: CellDetectorDescription?
 
     public init(formatVersion: Int = ModelDescription.currentVersion, source: String? = nil,
                 backbones: [BackboneDescription], decision: DecisionThresholds = DecisionThresholds(),
@@ -336,7 +339,7 @@ public struct ModelDescription: Codable, Sendable, Equatable {
             throw .invalidValue(file: file, field: "decision.cat." + problem.field, value: problem.value,
                                 requirement: problem.requirement)
         }
-        if let problem = detector?.problem(backbones: backbones.count) {
+        if let problem = detector?.problem(backbones: backbones.map(\.architecture)) {
             throw .invalidValue(file: file, field: "detector." + problem.field, value: problem.value,
                                 requirement: problem.requirement)
         }
@@ -398,8 +401,13 @@ public struct ModelDescription: Codable, Sendable, Equatable {
                   combinedTemperature: try container.decodeIfPresent(Float.self, forKey: .combinedTemperature),
                   int8CombinedTemperature: try container.decodeIfPresent(Float.self, forKey: .int8CombinedTemperature),
                   training: try container.decodeIfPresent([String: String].self, forKey: .training),
-                  confirmedPhotos: try container.decodeIfPresent([ConfirmedPhoto].self, forKey: .confirmedPhotos),
-                  detector: try container.decodeIfPresent(DetectorDescription.self, forKey: .detector))
+                  confirmedPhotos: try container.decodeIfPresent([ConfirmedPhoto].self, forKey: .confirmedPhotos))
+        // A format-8 detector (it has a `hidden` width) is kept aside; any other is read strictly.
+        if version <= 8, let legacy = try? container.decodeIfPresent(CellDetectorDescription.self, forKey: .detector) {
+            legacyDetector = legacy
+        } else {
+            detector = try container.decodeIfPresent(DetectorDescription.self, forKey: .detector)
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -424,6 +432,10 @@ public struct ModelDescription: Codable, Sendable, Equatable {
         try container.encodeIfPresent(int8CombinedTemperature, forKey: .int8CombinedTemperature)
         try container.encodeIfPresent(training, forKey: .training)
         try container.encodeIfPresent(confirmedPhotos, forKey: .confirmedPhotos)
-        try container.encodeIfPresent(detector, forKey: .detector)
+        if let detector {
+            try container.encode(detector, forKey: .detector)
+        } else {
+            try container.encodeIfPresent(legacyDetector, forKey: .detector)
+        }
     }
 }

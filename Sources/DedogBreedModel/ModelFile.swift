@@ -50,7 +50,7 @@ public enum ModelFile {
         let longer = model.backbones.map(\.tensorPrefix).filter { $0.count > prefix.count }
         let heads = Set(model.backbones.flatMap { [$0.imagenetHead, $0.breedHead] }.compactMap { $0 }.flatMap { [$0.weight, $0.bias] }
                         + model.backbones.flatMap { [$0.prototypes, $0.confirmedPhotos].compactMap { $0 } }
-                        + (model.detector?.tensorNames ?? []))
+                        + (model.detector?.tensorNames ?? []) + (model.legacyDetector?.tensorNames ?? []))
         return names.filter { $0.hasPrefix(prefix) && !heads.contains($0) && !longer.contains(where: $0.hasPrefix) }.sorted()
     }
 
@@ -114,7 +114,10 @@ public enum ModelFile {
             }
             loader.used.formUnion(used)
         }
-        let detector = try description.detector.map { d throws(ModelError) in try readDetector(d, from: &loader) }
+        let detector = try description.detector.map { d throws(ModelError) in
+            try readDetector(d, backbone: networks[d.backbone].backbone, from: &loader)
+        }
+        loader.used.formUnion(description.legacyDetector?.tensorNames ?? [])  // accepted, not run
         try loader.finish()
         let photos = description.confirmedPhotos ?? []
         for (b, stored) in rows.enumerated() where stored.count != photos.count * EfficientNetLite.featureCount {
@@ -127,34 +130,62 @@ public enum ModelFile {
                         detector: detector)
     }
 
-    /// The detector `d` describes, its tensors' shapes checked.
-    static func readDetector(_ d: DetectorDescription, from loader: inout TensorLoader) throws(ModelError) -> DogDetector {
-        let names = d.tensorNames, width = EfficientNetLite.featureCount
-        return try DogDetector(d, hiddenWeight: loader.read(names[0], [d.hidden, width], prefixed: false),
-                               hiddenBias: loader.read(names[1], [d.hidden], prefixed: false),
-                               outputWeight: loader.read(names[2], [DogDetector.outputs, d.hidden], prefixed: false),
-                               outputBias: loader.read(names[3], [DogDetector.outputs], prefixed: false))
+    /// The detector `d` describes, its tensors' shapes checked against `backbone`'s maps.
+    static func readDetector(_ d: DetectorDescription, backbone: Backbone, from loader: inout TensorLoader) throws(ModelError) -> DogDetector {
+        let (fine, coarse) = backbone.pyramidBlocks
+        let shapes = d.tensorShapes(fineChannels: backbone.outChannels(ofBlock: fine) ?? 0,
+                                    coarseChannels: backbone.outChannels(ofBlock: coarse) ?? 0)
+        var tensors: [[Float]] = []
+        for (name, shape) in zip(d.tensorNames, shapes) { tensors.append(try loader.read(name, shape, prefixed: false)) }
+        return try DogDetector(d, backbone: backbone, tensors: tensors)
     }
 
-    /// Writes `file` again with `detector` (its description and the four layers' values, as `DogDetector` names
-    /// them) in place of any it had; every other tensor is copied as stored. Atomic, and loaded back first.
-    public static func replacingDetector(of file: SafeTensors, model: ModelDescription, with detector: DetectorDescription?,
-                                         values: [[Float]], to url: URL) throws(ModelError) {
+    /// Writes the model file `file` again with the detector of the detector file `detectorFile` (its description
+    /// in the metadata under `detectorMetadataKey`, its tensors as `DetectorDescription.tensorNames` names them),
+    /// or with none, in place of any it had; every other tensor is copied as stored. The detector must have been
+    /// trained on the architecture of the model's first backbone. Atomic, and loaded back first.
+    public static func replacingDetector(of file: SafeTensors, model: ModelDescription, with detectorFile: SafeTensors?,
+                                         to url: URL) throws(ModelError) {
         var model = model
-        let old = Set(model.detector?.tensorNames ?? [])
+        let old = Set((model.detector?.tensorNames ?? []) + (model.legacyDetector?.tensorNames ?? []))
         var tensors: [Tensor] = file.entries.keys.sorted().filter { !old.contains($0) }.compactMap { name in
             file.entries[name].map { (name, $0.dtype, $0.shape, file.bytes(of: name)) }
         }
-        model.detector = detector
-        if let detector {
-            let shapes = [[detector.hidden, EfficientNetLite.featureCount], [detector.hidden],
-                          [DogDetector.outputs, detector.hidden], [DogDetector.outputs]]
-            guard values.count == 4, zip(values, shapes).allSatisfy({ $0.count == $1.reduce(1, *) }) else {
-                throw .invalidMetadata(file: url.path, detail: "the detector's values do not match its shapes")
+        model.detector = nil
+        model.legacyDetector = nil
+        if let detectorFile {
+            var detector = try detectorDescription(in: detectorFile)
+            detector.backbone = 0
+            guard let first = model.backbones.first, let backbone = Backbone.named(first.architecture) else {
+                throw .invalidMetadata(file: url.path, detail: "the model has no backbone dedog knows")
             }
-            for (name, (v, shape)) in zip(detector.tensorNames, zip(values, shapes)) { tensors.append((name, "F32", shape, raw(v))) }
+            let (fine, coarse) = backbone.pyramidBlocks
+            let shapes = detector.tensorShapes(fineChannels: backbone.outChannels(ofBlock: fine) ?? 0,
+                                               coarseChannels: backbone.outChannels(ofBlock: coarse) ?? 0)
+            for (name, shape) in zip(detector.tensorNames, shapes) {
+                guard let entry = detectorFile.entries[name], entry.shape == shape else {
+                    throw .invalidMetadata(file: detectorFile.file, detail: "the detector's tensor \(name) is absent or not \(shape)")
+                }
+                tensors.append((name, entry.dtype, entry.shape, detectorFile.bytes(of: name)))
+            }
+            model.detector = detector
         }
         try write(model, tensors: tensors, to: url)
+    }
+
+    /// Where a detector file keeps its description (JSON).
+    public static let detectorMetadataKey = "dedog.detector"
+
+    /// The description a detector file holds.
+    public static func detectorDescription(in file: SafeTensors) throws(ModelError) -> DetectorDescription {
+        guard let json = file.metadata[detectorMetadataKey] else {
+            throw .invalidMetadata(file: file.file, detail: "no \(detectorMetadataKey) entry: not a dedog detector file")
+        }
+        do {
+            return try JSONDecoder().decode(DetectorDescription.self, from: Data(json.utf8))
+        } catch {
+            throw .invalidMetadata(file: file.file, detail: "its detector description cannot be read: \(error)")
+        }
     }
 
     /// The one backbone of a model file that holds one (load the file as a `Model` for its heads and answers).
@@ -287,8 +318,9 @@ public enum ModelFile {
             || model.backbones.contains { $0.int8BreedTemperature != nil }
         let taughtOrRule = model.decision.unknownBreed != nil
             || model.backbones.contains { $0.breedHead?.labels.contains { $0.taught != nil } ?? false }
-        if !cropsOnly || !floatsOnly || model.formatVersion > 1 || taughtOrRule || model.decision.cat != nil || model.detector != nil {
-            model.formatVersion = model.detector != nil ? 8 : model.decision.cat != nil ? 7 : taughtOrRule ? 6 : int8Temperatures ? 5 : !floatsOnly ? 4 : cropsOnly ? 2 : 3
+        if !cropsOnly || !floatsOnly || model.formatVersion > 1 || taughtOrRule || model.decision.cat != nil || model.detector != nil
+            || model.legacyDetector != nil {
+            model.formatVersion = model.detector != nil ? 9 : model.legacyDetector != nil ? 8 : model.decision.cat != nil ? 7 : taughtOrRule ? 6 : int8Temperatures ? 5 : !floatsOnly ? 4 : cropsOnly ? 2 : 3
         }
         try model.validate(file: url.path)
         let encoder = JSONEncoder()

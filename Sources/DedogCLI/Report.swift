@@ -122,13 +122,7 @@ enum Report {
                             + "\(known) of the \(r.classes.count) breeds, says otherwise" } ?? ""))
         }
         if let d = r.detector {
-            Terminal.out("Dog detector: trained on \(d.trainPhotos) photos with boxes, \(d.mosaics) mosaics of them, "
-                         + "\(d.backgrounds) dogless parts of them and \(d.negatives) photos without a dog; \(d.epochs) epochs")
-            Terminal.out("  validation (\(d.validationPhotos) photos with boxes\(d.mirrored ? ", each also mirrored" : ""): box AP at IoU 0.5 \(String(format: "%.3f", d.averagePrecision)); "
-                         + "a dog from a score of \(percent(d.threshold)) (\(percent(d.apartThreshold)) apart from the others): "
-                         + (d.severalPhotos > 0 ? "\(percent(Float(d.severalFound))) of \(d.severalPhotos) photos of several dogs seen as several, " : "")
-                         + "\(percent(Float(d.split))) of one-dog photos seen as two")
-            if d.unreadable > 0 { Terminal.out("  \(d.unreadable) photo(s) for the detector could not be read (left out)") }
+            Terminal.out("Dog detector: the one of \(d.architecture) (a dog from a score of \(percent(d.threshold)))")
         }
         for w in r.warnings { Terminal.warning(w.description) }
         for (title, list) in [("skipped \(r.unreadable.count) unreadable image(s)", r.unreadable),

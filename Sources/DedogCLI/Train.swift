@@ -28,13 +28,12 @@ struct Train: ParsableCommand {
               dedog train ~/dogs
               dedog train ~/dogs --output mydogs.safetensors --val-fraction 0.2
               dedog train stanford-dogs-224 --split stanford-dogs-224/splits/train.txt
-                dedog train ~/dogs --backbone lite0            # fastest to train and to use
-              dedog train stanford-dogs-224 --no-dog-photos ~/cats   # boxes.tsv inside: a dog detector too
+              dedog train ~/dogs --backbone lite0            # fastest to train and to use
 
-            Where the dogs are: with a boxes file (DATASET/boxes.tsv, or --boxes), dedog also trains a dog \
-            detector on the first backbone's feature maps, so that classify finds and names each dog of a photo. \
-            It learns from the boxed photos, mosaics of two or three of them, their parts without a dog and \
-            --no-dog-photos.
+            Where the dogs are: the model gets the dog detector bundled for its first backbone (lite0 or lite1), \
+            so that classify finds and names each dog of a photo; your photos need no boxes. The detector was \
+            trained once for the backbone, which training leaves as it is (docs/where-the-dog-is.md). With lite2 \
+            first there is none: classify then locates one dog per photo from the breed's activation map.
             """
     )
 
@@ -103,16 +102,8 @@ struct Train: ParsableCommand {
     @Flag(help: "Do not match class folders to catalogue breeds (folder names are labels only).")
     var noCatalogue = false
 
-    @Option(help: ArgumentHelp("Where the training photos' dogs are, one line per photo (the format of Stanford Dogs' "
-                               + "boxes.tsv; see docs/training.md). Default: DATASET/boxes.tsv if there is one. With boxes, the "
-                               + "model also learns to find each dog in a photo.", valueName: "file"))
-    var boxes: String?
-
-    @Option(help: ArgumentHelp("Photos without a dog (a file or a folder; repeatable), for the dog detector to learn "
-                               + "what is not a dog: cats, rooms, streets.", valueName: "path"))
-    var noDogPhotos: [String] = []
-
-    @Flag(help: "Do not train the dog detector, even with boxes.")
+    @Flag(help: ArgumentHelp("Leave the dog detector out of the model (classify then locates a dog from the breed's "
+                             + "activation map and answers one dog per photo)."))
     var noDetector = false
 
     @OptionGroup var features: FeatureOptions
@@ -137,9 +128,6 @@ struct Train: ParsableCommand {
         }
         guard (0.0..<1.0).contains(valFraction) else { throw ValidationError("--val-fraction must be in [0, 1).") }
         guard (0...256).contains(testSizeIncrease) else { throw ValidationError("--test-size-increase must be between 0 and 256.") }
-        if noDetector && (boxes != nil || !noDogPhotos.isEmpty) {
-            throw ValidationError("--no-detector leaves no use for --boxes or --no-dog-photos; give one or the other.")
-        }
         guard epochs >= 1 else { throw ValidationError("--epochs must be at least 1.") }
         guard learningRate > 0, weightDecay >= 0, (0..<1).contains(labelSmoothing) else {
             throw ValidationError("--learning-rate must be positive, --weight-decay ≥ 0, --label-smoothing in [0, 1).")
@@ -180,9 +168,7 @@ struct Train: ParsableCommand {
         config.labelSmoothing = labelSmoothing
         config.seed = seed
         if !noCatalogue { config.catalogue = try loadCatalogue(catalogue) }
-        config.boxes = boxes.map { URL(fileURLWithPath: $0) }
-        config.trainsDetector = !noDetector
-        config.detectorNegatives = noDogPhotos.map { URL(fileURLWithPath: $0) }
+        config.includesDetector = !noDetector
 
         var bars: [String: ProgressBar] = [:]
         let report: TrainingReport

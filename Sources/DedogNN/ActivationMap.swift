@@ -121,14 +121,4 @@ public struct CellScores: Sendable, Equatable {
         return ScoreGrid(rows: rows, columns: columns,
                          values: (0..<(rows * columns)).map { values[$0 * classes + label] })
     }
-
-    /// Each cell's softmax over the classes, at `temperature`.
-    public func probabilities(temperature: Float = 1) -> CellScores {
-        var out: [Float] = []
-        out.reserveCapacity(values.count)
-        for cell in 0..<(rows * columns) {
-            out += Softmax.probabilities(Array(values[(cell * classes)..<((cell + 1) * classes)]), temperature: temperature)
-        }
-        return CellScores(rows: rows, columns: columns, classes: classes, values: out)
-    }
 }

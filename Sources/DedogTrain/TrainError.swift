@@ -6,8 +6,6 @@ public enum TrainError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Fewer than two classes with images, or a class without any training image.
     case datasetTooSmall(path: String, detail: String)
     case splitFile(path: String, line: Int, detail: String)
-    /// The data set's boxes file (`BoxesFile`) cannot be used.
-    case boxesFile(path: String, line: Int, detail: String)
     case cache(path: String, reason: String)
     /// The run would need more memory than allowed; nothing was started.
     case memoryLimit(task: String, needed: Int, limit: Int)
@@ -31,10 +29,6 @@ public enum TrainError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(path): cannot use the split file: \(detail)."
         case let .splitFile(path, line, detail):
             return "\(path):\(line): \(detail). Each line must be `<class>/<file><TAB><class>`."
-        case let .boxesFile(path, 0, detail):
-            return "\(path): cannot use the boxes file: \(detail)."
-        case let .boxesFile(path, line, detail):
-            return "\(path):\(line): \(detail). Each line: file, split, width, height, dogs, boxes, tab-separated (see docs/training.md)."
         case let .cache(path, reason):
             return "\(path): feature cache problem (\(reason))."
         case let .memoryLimit(task, needed, limit):

@@ -48,8 +48,10 @@ public struct TrainConfiguration: Sendable {
     /// The share of held-out photos of the model's own breeds allowed to fall below the "not one of my breeds"
     /// threshold.
     public var otherBreedShare: Float = 0.05
-    /// Set to train a dog detector on the first backbone too (`DetectorTraining`), from these boxes.
-    public var detector: DetectorOptions?
+    /// Dog detector files (`scripts/train_dog_detector.py` writes them; `models/dog-detector-lite1.safetensors`),
+    /// each trained for one backbone: the one for the model's first backbone goes into the model written. A detector
+    /// belongs to its frozen backbone, not to the breeds, so a model of any photos finds every dog.
+    public var detectors: [URL] = []
 
     public init(dataset: URL, baseModels: [URL], output: URL) {
         self.dataset = dataset
@@ -133,8 +135,8 @@ public struct TrainingReport: Sendable {
     public var cacheProblem: String?
     public var extractionSeconds: Double
     public var trainingSeconds: Double
-    /// The dog detector's training, when the data set had boxes.
-    public var detector: DetectorReport?
+    /// The dog detector put into the model (its backbone's), if there was one for it.
+    public var detector: DetectorDescription?
 }
 
 /// Which views of each training image the head learns from.
@@ -199,17 +201,31 @@ public enum Trainer {
         if let resumed = carried.model, !carried.taught.isEmpty {
             try teach(carried.taught, from: resumed, to: config.output)
         }
-        let detector = try config.detector.map { options throws(TrainError) in
-            try DetectorTraining.run(model: config.output, dataset: dataset, train: split.train, validation: split.validation,
-                                     options: options, threads: config.threads, kernels: config.kernels) { done, total in
-                progress(.extracting(phase: "dog detector", done: done, total: total))
-            }
-        }
+        let detector = try installDetector(config.detectors, into: config.output)
         var trained = TrainingReport(dataset: dataset, names: names, split: split, carried: carried, record: record, report: report,
                                      backbones: backbones, ensemble: ensemble, thresholds: thresholds, tally: tally,
                                      imagenetLabels: bases[0].description.imagenetHead?.labels ?? [])
         trained.detector = detector
         return trained
+    }
+
+    /// The detector among `files` trained for the first backbone of the model at `url`, put into it; nil when none is.
+    static func installDetector(_ files: [URL], into url: URL) throws(TrainError) -> DetectorDescription? {
+        do throws(ModelError) {
+            let model = try SafeTensors(contentsOf: url)
+            let description = try ModelDescription(from: model)
+            guard let first = description.backbones.first else { return nil }
+            for file in files {
+                let tensors = try SafeTensors(contentsOf: file)
+                let detector = try ModelFile.detectorDescription(in: tensors)
+                guard detector.architecture == first.architecture else { continue }
+                try ModelFile.replacingDetector(of: model, model: description, with: tensors, to: url)
+                return detector
+            }
+            return nil
+        } catch {
+            throw .model(error)
+        }
     }
 
     /// Each base backbone's features of the photos and the breed head fitted on them, started from the ImageNet

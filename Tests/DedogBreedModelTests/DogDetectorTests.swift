@@ -12,14 +12,14 @@ import DedogTestSupport
         (0..<16).flatMap { cells[$0] ?? [background, 0, 0, 0, 0] }
     }
 
-    @Test func aPeakBecomesABoxAtItsCentrePlusTheOffsetWithItsSize() throws {
-        // Cell (row 1, column 2): centre at ((2 + 0.5 + 0.25) / 4, (1 + 0.5 − 0.5) / 4) = (0.6875, 0.25),
-        // size e^ln(0.5) = 0.5 by e^ln(0.25) = 0.25.
-        let out = Self.grid([6: [2, 0.25, -0.5, Foundation.log(0.5), Foundation.log(0.25)]])
+    @Test func aPeakBecomesTheBoxItsDistancesGive() throws {
+        // Cell (row 1, column 2): its middle at (2.5, 1.5) cells; distances e^ln(1.5), e^ln(0.5), e^ln(1), e^ln(2)
+        // cells to the left, top, right and bottom: x 1…3.5, y 1…3.5 cells of 4.
+        let out = Self.grid([6: [2, Foundation.log(1.5), Foundation.log(0.5), 0, Foundation.log(2)]])
         let found = DogDetector.decode(out, rows: 4, columns: 4, minimumScore: 0.5, overlap: 0.4, inside: 0.7)
         try #require(found.count == 1)
         let d = found[0]
-        #expect(abs(d.x0 - 0.4375) < 1e-6 && abs(d.x1 - 0.9375) < 1e-6 && abs(d.y0 - 0.125) < 1e-6 && abs(d.y1 - 0.375) < 1e-6, "\(d)")
+        #expect(abs(d.x0 - 0.25) < 1e-6 && abs(d.x1 - 0.875) < 1e-6 && abs(d.y0 - 0.25) < 1e-6 && abs(d.y1 - 0.875) < 1e-6, "\(d)")
         #expect(abs(d.score - 1 / (1 + Foundation.exp(-2))) < 1e-6)
         #expect(DogDetector.decode(out, rows: 4, columns: 4, minimumScore: 0.9, overlap: 0.4, inside: 0.7).isEmpty, "below the threshold")
     }
@@ -57,77 +57,89 @@ import DedogTestSupport
         #expect(!DetectorDescription.apart(first, part) && DetectorDescription.apart(first, beside))
     }
 
-    /// The two layers against loops written here: ReLU between them, cells in row order.
-    @Test func cellOutputsAreTheTwoLayersOnEveryCell() throws {
-        var state: UInt64 = 7
-        let hidden = 3, width = EfficientNetLite.featureCount, cells = 2 * 3
-        /// Values spread over −scale…scale by a linear congruential generator (Knuth's MMIX constants).
-        func values(_ n: Int, _ scale: Float) -> [Float] {
-            (0..<n).map { _ in
-                state = state &* 6364136223846793005 &+ 1442695040888963407
-                return (Float(state >> 40) / Float(1 << 24) * 2 - 1) * scale
-            }
-        }
-        let w1 = values(hidden * width, 0.05), b1 = values(hidden, 0.5), w2 = values(5 * hidden, 1), b2 = values(5, 1)
-        let detector = try DogDetector(DetectorDescription(backbone: 0, hidden: hidden, threshold: 0.5), hiddenWeight: w1,
-                                       hiddenBias: b1, outputWeight: w2, outputBias: b2)
-        // Two images' grids of 2×3 cells; the second is the one asked for.
-        let maps = FeatureMaps(images: 2, rows: 2, columns: 3, values: values(2 * cells * width, 6).map { max(0, $0) })
-        let out = try detector.cellOutputs(maps, image: 1)
-        for c in 0..<cells {
-            let x = maps.values[((cells + c) * width)..<((cells + c + 1) * width)]
-            let h = (0..<hidden).map { k in max(0, zip(x, w1[(k * width)..<((k + 1) * width)]).reduce(b1[k]) { $0 + $1.0 * $1.1 }) }
-            for o in 0..<5 {
-                let expected = (0..<hidden).reduce(b2[o]) { $0 + h[$1] * w2[o * hidden + $1] }
-                #expect(abs(out[c * 5 + o] - expected) < 1e-3 * max(1, abs(expected)), "cell \(c) output \(o)")
-            }
-        }
+    /// The bundled Lite1 detector's neck on maps of made-up values, against the same computation in PyTorch
+    /// (`scripts/make_detector_golden.py`, from the detector file's own tensors): nothing of the engine in the
+    /// reference.
+    @Test func theNeckMatchesAnIndependentComputation() throws {
+        let golden = try SafeTensors(contentsOf: SharedData.packageRoot.appendingPathComponent("Tests/DedogBreedModelTests/Fixtures/detector-neck-golden.safetensors"))
+        let file = try SafeTensors(contentsOf: SharedData.packageRoot.appendingPathComponent("models/dog-detector-lite1.safetensors"))
+        let description = try ModelFile.detectorDescription(in: file)
+        let backbone = try #require(Backbone.named(description.architecture))
+        let detector = try DogDetector(description, backbone: backbone,
+                                       tensors: try description.tensorNames.map { name in try file.floats(name, shape: file.entries[name]?.shape ?? []) })
+        let fineShape = try #require(golden.entries["fine"]?.shape), coarseShape = try #require(golden.entries["coarse"]?.shape)
+        let fine = FeatureMaps(images: 1, rows: fineShape[0], columns: fineShape[1], channels: fineShape[2],
+                               values: try golden.floats("fine", shape: fineShape))
+        let coarse = FeatureMaps(images: 1, rows: coarseShape[0], columns: coarseShape[1], channels: coarseShape[2],
+                                 values: try golden.floats("coarse", shape: coarseShape))
+        let expected = try golden.floats("output", shape: [fineShape[0], fineShape[1], DogDetector.outputs])
+        let out = try detector.cellOutputs(PyramidMaps(fine: fine, coarse: coarse))
+        try #require(out.count == expected.count)
+        let worst = zip(out, expected).map { abs($0 - $1) / max(1, abs($1)) }.max() ?? 0
+        #expect(worst < 1e-4, "largest relative difference \(worst)")
     }
 
-    /// A detector written into the fast model's file: read back with its values, format 8, the same through the quick
-    /// reader and `Codable`; a wrong shape or field is refused by name.
+    /// A detector file put into the fast model's file: read back with its values, format 9, the same through the
+    /// quick reader and `Codable`; a detector of another backbone, or a wrong field, is refused by name; taken out
+    /// again, nothing of it is left.
     @Test func aModelFileKeepsItsDetector() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-detector-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let source = SharedData.packageRoot.appendingPathComponent("models/efficientnet-lite0-imagenet.safetensors")
-        let file = try SafeTensors(contentsOf: source)
-        var description = try ModelDescription(from: file)
-        description.detector = nil
-        let hidden = 4, width = EfficientNetLite.featureCount
-        let values: [[Float]] = [(0..<(hidden * width)).map { Float($0 % 7) / 100 }, [0.1, 0.2, 0.3, 0.4],
-                                 (0..<(5 * hidden)).map { Float($0) / 10 }, [-4.6, 0, 0, -0.7, -0.7]]
+        let root = SharedData.packageRoot.appendingPathComponent("models")
+        let file = try SafeTensors(contentsOf: root.appendingPathComponent("efficientnet-lite0-imagenet.safetensors"))
+        let detectorFile = try SafeTensors(contentsOf: root.appendingPathComponent("dog-detector-lite0.safetensors"))
+        let description = try ModelDescription(from: file)
         let target = folder.appendingPathComponent("with-detector.safetensors")
-        let detector = DetectorDescription(backbone: 0, hidden: hidden, threshold: 0.42)
-        try ModelFile.replacingDetector(of: file, model: description, with: detector, values: values, to: target)
+        try ModelFile.replacingDetector(of: file, model: description, with: detectorFile, to: target)
         let written = try SafeTensors(contentsOf: target)
         let json = try #require(written.metadata[ModelDescription.metadataKey])
         let quick = try #require(ModelDescription.quickly(json))
         #expect(quick == (try JSONDecoder().decode(ModelDescription.self, from: Data(json.utf8))))
-        #expect(quick.formatVersion == 8 && quick.detector == detector)
+        let detector = try ModelFile.detectorDescription(in: detectorFile)
+        #expect(quick.formatVersion == 9 && quick.detector == detector)
         let model = try Model(contentsOf: target)
         #expect(model.detector?.description == detector)
-        let shapes = [[hidden, width], [hidden], [5, hidden], [5]]
-        for (name, (v, shape)) in zip(detector.tensorNames, zip(values, shapes)) { #expect(try written.floats(name, shape: shape) == v) }
+        for name in detector.tensorNames { #expect(written.bytes(of: name) == detectorFile.bytes(of: name), "\(name)") }
         // Without it again: nothing of it is left, and the format goes back.
-        try ModelFile.replacingDetector(of: written, model: quick, with: nil, values: [], to: target)
+        try ModelFile.replacingDetector(of: written, model: quick, with: nil, to: target)
         let plain = try SafeTensors(contentsOf: target)
         #expect(plain.entries.keys.allSatisfy { !$0.hasPrefix("detector.") })
         #expect(try ModelDescription(from: plain).formatVersion < 8)
-        // Wrong values or fields are refused before anything is written.
+        // Lite1's detector does not go on Lite0.
+        let other = try SafeTensors(contentsOf: root.appendingPathComponent("dog-detector-lite1.safetensors"))
+        #expect(throws: ModelError.invalidValue(file: target.path, field: "detector.architecture", value: "efficientnet-lite1",
+                                               requirement: "the architecture of backbone 0 (efficientnet-lite0)")) {
+            try ModelFile.replacingDetector(of: file, model: description, with: other, to: target)
+        }
         #expect(throws: ModelError.self) {
-            try ModelFile.replacingDetector(of: file, model: description, with: detector, values: Array(values.dropLast()), to: target)
+            try ModelFile.replacingDetector(of: file, model: description, with: file, to: target)  // no detector in it
         }
-        var bad = detector
-        bad.threshold = 1.5
-        #expect(throws: ModelError.invalidValue(file: target.path, field: "detector.threshold", value: "1.5", requirement: "between 0 and 1")) {
-            try ModelFile.replacingDetector(of: file, model: description, with: bad, values: values, to: target)
-        }
-        bad = detector
-        bad.backbone = 1
-        #expect(throws: ModelError.invalidValue(file: target.path, field: "detector.backbone", value: "1",
-                                               requirement: "one of the model's 1 backbones")) {
-            try ModelFile.replacingDetector(of: file, model: description, with: bad, values: values, to: target)
-        }
+    }
+
+    /// A file of format 8, whose detector was a 1×1 head on the last map, still loads: its detector's tensors are
+    /// accepted and not run (the model then locates dogs as one without a detector), and written again without it.
+    @Test func aFormat8DetectorIsAcceptedNotRun() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-detector-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = try SafeTensors(contentsOf: SharedData.packageRoot.appendingPathComponent("models/efficientnet-lite0-imagenet.safetensors"))
+        let stored = try #require(file.metadata[ModelDescription.metadataKey])
+        var json = try #require(try JSONSerialization.jsonObject(with: Data(stored.utf8)) as? [String: Any])
+        json["formatVersion"] = 8
+        json["detector"] = ["backbone": 0, "hidden": 2, "tensorPrefix": "detector.", "threshold": 0.66, "apartThreshold": 0.28,
+                            "overlap": 0.4, "inside": 0.7]
+        let legacy = [("detector.hidden.weight", [2, EfficientNetLite.featureCount]), ("detector.hidden.bias", [2]),
+                      ("detector.output.weight", [5, 2]), ("detector.output.bias", [5])]
+        let tensors = file.entries.keys.sorted().compactMap { name in file.entries[name].map { (name, $0.dtype, $0.shape, file.bytes(of: name)) } }
+            + legacy.map { name, shape in (name, "F32", shape, Data(count: 4 * shape.reduce(1, *))) }
+        let target = folder.appendingPathComponent("format-8.safetensors")
+        let metadata = String(decoding: try JSONSerialization.data(withJSONObject: json), as: UTF8.self)
+        try SafeTensors.encode(tensors, metadata: [ModelDescription.metadataKey: metadata]).write(to: target)
+        let model = try Model(contentsOf: target)
+        #expect(model.detector == nil && model.specification.legacyDetector?.hidden == 2)
+        #expect(ModelDescription.quickly(metadata)?.legacyDetector?.hidden == 2)
+        try ModelFile.replacingDetector(of: try SafeTensors(contentsOf: target), model: model.specification, with: nil, to: target)
+        #expect(try SafeTensors(contentsOf: target).entries.keys.allSatisfy { !$0.hasPrefix("detector.") })
     }
 }

@@ -83,14 +83,15 @@ import DedogTestSupport
         let unknown = UnknownBreedRule(signals: [.p1, .cosine], mean: [0.5, 0.6], scale: [0.2, 0.1], weights: [1, 2],
                                        bias: 0.1, below: -1)
         let cat = CatRule(weights: [[0.5, -0.25]], bias: 0.125, from: -0.5)
-        return ModelDescription(formatVersion: 8, source: "s", backbones: [backbone],
+        return ModelDescription(formatVersion: 9, source: "s", backbones: [backbone],
                                 decision: DecisionThresholds(noDogBelow: 0.3, unsureBelow: 0.45, unsureMargin: 0.15,
                                                              otherBreedBelow: 0.5, breedVote: BreedVote(), unknownBreed: unknown,
                                                              cat: cat),
                                 combinedTemperature: 1.1, int8CombinedTemperature: 1.2, training: ["k": "v"],
                                 confirmedPhotos: [ConfirmedPhoto(label: "n0-a", photo: "x.jpg", fingerprint: "f", added: "t")],
-                                detector: DetectorDescription(backbone: 0, hidden: 16, tensorPrefix: "d.", threshold: 0.3, apartThreshold: 0.2,
-                                                              overlap: 0.5, inside: 0.8))
+                                detector: DetectorDescription(backbone: 0, architecture: backbone.architecture, channels: 16, blocks: 2,
+                                                              tensorPrefix: "d.", threshold: 0.3, apartThreshold: 0.2, overlap: 0.5,
+                                                              inside: 0.8))
     }
 
     /// A field added to the description's types fails here until `everyField` gives it a value, and then until the
@@ -98,10 +99,25 @@ import DedogTestSupport
     @Test func theQuickReaderReadsEveryField() throws {
         let json = String(decoding: try JSONEncoder().encode(Self.everyField), as: UTF8.self)
         let codable = try #require(Self.codable(json))
-        let empty = EmptyFields.paths(in: codable, path: "description")
+        // A file has a detector or a format-8 one, never both: the format-8 one is checked below.
+        let empty = EmptyFields.paths(in: codable, path: "description").filter { $0 != "description.legacyDetector" }
         #expect(empty.isEmpty, "give these a value in `everyField`: \(empty)")
         #expect(codable == Self.everyField, "Codable itself loses a field")
         let quick = try #require(ModelDescription.quickly(json), "the quick reader gave up on `everyField`")
         #expect(quick == codable, "the quick reader drops or changes a field")
+    }
+
+    /// A format-8 file's detector (a 1×1 head, `hidden` wide) is read both ways as `legacyDetector`, and written back.
+    @Test func aFormat8DetectorIsReadBothWays() throws {
+        var object = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(Self.everyField)) as? [String: Any])
+        object["formatVersion"] = 8
+        object["detector"] = ["backbone": 0, "hidden": 128, "tensorPrefix": "detector.", "threshold": 0.66, "apartThreshold": 0.28,
+                              "overlap": 0.4, "inside": 0.7]
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+        let codable = try #require(Self.codable(json))
+        #expect(codable.detector == nil && codable.legacyDetector?.hidden == 128)
+        #expect(ModelDescription.quickly(json) == codable)
+        let again = String(decoding: try JSONEncoder().encode(codable), as: UTF8.self)
+        #expect(Self.codable(again) == codable, "written back, it reads the same")
     }
 }

@@ -273,6 +273,48 @@ struct CLI {
     }
 }
 
+/// A model trained on a small folder of photos without boxes finds each dog of a photo of two: it gets the dog
+/// detector of its first backbone.
+@Suite(.needsStanfordDogs) struct TrainedModelDetectorTests {
+    @Test func aModelOfPhotosWithoutBoxesFindsBothDogs() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-no-boxes-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let train = try String(contentsOf: SharedData.stanfordDogs.appendingPathComponent("splits/train.txt"), encoding: .utf8)
+            .split(separator: "\n").map { String($0.split(separator: "\t")[0]) }
+        for breed in DogPhotos.testPair.map({ String($0.split(separator: "/")[0]) }) {
+            let folder = root.appendingPathComponent("photos/" + breed)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            for path in train.filter({ $0.hasPrefix(breed + "/") }).prefix(10) {
+                try FileManager.default.copyItem(at: SharedData.stanfordDogs.appendingPathComponent(path),
+                                                 to: folder.appendingPathComponent(String(path.split(separator: "/")[1])))
+            }
+        }
+        let output = root.appendingPathComponent("mine.safetensors")
+        let trained = try CLI.run(["train", root.appendingPathComponent("photos").path, "--output", output.path, "--no-cache",
+                                   "--backbone", "lite0", "--epochs", "5", "--val-fraction", "0.2"])
+        #expect(trained.status == 0, "\(trained.stderr)")
+        #expect(trained.stdout.contains("Dog detector: the one of efficientnet-lite0"), "\(trained.stdout)")
+        let made = try DogPhotos.sideBySide(DogPhotos.testPair)
+        let photo = root.appendingPathComponent("two-dogs.jpg")
+        try Data(JPEGEncoder.encode(made.image, quality: 92)).write(to: photo)
+        let json = try CLI.run(["classify", "--model", output.path, "--json", photo.path])
+        let record = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let dogs = try #require(record["dogs"] as? [[String: Any]], "\(json.stdout)")
+        let boxes = dogs.compactMap { $0["location"] as? [String: Any] }
+            .map { ($0["x"] as? Int ?? -1, $0["y"] as? Int ?? -1, $0["width"] as? Int ?? 0, $0["height"] as? Int ?? 0) }
+            .sorted { $0.0 < $1.0 }
+        try #require(boxes.count == 2, "\(json.stdout)")
+        for (box, truth) in zip(boxes, made.boxes) { #expect(DogPhotos.overlap(box, truth) >= 0.5, "\(box) against \(truth)") }
+        // Without the detector, one dog and its box from the activation map.
+        let plain = try CLI.run(["train", root.appendingPathComponent("photos").path, "--output", output.path, "--no-cache",
+                                 "--backbone", "lite0", "--epochs", "5", "--val-fraction", "0.2", "--no-detector"])
+        #expect(plain.status == 0 && !plain.stdout.contains("Dog detector"), "\(plain.stdout)")
+        let one = try CLI.run(["classify", "--model", output.path, "--json", photo.path])
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data(one.stdout.utf8)) as? [String: Any])
+        #expect((answer["dogs"] as? [Any])?.isEmpty == true, "\(one.stdout)")
+    }
+}
+
 /// `learn` and `forget` change only a model file the user names, never a bundled model.
 @Suite struct LearnCommandTests {
     @Test func theModelToChangeMustBeNamed() throws {

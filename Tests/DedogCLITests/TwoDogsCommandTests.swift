@@ -58,4 +58,23 @@ import Testing
             #expect(DogPhotos.overlap(box, made.boxes[truth]) >= 0.5 && row[2] == DogPhotos.testPairNames.en[truth], "\(row)")
         }
     }
+
+    /// The same two dogs close together, their boxes overlapping (`DogPhotos.closeTogether`): a box on each dog, both
+    /// models.
+    @Test(arguments: ["default", "fast"]) func dogsCloseTogetherGetABoxEach(model: String) throws {
+        let made = try DogPhotos.closeTogether(Self.pair)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-close-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("close-together.jpg")
+        try Data(JPEGEncoder.encode(made.image, quality: 92)).write(to: url)
+        let json = try CLI.run(["classify", "--model", model, "--json", url.path])
+        let record = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let dogs = try #require(record["dogs"] as? [[String: Any]], "\(model): \(json.stdout)")
+        try #require(dogs.count == 2, "\(model): \(json.stdout)")
+        let boxes = dogs.compactMap { $0["location"] as? [String: Any] }
+            .map { ($0["x"] as? Int ?? -1, $0["y"] as? Int ?? -1, $0["width"] as? Int ?? 0, $0["height"] as? Int ?? 0) }
+            .sorted { $0.0 < $1.0 }
+        for (box, truth) in zip(boxes, made.boxes) { #expect(DogPhotos.overlap(box, truth) >= 0.5, "\(model): \(box) against \(truth)") }
+    }
 }

@@ -81,9 +81,6 @@ import DedogTestSupport
         }
         #expect(scores.map(1000) == nil)
         #expect(throws: ModelError.self) { try model.cellScores(maps, backbone: 0, image: 1) }
-        let probabilities = scores.probabilities(temperature: 2)
-        let cell = Array(probabilities.values[0..<1000])
-        #expect(cell == Model.softmax(Array(scores.values[0..<1000]), temperature: 2))
     }
 
     /// A photo and its mirror image: folding the mirrored view's cells back gives, in each cell, the mean of the

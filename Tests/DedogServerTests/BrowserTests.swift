@@ -198,6 +198,27 @@ final class BrowserTests {
 
     static let twoDogs = DogPhotos.testPair
 
+    /// The same two dogs close together, their boxes overlapping (`DogPhotos.closeTogether`): a box on each.
+    @Test(.needsStanfordDogs) func dogsCloseTogetherGetABoxEach() throws {
+        let made = try DogPhotos.closeTogether(Self.twoDogs)
+        let photo = folder.appendingPathComponent("close-together.jpg")
+        try Data(JPEGEncoder.encode(made.image, quality: 92)).write(to: photo)
+        let b = try browser()
+        try identify(b, photo)
+        let boxes = try b.run("""
+            return [...document.querySelectorAll('.photo-frame .dog-box')].map((box) => {
+              const frame = box.parentElement.getBoundingClientRect(), r = box.getBoundingClientRect();
+              return [(r.left - frame.left) / frame.width, (r.top - frame.top) / frame.height,
+                      r.width / frame.width, r.height / frame.height];
+            });
+            """) as? [[Double]] ?? []
+        try #require(boxes.count == 2, "\(boxes)")
+        // Each frame on its own dog: the box's pixels from the frame's share of the photo.
+        let (w, h) = (Double(made.image.width), Double(made.image.height))
+        let found = boxes.map { (Int($0[0] * w), Int($0[1] * h), Int($0[2] * w), Int($0[3] * h)) }.sorted { $0.0 < $1.0 }
+        for (box, truth) in zip(found, made.boxes) { #expect(DogPhotos.overlap(box, truth) >= 0.5, "\(box) against \(truth)") }
+    }
+
     /// The two-dog photo as a JPEG in this suite's folder.
     func twoDogPhoto() throws -> URL {
         let url = folder.appendingPathComponent("two-dogs.jpg")

@@ -105,6 +105,20 @@ extension TestResponse {
         }
     }
 
+    /// The same two dogs close together, their boxes overlapping (`DogPhotos.closeTogether`): two entries in `dogs`,
+    /// each box on its own dog.
+    @Test(.needsStanfordDogs) func dogsCloseTogetherGetAnAnswerEach() async throws {
+        let made = try DogPhotos.closeTogether(DogPhotos.testPair)
+        let response = try await request("/predictions/dedog", method: .post, headers: [.contentType: "image/jpeg"],
+                                         body: try JPEGEncoder.encode(made.image, quality: 92))
+        let dogs = try #require(response.object["dogs"] as? [[String: Any]], "\(response.text)")
+        try #require(dogs.count == 2, "\(response.text)")
+        let boxes = dogs.compactMap { $0["location"] as? [String: Any] }
+            .map { ($0["x"] as? Int ?? -1, $0["y"] as? Int ?? -1, $0["width"] as? Int ?? 0, $0["height"] as? Int ?? 0) }
+            .sorted { $0.0 < $1.0 }
+        for (box, truth) in zip(boxes, made.boxes) { #expect(DogPhotos.overlap(box, truth) >= 0.5, "\(box) against \(truth)") }
+    }
+
     @Test func czechFromTheQueryOrTheBrowsersLanguage() async throws {
         let beagle = Fixture.photo("beagle.jpg")
         for (uri, headers) in [("/predictions/dedog?lang=cs", HTTPFields()),

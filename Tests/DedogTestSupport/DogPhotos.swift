@@ -65,6 +65,44 @@ public enum DogPhotos {
                     breeds: paths.map { String($0.split(separator: "/")[0]) })
     }
 
+    /// Stanford photos `paths` (one dog each), each cut to its dog's box and a margin of `margin` of the box's side,
+    /// at `height` pixels, placed left to right so that each dog's box overlaps the one before by `overlap` of the
+    /// narrower box's width (the later cut pasted over the earlier): dogs close together, their boxes overlapping.
+    public static func closeTogether(_ paths: [String], height: Int = 400, margin: Double = 0.08,
+                                     overlap: Double = 0.05) throws -> Made {
+        var cuts: [(image: RGBImage, box: Box)] = []
+        for path in paths {
+            let (photo, boxes) = try restored(path, height: height)
+            let b = boxes[0], mx = Int(Double(b.width) * margin), my = Int(Double(b.height) * margin)
+            let x0 = max(0, b.x - mx), y0 = max(0, b.y - my)
+            let x1 = min(photo.width, b.x + b.width + mx), y1 = min(photo.height, b.y + b.height + my)
+            let cut = try photo.cropped(left: x0, top: y0, width: x1 - x0, height: y1 - y0)
+            let scale = Double(height) / Double(cut.height), width = max(1, Int((Double(cut.width) * scale).rounded()))
+            let box = (Int((Double(b.x - x0) * scale).rounded()), Int((Double(b.y - y0) * scale).rounded()),
+                       Int((Double(b.width) * scale).rounded()), Int((Double(b.height) * scale).rounded()))
+            cuts.append((try Resampler.resized(cut, width: width, height: height), box))
+        }
+        // Each cut's left edge on the canvas: its box starts `overlap` before the previous box's right side.
+        var lefts = [0]
+        for i in 1..<cuts.count {
+            let previous = cuts[i - 1], narrower = min(previous.box.width, cuts[i].box.width)
+            let boxRight = lefts[i - 1] + previous.box.x + previous.box.width
+            lefts.append(max(0, boxRight - Int(Double(narrower) * overlap) - cuts[i].box.x))
+        }
+        let width = zip(lefts, cuts).map { $0 + $1.image.width }.max() ?? 1
+        var pixels = [UInt8](repeating: 127, count: width * height * 3)
+        for (left, cut) in zip(lefts, cuts) {
+            let w = cut.image.width
+            for row in 0..<height {
+                let to = (row * width + left) * 3
+                pixels.replaceSubrange(to..<(to + w * 3), with: cut.image.pixels[(row * w * 3)..<((row + 1) * w * 3)])
+            }
+        }
+        return Made(image: try RGBImage(width: width, height: height, pixels: pixels),
+                    boxes: zip(lefts, cuts).map { ($0 + $1.box.x, $1.box.y, $1.box.width, $1.box.height) },
+                    breeds: paths.map { String($0.split(separator: "/")[0]) })
+    }
+
     /// `upright` as a JPEG whose pixels are stored turned, with EXIF orientation `orientation` (1–8) saying how to
     /// turn them back: a viewer (and dedog) that applies the tag shows `upright`.
     public static func jpeg(_ upright: RGBImage, orientation: Int) throws -> [UInt8] {

@@ -1,0 +1,121 @@
+import DedogImage
+import DedogNN
+import DedogBreedModel
+
+extension Classifier {
+    /// Classifies `image`, finds where its dogs are and answers each dog of a photo of several from its own crop;
+    /// a photo of one dog that `zoom` finds small (`ZoomPolicy.always`: whenever the box leaves room) is looked at
+    /// again, closer. `decodeAgain` decodes the photo again with other options: a photo decoded smaller than it is
+    /// (a large JPEG, a HEIC's thumbnail) is decoded again, larger, when a rectangle to look at would otherwise have
+    /// too few pixels. The steps are `PhotoLook`'s.
+    @_spi(Benchmarks) public func looks(at image: RGBImage, top: Int, zoom: ZoomPolicy?,
+                                        decodeAgain: ((ImageDecoder.Options) throws(ImageError) -> RGBImage)? = nil) throws(ClassifierError) -> Looks {
+        guard configuration.locates else { return Looks(whole: try decide(features: features(of: image), top: top)) }
+        let photo = try PhotoLook(self, image: image, top: top, decodeAgain: decodeAgain)
+        guard let place = try photo.dogPlace() else { return Looks(whole: photo.whole) }
+        var looks = Looks(whole: photo.located(at: place), extent: place.extent)
+        if let dogs = try photo.eachDog() {
+            looks.dogs = dogs
+        } else if let zoom, zoom.wants(photo.whole, extent: place.extent) {
+            try photo.lookCloser(at: place, into: &looks)
+        }
+        return looks
+    }
+}
+
+/// One photo being looked at: its views' features, the whole photo's answer and the dogs the detector found, with
+/// the steps `Classifier.looks(at:)` takes.
+struct PhotoLook {
+    let classifier: Classifier
+    let image: RGBImage
+    let top: Int
+    /// Each backbone's features of the whole photo's views, and its head's maps.
+    let features: [[Float]]
+    let maps: [FeatureMaps]
+    /// The whole photo's answer, without a location.
+    let whole: Classification
+    /// The detector's dogs, best first (none without a detector).
+    let detected: [DogPlace]
+    let larger: Classifier.LargerPhoto?
+
+    init(_ classifier: Classifier, image: RGBImage, top: Int,
+         decodeAgain: ((ImageDecoder.Options) throws(ImageError) -> RGBImage)?) throws(ClassifierError) {
+        (self.classifier, self.image, self.top) = (classifier, image, top)
+        let seen = try classifier.views(of: image, maps: true)
+        (features, maps) = (seen.features, seen.maps)
+        whole = try classifier.decide(features: features, top: top)
+        detected = try classifier.detectedDogs(seen.pyramid, image: image)
+        larger = decodeAgain.map(Classifier.LargerPhoto.init)
+    }
+
+    /// Whether the model's detector is used: then a photo in which it finds no dog and that is answered "no dog"
+    /// has no box at all.
+    var detects: Bool { classifier.configuration.usesDetector && classifier.model.detector != nil }
+
+    /// Where the (first) dog is: the detector's best box; where it found none, the top breed's activation map
+    /// (`DogPlace(_:map:)`), unless the detector is used and the photo is answered "no dog". Nil: no box.
+    func dogPlace() throws(ClassifierError) -> DogPlace? {
+        if let first = detected.first { return first }
+        guard !(detects && whole.verdict == .noDog), let breed = whole.breeds.first?.key,
+              let label = (classifier.model.breedLabels ?? classifier.model.imagenetLabels ?? []).firstIndex(where: { $0.key == breed }) else {
+            return nil
+        }
+        let photoMaps: PhotoMaps?
+        do {
+            photoMaps = try PhotoMaps(model: classifier.model, maps: maps, mirrored: classifier.averagesMirror, width: image.width,
+                                      height: image.height)
+        } catch {
+            throw .model(error)
+        }
+        return photoMaps.flatMap { maps in maps.map(label).flatMap { DogPlace(maps, map: $0) } }
+    }
+
+    /// The whole photo's answer with the dog's location; a "no dog" answer gets none from the detector's box.
+    func located(at place: DogPlace) -> Classification {
+        var answer = whole
+        if !(detected.first != nil && whole.verdict == .noDog) { answer.location = place.location(in: image, zoomed: false) }
+        return answer
+    }
+
+    /// One answer per dog when the detector found two or more in a photo answered as a dog: each box, with a
+    /// margin, looked at on its own (at most `Classifier.mostDogs`); nil unless two or more of them are dogs.
+    func eachDog() throws(ClassifierError) -> [Classification]? {
+        guard classifier.configuration.separatesDogs, whole.verdict != .noDog, detected.count >= 2 else { return nil }
+        var dogs: [Classification] = []
+        for dog in detected.prefix(Classifier.mostDogs) {
+            var answer = try look(at: dog.margined(width: image.width, height: image.height)).answer
+            guard answer.verdict != .noDog else { continue }
+            answer.location = dog.location(in: image, zoomed: true)
+            dogs.append(answer)
+        }
+        return dogs.count >= 2 ? dogs : nil
+    }
+
+    /// The second look at a dog small in the frame: a square around its box. A close look that sees no dog changes
+    /// nothing; where the whole photo showed none, one that finds a dog answers alone (the dog was too small to
+    /// count); otherwise the two views' features are averaged into one answer.
+    func lookCloser(at place: DogPlace, into looks: inout Classifier.Looks) throws(ClassifierError) {
+        guard let input = classifier.model.backbones.first?.input,
+              let square = place.zoomSquare(width: image.width, height: image.height,
+                                            cropShare: Double(input.cropSize) / Double(input.resizeShorterSide), largest: 0.8) else { return }
+        let look = try look(at: (square.x, square.y, square.side, square.side))
+        looks.closer = look.answer
+        guard look.answer.verdict != .noDog else { return }
+        var answer = whole.verdict == .noDog ? look.answer
+            : try classifier.decide(features: zip(features, look.features).map { $0 + $1 }, top: top)
+        answer.location = place.location(in: image, zoomed: true)
+        looks.zoomed = answer
+    }
+
+    /// The rectangle `rect` of the photo looked at on its own, as a photo: its views' features, and the answer.
+    private func look(at rect: (x: Int, y: Int, width: Int, height: Int)) throws(ClassifierError) -> (features: [[Float]], answer: Classification) {
+        let crop: RGBImage
+        do {
+            crop = try classifier.crop(image, rect, wanted: classifier.model.backbones.first?.input.resizeShorterSide ?? 0, larger: larger)
+        } catch {
+            throw .image(error)
+        }
+        let features = try classifier.views(of: crop, maps: false).features
+        return (features, try classifier.decide(features: features, top: top))
+    }
+}
