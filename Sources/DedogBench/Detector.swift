@@ -5,43 +5,6 @@ import DedogImage
 @_spi(Testing) import DedogBreedModel
 import Foundation
 
-/// The detector's training as add-detector and detector-cells take it from `args` (MODEL DATASET TRAIN.txt
-/// VALIDATION.txt, then the photos without a dog from `negativesFrom` on): the data set, the photos that train
-/// (TRAIN.txt is the pool, as `dedog train --split` takes it: its photos not in VALIDATION.txt), those that validate,
-/// and the options with DATASET's boxes.tsv and the negatives (found by content, as classify finds photos).
-func detectorSetup(_ args: [String], negativesFrom: Int)
-    -> (dataset: Dataset, train: [Dataset.Sample], validation: [Dataset.Sample], options: DetectorOptions) {
-    let dataset = try! Dataset(root: URL(fileURLWithPath: args[1]))
-    let validation = try! dataset.samples(listedIn: URL(fileURLWithPath: args[3]))
-    let checked = Set(validation.map(\.path))
-    let train = try! dataset.samples(listedIn: URL(fileURLWithPath: args[2])).filter { !checked.contains($0.path) }
-    var options = DetectorOptions(boxes: dataset.root.appendingPathComponent(BoxesFile.fileName))
-    ImageFiles.find(Array(args.dropFirst(negativesFrom))) { found in
-        if case let .image(path) = found { options.negatives.append(URL(fileURLWithPath: path)) }
-    }
-    return (dataset, train, validation, options)
-}
-
-/// add-detector MODEL DATASET TRAIN.txt VALIDATION.txt [NEGATIVES-FOLDER...]: trains the dog detector on MODEL's
-/// first backbone with DATASET's boxes.tsv (`DetectorTraining`, as `dedog train` does) and writes it into MODEL.
-func addDetector() {
-    let args = Array(CommandLine.arguments.dropFirst(2))
-    guard args.count >= 4 else { print("usage: DedogBench add-detector MODEL DATASET TRAIN.txt VALIDATION.txt [NEGATIVES...]"); exit(64) }
-    let (dataset, train, validation, setup) = detectorSetup(args, negativesFrom: 4)
-    var options = setup
-    if let e = ProcessInfo.processInfo.environment["DEDOG_DETECTOR_EPOCHS"], let n = Int(e) { options.epochs = n }
-    if let h = ProcessInfo.processInfo.environment["DEDOG_DETECTOR_HIDDEN"], let n = Int(h) { options.hidden = n }
-    var last = Date()
-    let report = try! DetectorTraining.run(model: URL(fileURLWithPath: args[0]), dataset: dataset, train: train,
-                                          validation: validation, options: options, threads: 2, kernels: namedKernels()) { done, total in
-        if Date().timeIntervalSince(last) > 10 || done == total {
-            last = Date()
-            FileHandle.standardError.write(Data("extracting \(done)/\(total)\n".utf8))
-        }
-    }
-    print(report)
-}
-
 /// The classifier of `name`: `default`, `fast` or a model file; `detector: false` leaves the model's detector
 /// unused (where the dog is from the activation maps, as before there was one).
 func benchClassifier(_ name: String, detector: Bool = true) -> Classifier {
@@ -143,35 +106,3 @@ func detectorTime() {
     print("|---|---|---|---|")
     print(String(format: "| %d | %.1f | %.1f | %+.1f %% |", images.count, median(a), median(b), 100 * (median(ratios) - 1)))
 }
-
-/// detector-cells MODEL DATASET TRAIN.txt VALIDATION.txt OUT [NEGATIVES...]: the detector's training grids as
-/// `DetectorTraining` makes them, written to OUT (cells.u8: every grid's cells, 1280 bytes each, a step of 6/255;
-/// grids.json: the grid's size, each grid's boxes in the square and whether it validates), for experiments.
-func detectorCells() {
-    let args = Array(CommandLine.arguments.dropFirst(2))
-    guard args.count >= 5 else { print("usage: DedogBench detector-cells MODEL DATASET TRAIN.txt VALIDATION.txt OUT [NEGATIVES...]"); exit(64) }
-    let (dataset, train, validation, options) = detectorSetup(args, negativesFrom: 5)
-    let boxes = try! BoxesFile(contentsOf: options.boxes)
-    var generator = SplitMix64(seed: options.seed)
-    let scenes = Scene.plan(dataset: dataset, train: train, validation: validation, boxes: boxes, options: options, using: &generator)
-    let model = try! Model(contentsOf: URL(fileURLWithPath: args[0]), kernels: namedKernels())
-    var report = DetectorReport()
-    let grids = try! CellGrids(scenes, dataset: dataset, boxes: boxes, network: model.backbones[0], threads: 2, kernels: namedKernels(),
-                               mirrored: options.mirrored, report: &report) { done, total in
-        if done % 1000 == 0 { FileHandle.standardError.write(Data("grids \(done)/\(total)\n".utf8)) }
-    }
-    let out = URL(fileURLWithPath: args[4])
-    try! FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
-    // In pieces: Foundation's Data.write on Linux wrote the first 2 GiB again in place of the rest of a larger file.
-    let file = out.appendingPathComponent("cells.u8")
-    FileManager.default.createFile(atPath: file.path, contents: nil)
-    let handle = try! FileHandle(forWritingTo: file)
-    for start in stride(from: 0, to: grids.cells.count, by: 1 << 28) {
-        handle.write(Data(grids.cells[start..<min(grids.cells.count, start + (1 << 28))]))
-    }
-    try! handle.close()
-    let meta: [String: Any] = ["rows": grids.rows, "columns": grids.columns, "validation": grids.isValidation,
-                               "boxes": grids.targets.map { $0.map { [$0.cx, $0.cy, $0.w, $0.h] } }]
-    try! JSONSerialization.data(withJSONObject: meta).write(to: out.appendingPathComponent("grids.json"))
-}
-

@@ -232,6 +232,14 @@ case "features":
     try! dumpFeatures(model: URL(fileURLWithPath: args[2]), list: URL(fileURLWithPath: args[3]),
                       out: URL(fileURLWithPath: args[4]), threads: option("--threads", 2))
 
+case "pyramid-features":
+    // pyramid-features MODEL BACKBONE CROPS.u8 SIZE OUT [--threads T]: the stride-16 and stride-32 maps of network
+    // inputs made elsewhere (see PyramidFeatures.swift).
+    let args = CommandLine.arguments
+    let model = try! Model(contentsOf: URL(fileURLWithPath: args[2]), kernels: namedKernels())
+    try! dumpPyramidFeatures(model: model, backbone: Int(args[3])!, input: URL(fileURLWithPath: args[4]), size: Int(args[5])!,
+                             out: URL(fileURLWithPath: args[6]), threads: option("--threads", 2))
+
 case "restore-proportions":
     // restore-proportions BOXES SOURCE OUT [--threads T]: stretched photos in their true proportions (RestoredProportions.swift).
     let args = CommandLine.arguments
@@ -311,14 +319,18 @@ case "set-cat-rule":
     // fitted (the JSON of `CatRule`).
     setDecisionRule(CatRule.self, \.cat)
 
-case "add-detector":
-    addDetector()
+case "set-detector":
+    // set-detector MODEL DETECTOR|none: MODEL written again with the dog detector of the detector file DETECTOR
+    // (scripts/train_dog_detector.py wrote it), or without one.
+    let args = CommandLine.arguments
+    let url = URL(fileURLWithPath: args[2])
+    let file = try! SafeTensors(contentsOf: url)
+    try! ModelFile.replacingDetector(of: file, model: try! ModelDescription(from: file),
+                                     with: args[3] == "none" ? nil : try! SafeTensors(contentsOf: URL(fileURLWithPath: args[3])), to: url)
 
 case "detect":
     detect()
 
-case "detector-cells":
-    detectorCells()
 
 case "crop-or-whole":
     cropOrWhole()
