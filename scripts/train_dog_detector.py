@@ -17,14 +17,15 @@ as `dedog` reads them) and OUT.json (the validation figures).
   train_dog_detector.py --train T --validation V --backbone efficientnet-lite1 --out OUT
   (T and V: the base names detector_views.py and pyramid-features wrote: T.json, T-features.fine.f16, ...)
 """
-import argparse, json, math, struct, sys, time
+import argparse, json, math, os, struct, sys, time
+from types import SimpleNamespace
 import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-IOU_THRESHOLDS = np.linspace(0.5, 0.95, 10)
-RECALL_POINTS = np.linspace(0, 1, 101)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_detector import iou, match, average_precision_numpy  # the benchmark's own scoring, on crop units here
 
 
 class Neck(nn.Module):
@@ -146,16 +147,6 @@ def decode(out, min_score, top=30):
     return b.numpy().astype(np.float64), s.numpy().astype(np.float64)
 
 
-def iou(a, b):
-    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
-    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
-    w = np.clip(np.minimum(a[:, None, 2], b[None, :, 2]) - np.maximum(a[:, None, 0], b[None, :, 0]), 0, None)
-    h = np.clip(np.minimum(a[:, None, 3], b[None, :, 3]) - np.maximum(a[:, None, 1], b[None, :, 1]), 0, None)
-    inter = w * h
-    union = area_a[:, None] + area_b[None, :] - inter
-    return np.where(union > 0, inter / np.where(union > 0, union, 1), 0.0)
-
-
 def suppress(boxes, scores, overlap, inside):
     keep = []
     for i in range(len(boxes)):
@@ -173,35 +164,9 @@ def suppress(boxes, scores, overlap, inside):
     return boxes[keep], scores[keep]
 
 
-def match(boxes, truth, thresholds):
-    taken = np.zeros((len(thresholds), len(boxes)), dtype=bool)
-    if len(boxes) == 0 or len(truth) == 0:
-        return taken
-    overlaps = iou(boxes, truth)
-    free = np.ones((len(thresholds), len(truth)), dtype=bool)
-    for d in range(len(boxes)):
-        candidates = np.where(free & (overlaps[d][None, :] >= thresholds[:, None]), overlaps[d][None, :], -1.0)
-        best = candidates.argmax(axis=1)
-        hit = candidates[np.arange(len(thresholds)), best] >= 0
-        taken[hit, d] = True
-        free[np.nonzero(hit)[0], best[hit]] = False
-    return taken
-
-
 def average_precision(found, truths):
-    dogs = sum(len(t) for t in truths)
-    scores = np.concatenate([s for _, s in found])
-    hits = np.concatenate([match(b, t, IOU_THRESHOLDS) for (b, _), t in zip(found, truths)], axis=1)
-    order = np.argsort(-scores, kind="mergesort")
-    hits = hits[:, order]
-    ap = np.zeros(len(IOU_THRESHOLDS))
-    for k, row in enumerate(hits):
-        tp, fp = np.cumsum(row), np.cumsum(~row)
-        recall, precision = tp / dogs, tp / np.maximum(tp + fp, 1e-12)
-        precision = np.maximum.accumulate(precision[::-1])[::-1]
-        at = np.searchsorted(recall, RECALL_POINTS, side="left")
-        ap[k] = np.where(at < len(precision), precision[np.minimum(at, len(precision) - 1)], 0.0).mean()
-    return ap
+    """AP at each IoU of 0.5:0.95, as scripts/bench_detector.py computes it (boxes ranked by score)."""
+    return average_precision_numpy([SimpleNamespace(boxes=b, scores=s, truth=t) for (b, s), t in zip(found, truths)], 100)
 
 
 def outputs_of(model, fine, coarse, batch=256):
