@@ -203,11 +203,23 @@ def is_apart(a, b):
     return o <= 0.2 and inter / aa <= 0.5 and inter / ab <= 0.5
 
 
-def evaluate(model, fine, coarse, truths, overlap, inside):
+def validation_outputs(model, fine, coarse, truths, mirror):
+    """The validation views' outputs and truths; with `mirror` (views in pairs: a photo, then its mirror image), each
+    photo's outputs averaged with its mirror image's flipped back, as DogDetector does for a backbone that averages
+    the mirror image."""
     out = outputs_of(model, fine, coarse)
+    if not mirror:
+        return out, truths
+    own, other = out[0::2], torch.flip(out[1::2], dims=[3])
+    other = other[:, [0, 3, 2, 1, 4]]  # the mirror's left is the photo's right
+    return (own + other) / 2, truths[0::2]
+
+
+def evaluate(model, fine, coarse, truths, overlap, inside, mirror):
+    out, truths = validation_outputs(model, fine, coarse, truths, mirror)
     found = [suppress(*decode(o, 0.02), overlap, inside) for o in out]
     ap = average_precision(found, truths)
-    return ap, found
+    return ap, found, truths
 
 
 def choose_threshold(found, truths, split_limit):
@@ -265,6 +277,9 @@ def main():
     ap.add_argument("--reach", type=float, default=1.5)
     ap.add_argument("--box-weight", type=float, default=2.0)
     ap.add_argument("--split-limit", type=float, default=0.02)
+    ap.add_argument("--mirror", action="store_true",
+                    help="the model averages each photo with its mirror image: so does the detector (validation views "
+                         "in pairs, a photo then its mirror image)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
@@ -306,8 +321,8 @@ def main():
             sched.step()
             total[0] += lh.item() * len(idx)
             total[1] += lb.item() * len(idx)
-        apv, found = evaluate(model, vfine, vcoarse, vtruth, 0.5, 0.8)
-        chosen = choose_threshold(found, vtruth, a.split_limit)
+        apv, found, chosen_truth = evaluate(model, vfine, vcoarse, vtruth, 0.5, 0.8, a.mirror)
+        chosen = choose_threshold(found, chosen_truth, a.split_limit)
         row = {"epoch": epoch + 1, "heat": total[0] / len(boxes), "box": total[1] / len(boxes), "ap50": apv[0],
                "ap": apv.mean(), "threshold": chosen[0] if chosen else None,
                **({k: v for k, v in chosen[1].items()} if chosen else {})}
@@ -328,7 +343,7 @@ def main():
     model.load_state_dict(best[1])
     # Suppression chosen on validation: the overlap and containment limits, then the thresholds.
     grid = []
-    out = outputs_of(model, vfine, vcoarse)
+    out, vtruth = validation_outputs(model, vfine, vcoarse, vtruth, a.mirror)
     raw = [decode(o, 0.02) for o in out]
     for overlap in (0.3, 0.4, 0.5, 0.6, 0.7):
         for inside in (0.6, 0.7, 0.8, 0.9, 1.0):

@@ -248,7 +248,8 @@ public final class Classifier: Sendable {
     }
 
     /// Each backbone's pooled features of the views classify runs, and when `maps` the head's activation maps and,
-    /// where the model has a detector that is used, the inner maps it reads (of its backbone's first view).
+    /// where the model has a detector that is used, the inner maps it reads (of its backbone's view and, where the
+    /// backbone averages the mirror image, of that view too).
     func views(of image: RGBImage, maps wantsMaps: Bool)
         throws(ClassifierError) -> (features: [[Float]], maps: [FeatureMaps], pyramid: PyramidMaps?) {
         guard image.width > 0, image.height > 0 else { throw .image(.empty(file: "the image")) }
@@ -268,9 +269,10 @@ public final class Classifier: Sendable {
                     let session = workspace.sessions[b]
                     if let detector, detector.description.backbone == b {
                         let pass = try session.featuresAndMaps(input.tensor, batch: input.views,
-                                                               keepingBlocks: [detector.blocks.fine, detector.blocks.coarse])
+                                                               keepingBlocks: [detector.blocks.fine, detector.blocks.coarse],
+                                                               keptImages: averagesMirror[b] ? 2 : 1)
                         (features, maps) = (features + [pass.features], maps + [pass.maps])
-                        pyramid = PyramidMaps(fine: pass.blocks[0], coarse: pass.blocks[1])
+                        pyramid = PyramidMaps(fine: pass.blocks[0], coarse: pass.blocks[1], mirrored: averagesMirror[b])
                     } else if wantsMaps {
                         let both = try session.featuresAndMaps(input.tensor, batch: input.views)
                         features.append(both.features)

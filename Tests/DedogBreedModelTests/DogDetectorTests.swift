@@ -79,6 +79,37 @@ import DedogTestSupport
         #expect(worst < 1e-4, "largest relative difference \(worst)")
     }
 
+    /// With the mirrored view (image 1), each cell's outputs are the mean of its own and those of its mirror-image
+    /// cell of the mirrored view, that view's left and right distances swapped.
+    @Test func theMirroredViewIsFlippedBackAndAveraged() throws {
+        let file = try SafeTensors(contentsOf: SharedData.packageRoot.appendingPathComponent("models/dog-detector-lite1.safetensors"))
+        let description = try ModelFile.detectorDescription(in: file)
+        let detector = try DogDetector(description, backbone: try #require(Backbone.named(description.architecture)),
+                                       tensors: try description.tensorNames.map { name in try file.floats(name, shape: file.entries[name]?.shape ?? []) })
+        var state: UInt64 = 11
+        func values(_ n: Int) -> [Float] {
+            (0..<n).map { _ in
+                state = state &* 6364136223846793005 &+ 1442695040888963407
+                return Float(state >> 40) / Float(1 << 24) * 4 - 2
+            }
+        }
+        let (rows, columns) = (4, 6)
+        let fine = FeatureMaps(images: 2, rows: rows, columns: columns, channels: 112, values: values(2 * rows * columns * 112))
+        let coarse = FeatureMaps(images: 2, rows: 2, columns: 3, channels: 320, values: values(2 * 6 * 320))
+        let both = PyramidMaps(fine: fine, coarse: coarse, mirrored: true)
+        let own = try detector.outputs(both, image: 0), other = try detector.outputs(both, image: 1)
+        let averaged = try detector.cellOutputs(both)
+        for r in 0..<rows {
+            for c in 0..<columns {
+                let o = (r * columns + c) * 5, m = (r * columns + columns - 1 - c) * 5
+                let expected = [own[o] + other[m], own[o + 1] + other[m + 3], own[o + 2] + other[m + 2],
+                                own[o + 3] + other[m + 1], own[o + 4] + other[m + 4]].map { $0 / 2 }
+                #expect(Array(averaged[o..<(o + 5)]) == expected, "cell \(r), \(c)")
+            }
+        }
+        #expect(try detector.cellOutputs(PyramidMaps(fine: fine, coarse: coarse)) == own, "without the mirror: the view alone")
+    }
+
     /// A detector file put into the fast model's file: read back with its values, format 9, the same through the
     /// quick reader and `Codable`; a detector of another backbone, or a wrong field, is refused by name; taken out
     /// again, nothing of it is left.
