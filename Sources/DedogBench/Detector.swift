@@ -22,16 +22,19 @@ func listed(_ list: String) -> [(path: String, label: String)] {
     }
 }
 
-/// detect MODEL ROOT LIST OUT: every box the detector finds (down to a score of 0.02) in each photo LIST names
-/// under ROOT, in the photo's pixels, one JSON line per photo (OUT.jsonl, for average precision); and the boxes it
-/// reports as dogs, each at score 1 (OUT-reported.jsonl, for the figures at its thresholds), for
-/// scripts/bench_detector.py.
+/// detect MODEL ROOT LIST OUT [--crops]: every box the detector finds (down to a score of 0.02) in each photo LIST
+/// names under ROOT, in the photo's pixels, one JSON line per photo (OUT.jsonl, for average precision); and the
+/// boxes it reports as dogs, each at score 1 (OUT-reported.jsonl, for the figures at its thresholds), for
+/// scripts/bench_detector.py. With --crops, OUT-crops.jsonl: per photo whether the whole photo is a dog, and each
+/// box scoring at least 0.15 (at most 6) with its score and whether its crop, cut as classify cuts it, is a dog:
+/// what classify would answer at any threshold, to choose one on (scripts/choose_detector_threshold.py).
 func detect() {
-    let args = Array(CommandLine.arguments.dropFirst(2))
-    guard args.count == 4 else { print("usage: DedogBench detect MODEL ROOT LIST OUT"); exit(64) }
+    let args = Array(CommandLine.arguments.dropFirst(2)).filter { $0 != "--crops" }
+    let checksCrops = CommandLine.arguments.contains("--crops")
+    guard args.count == 4 else { print("usage: DedogBench detect MODEL ROOT LIST OUT [--crops]"); exit(64) }
     let classifier = benchClassifier(args[0])
     let d = classifier.model.detector?.description
-    var candidates = "", reported = ""
+    var candidates = "", reported = "", crops = ""
     func line(_ path: String, _ size: PixelSize, _ boxes: [(location: DogLocation, score: Float)]) -> String {
         let list = boxes.map { "[\($0.location.x),\($0.location.y),\($0.location.x + $0.location.width),\($0.location.y + $0.location.height),\($0.score)]" }
         let name = String(decoding: try! JSONEncoder().encode(path), as: UTF8.self)
@@ -48,9 +51,32 @@ func detect() {
                                                                y1: Double(f.location.y + f.location.height), score: f.score) },
                                     threshold: d?.threshold ?? 1, apartThreshold: d?.apartThreshold ?? 1)
         reported += line(path, size, kept.map { k in (DogLocation(x: Int(k.x0), y: Int(k.y0), width: Int(k.x1 - k.x0), height: Int(k.y1 - k.y0), zoomed: false), 1) })
+        if checksCrops {
+            crops += checkedCrops(path, image: image, found: found, classifier: classifier)
+        }
     }
+    if checksCrops { try! crops.write(toFile: args[3] + "-crops.jsonl", atomically: true, encoding: .utf8) }
     try! candidates.write(toFile: args[3] + ".jsonl", atomically: true, encoding: .utf8)
     try! reported.write(toFile: args[3] + "-reported.jsonl", atomically: true, encoding: .utf8)
+}
+
+/// One JSON line: whether `image` is a dog as a whole, and `found`'s boxes from a score of 0.15 (the best 6), in the
+/// photo's pixels, each with its score and whether its crop (with classify's margin) is a dog.
+func checkedCrops(_ path: String, image: RGBImage, found: [(location: DogLocation, score: Float)], classifier: Classifier) -> String {
+    let whole = try! classifier.decide(features: classifier.features(of: image), top: 1).verdict != .noDog
+    let sx = Double(image.width) / Double(image.original?.width ?? image.width)
+    let sy = Double(image.height) / Double(image.original?.height ?? image.height)
+    var boxes: [String] = []
+    for f in found.filter({ $0.score >= 0.15 }).prefix(6) {
+        let l = f.location
+        let place = DogPlace(box: (Double(l.x) * sx, Double(l.y) * sy, Double(l.width) * sx, Double(l.height) * sy), extent: 0)
+        let r = place.margined(width: image.width, height: image.height)
+        let crop = try! image.cropped(left: r.x, top: r.y, width: r.width, height: r.height)
+        let dog = try! classifier.decide(features: classifier.features(of: crop), top: 1).verdict != .noDog
+        boxes.append("[\(l.x),\(l.y),\(l.x + l.width),\(l.y + l.height),\(f.score),\(dog)]")
+    }
+    let name = String(decoding: try! JSONEncoder().encode(path), as: UTF8.self)
+    return "{\"file\":\(name),\"dog\":\(whole),\"boxes\":[\(boxes.joined(separator: ","))]}\n"
 }
 
 /// crop-or-whole MODEL ROOT LIST: top-1 of the photos LIST names under ROOT (their class is the folder, the breed

@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""The detector's threshold chosen on what classify answers (issue 60): from `DedogBench detect ... --crops` on the
+held-out photos (each box from a score of 0.15 with whether its crop is a dog), for each threshold, the photos of
+several dogs that classify answers with two or more dogs, and the one-dog photos it splits. Classify answers per dog
+only where the whole photo is a dog and two or more boxes' crops are dogs, so it splits fewer photos than the
+detector alone and a lower threshold keeps within the same limit. Prints the table and the threshold that answers
+the most photos of several dogs as several while splitting at most --split-limit of the one-dog photos.
+
+  choose_detector_threshold.py --boxes boxes.tsv --crops OUT-crops.jsonl [--split-limit 0.02] [--detector FILE]
+With --detector, the threshold is written into that detector file's description (both its thresholds).
+"""
+import argparse, csv, json, struct
+import numpy as np
+
+
+def set_threshold(path, threshold):
+    with open(path, "rb") as f:
+        n = struct.unpack("<Q", f.read(8))[0]
+        header = json.loads(f.read(n))
+        data = f.read()
+    d = json.loads(header["__metadata__"]["dedog.detector"])
+    d["threshold"] = d["apartThreshold"] = threshold
+    header["__metadata__"]["dedog.detector"] = json.dumps(d)
+    h = json.dumps(header, separators=(",", ":")).encode()
+    h += b" " * ((8 - len(h) % 8) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(h)) + h + data)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--boxes", required=True)
+    ap.add_argument("--crops", required=True)
+    ap.add_argument("--split-limit", type=float, default=0.02)
+    ap.add_argument("--detector", help="a detector file: its threshold is set to the one chosen, and its own is shown")
+    a = ap.parse_args()
+    dogs = {}
+    with open(a.boxes) as f:
+        for row in csv.DictReader(f, delimiter="\t"):
+            dogs[row["file"]] = int(row["dogs"])
+    photos = [json.loads(l) for l in open(a.crops)]
+    several = [p for p in photos if dogs[p["file"]] >= 2]
+    one = [p for p in photos if dogs[p["file"]] == 1]
+
+    def answered(p, t):
+        """How many dogs classify answers: each box from t whose crop is a dog, when two or more are and the photo is."""
+        crops = [b for b in p["boxes"] if b[4] >= t]
+        kept = [b for b in crops if b[5]]
+        return len(kept) if p["dog"] and len(crops) >= 2 and len(kept) >= 2 else min(1, len(crops))
+
+    def figures(t):
+        return (np.mean([answered(p, t) >= 2 for p in several]), np.mean([answered(p, t) >= 2 for p in one]))
+
+    best = None
+    print(f"{len(several)} photos of several dogs, {len(one)} of one")
+    print("| threshold | several seen as several | one-dog photos split |\n|---|---|---|")
+    for t in np.arange(0.15, 0.60, 0.01):
+        s, split = figures(t)
+        print(f"| {t:.2f} | {100 * s:.1f} % | {100 * split:.2f} % |")
+        if split <= a.split_limit and (best is None or s > best[1] + 1e-9):
+            best = (round(float(t), 2), s, split)
+    if a.detector:
+        with open(a.detector, "rb") as f:
+            n = struct.unpack("<Q", f.read(8))[0]
+            own = json.loads(json.loads(f.read(n))["__metadata__"]["dedog.detector"])["threshold"]
+        s, split = figures(own)
+        print(f"its threshold before, {own:.2f}: {100 * s:.1f} % / {100 * split:.2f} %")
+        set_threshold(a.detector, best[0])
+    print(json.dumps({"threshold": best[0], "severalFound": best[1], "split": best[2]}))
+
+
+if __name__ == "__main__":
+    main()
