@@ -25,7 +25,7 @@ public struct Classification: Sendable, Equatable {
     public var looksLike: LooksLike? = nil
     /// Where in the photo the network saw the top breed, when the classifier looked (see `Dedog.Classifier`).
     public var location: DogLocation? = nil
-    /// When the photo shows two dogs of different breeds: an answer for each (its verdict, breeds and box),
+    /// When the detector finds two or more dogs (each crop a dog): an answer for each (its verdict, breeds and box),
     /// beside this answer for the whole photo; empty otherwise.
     public var dogs: [Classification] = []
 

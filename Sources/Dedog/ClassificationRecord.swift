@@ -15,7 +15,7 @@ import DedogBreedModel
 /// ```
 /// `looksLike` is null unless the verdict is `noDog`: then what the photo shows instead, `{"kind": "cat", "name": "a cat"}`
 /// (kinds `cat`, `animal`, `other`; the name in the answer's language).
-/// `dogs` is empty unless the photo shows two dogs of different breeds: then it holds an answer for each
+/// `dogs` is empty unless the detector finds two or more dogs that their own crops show as dogs: then it holds an answer for each
 /// (`location`, `verdict`, `dogProbability`, `breeds`), beside the answer for the whole photo.
 /// `location` is the box in the photo's pixels (after its EXIF orientation) where the network saw the top
 /// breed; `zoomed` says the answer also comes from a second, closer look at it.

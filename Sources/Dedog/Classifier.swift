@@ -147,7 +147,7 @@ public final class Classifier: Sendable {
         public var closer: Classification?
         /// The share of the network's square the dog covers (see `DogPlace.extent`); nil when not located.
         public var extent: Double?
-        /// One answer per dog when the photo shows two dogs of different breeds (checked by looking at each);
+        /// One answer per dog when the detector finds two or more dogs (each checked by looking at its crop);
         /// empty otherwise.
         public var dogs: [Classification] = []
         /// The answer classify gives.
@@ -324,7 +324,7 @@ public struct ClassifierConfiguration: Sendable, Equatable {
     public var locates: Bool = true
     /// When to look again, closer, at a dog small in the frame; nil never to (needs `locates`).
     public var zoom: ZoomPolicy? = .standard
-    /// Whether a photo of two dogs of different breeds gets an answer per dog (`Classification.dogs`; needs
+    /// Whether a photo of several dogs gets an answer per dog (`Classification.dogs`; needs
     /// `locates`).
     public var separatesDogs: Bool = true
     /// Whether the model's dog detector says where the dogs are, where it has one (otherwise the activation maps

@@ -19,7 +19,7 @@ public struct LookReport: Codable, Sendable, Equatable {
     public var verdicts: [String: Int] = [:]
     /// Answers that took a second, closer look at a dog small in the frame.
     public var lookedCloser = 0
-    /// Answers given per dog (two dogs of different breeds) …
+    /// Answers given per dog (two or more dogs found) …
     public var answeredPerDog = 0
     /// … and of those, the ones where one dog's top breed is the folder's.
     public var folderBreedAmongDogs = 0

@@ -25,7 +25,7 @@ struct Evaluate: ParsableCommand {
               dedog evaluate default stanford-dogs-224 --split stanford-dogs-224/splits/test.txt --precision all
 
             With --looks every photo is classified as `dedog classify` does it, with the second look at a dog \
-            small in the frame and an answer per dog when a photo shows two dogs of different breeds, and the \
+            small in the frame and an answer per dog when the detector finds several dogs, and the \
             report counts those too: on photos of one dog each, photos answered per dog are false splits.
 
             With --precision all each model is measured in int8 and in fp32 on the same photos, and the int8 \

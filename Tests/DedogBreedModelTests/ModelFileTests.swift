@@ -82,9 +82,10 @@ import DedogBreedModel
         #expect(throws: ModelError.invalidMetadata(file: "test.safetensors", detail: "missing preprocessing")) {
             try Self.load(Self.original.tensors, metadata: ["dedog.model": #"{"formatVersion":1,"architecture":"efficientnet-lite0","batchNormEpsilon":0.001,"decision":{"noDogBelow":0.5,"unsureBelow":0.4,"unsureMargin":0.1}}"#])
         }
-        let future = try Self.original.metadata["dedog.model"]!.replacingOccurrences(of: #""formatVersion":[0-9]+"#, with: #""formatVersion":9"#,
+        let future = try Self.original.metadata["dedog.model"]!.replacingOccurrences(of: #""formatVersion":[0-9]+"#, with: #""formatVersion":\#(ModelDescription.currentVersion + 1)"#,
                                                                                   options: .regularExpression)
-        #expect(throws: ModelError.unsupportedVersion(file: "test.safetensors", version: 9, supported: ModelDescription.currentVersion)) {
+        #expect(throws: ModelError.unsupportedVersion(file: "test.safetensors", version: ModelDescription.currentVersion + 1,
+                                                      supported: ModelDescription.currentVersion)) {
             try Self.load(Self.original.tensors, metadata: ["dedog.model": future])
         }
     }
