@@ -24,15 +24,16 @@ import Testing
 
     /// The bundled breed models see the whole photo (issue 24): every backbone pads; they carry the activation
     /// ranges of 8-bit inference, the rule of "a breed this model does not know", the cat rule of "no dog" (issue
-    /// 50) and the dog detector on the first backbone (issue 51), so the files are format 8; and
+    /// 50) and the two-scale dog detector of the first backbone (issue 60), so the files are format 9; and
     /// the sample beagle is still a beagle through them, in 8 bits and in floats, with nearly the same confidence.
     @Test(arguments: ["dedog-breeds", "dedog-breeds-fast"])
     func bundledBreedModelsPad(_ name: String) throws {
         let url = SharedData.packageRoot.appendingPathComponent("models/\(name).safetensors")
         let model = try Model(contentsOf: url)
         #expect(model.backbones.allSatisfy { $0.input.fit == .pad })
-        #expect(model.specification.formatVersion == 8)
+        #expect(model.specification.formatVersion == ModelDescription.currentVersion)
         #expect(model.detector?.description.backbone == 0)
+        #expect(model.detector?.description.architecture == model.specification.backbones[0].architecture)
         #expect(model.specification.decision.unknownBreed != nil)
         #expect(model.specification.decision.cat?.weights.count == model.backbones.count)
         #expect(model.backbones.allSatisfy { $0.precisions == [.fp32, .int8] })
