@@ -81,13 +81,15 @@ func checkedCrops(_ path: String, image: RGBImage, found: [(location: DogLocatio
 }
 
 /// crop-or-whole MODEL ROOT LIST: top-1 of the photos LIST names under ROOT (their class is the folder, the breed
-/// label's key), answered from the whole photo as classify answers it, and from the detector's best box alone,
-/// cut with its margin and classified as a photo; photos where the detector finds nothing count as the whole.
+/// label's key), answered from the whole photo as classify answers it, from the detector's best box alone, cut with
+/// its margin and classified as a photo, and from the whole photo's views and the crop's together (one decision on
+/// all of them); photos where the detector finds nothing count as the whole.
 func cropOrWhole() {
     let args = Array(CommandLine.arguments.dropFirst(2))
-    guard args.count == 3 else { print("usage: DedogBench crop-or-whole MODEL ROOT LIST"); exit(64) }
+    guard args.count == 3 || args.count == 4 else { print("usage: DedogBench crop-or-whole MODEL ROOT LIST [OUT.jsonl]"); exit(64) }
     let classifier = benchClassifier(args[0])
-    var whole = 0, crop = 0, total = 0, noBox = 0
+    var whole = 0, crop = 0, both = 0, total = 0, noBox = 0
+    var lines = ""
     for (path, label) in listed(args[2]) {
         let image = try! ImageDecoder(options: classifier.decoderOptions).decode(contentsOf: URL(fileURLWithPath: args[1]).appendingPathComponent(path))
         let answer = try! classifier.classify(image, top: 1)
@@ -95,19 +97,29 @@ func cropOrWhole() {
         if answer.breeds.first?.key == label { whole += 1 }
         guard let best = try! classifier.detections(in: image, minimumScore: classifier.model.detector?.description.apartThreshold ?? 1).first else {
             noBox += 1
-            if answer.breeds.first?.key == label { crop += 1 }
+            if answer.breeds.first?.key == label { crop += 1; both += 1 }
             continue
         }
         let b = best.location, sx = Double(image.width) / Double(image.original?.width ?? image.width)
         let place = DogPlace(box: (Double(b.x) * sx, Double(b.y) * sx, Double(b.width) * sx, Double(b.height) * sx), extent: 0)
         let r = place.margined(width: image.width, height: image.height)
         let cut = try! image.cropped(left: r.x, top: r.y, width: r.width, height: r.height)
-        if try! classifier.classify(cut, top: 1).breeds.first?.key == label { crop += 1 }
+        let cropAnswer = try! classifier.classify(cut, top: 1)
+        if cropAnswer.breeds.first?.key == label { crop += 1 }
+        // The whole photo's views and the crop's together, one decision on all of them (as the second look decides).
+        let together = zip(try! classifier.features(of: image), try! classifier.features(of: cut)).map { $0 + $1 }
+        let bothAnswer = try! classifier.decide(features: together, top: 1)
+        if bothAnswer.breeds.first?.key == label { both += 1 }
+        // Per photo, with the box's share of the photo: to see where the crop helps.
+        let share = Double(r.width * r.height) / Double(image.width * image.height)
+        let marks = [answer, cropAnswer, bothAnswer].map { $0.breeds.first?.key == label ? "true" : "false" }
+        lines += "{\"share\":\(share),\"whole\":\(marks[0]),\"crop\":\(marks[1]),\"both\":\(marks[2])}\n"
     }
+    if args.count == 4 { try! lines.write(toFile: args[3], atomically: true, encoding: .utf8) }
     func pct(_ n: Int) -> String { String(format: "%.2f %%", 100 * Double(n) / Double(max(1, total))) }
-    print("| photos | top-1, whole photo | top-1, the best box's crop | no box found |")
-    print("|---|---|---|---|")
-    print("| \(total) | \(pct(whole)) | \(pct(crop)) | \(noBox) |")
+    print("| photos | top-1, whole photo | top-1, the best box's crop | the whole photo and the crop together | no box found |")
+    print("|---|---|---|---|---|")
+    print("| \(total) | \(pct(whole)) | \(pct(crop)) | \(pct(both)) | \(noBox) |")
 }
 
 /// detector-time MODEL ROOT LIST [ROUNDS]: classify's time per photo (decoded photos, 2 threads) with the model's
