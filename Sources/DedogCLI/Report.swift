@@ -91,7 +91,7 @@ enum Report {
         }
     }
 
-    static func training(_ r: TrainingReport, output: String) {
+    static func training(_ r: TrainingReport, output: String, detectorLeftOut: Bool) {
         classes(r)
         if let folds = r.crossValidationFolds {
             Terminal.out("Trained on \(r.trainImages) images of \(r.classes.count) classes, checked by \(folds)-fold cross-validation.")
@@ -123,6 +123,10 @@ enum Report {
         }
         if let d = r.detector {
             Terminal.out("Dog detector: the one of \(d.architecture) (a dog from a score of \(percent(d.threshold)))")
+        } else {
+            // Why a photo of two dogs will get one answer: say it now rather than leave the user to find out.
+            let why = detectorLeftOut ? "left out (--no-detector)" : "none for \(r.backbones.first?.architecture ?? "this backbone")"
+            Terminal.out("Dog detector: \(why); classify locates one dog per photo, from the breed's activation map")
         }
         for w in r.warnings { Terminal.warning(w.description) }
         for (title, list) in [("skipped \(r.unreadable.count) unreadable image(s)", r.unreadable),

@@ -196,7 +196,7 @@ struct Train: ParsableCommand {
         if let problem = report.cacheProblem {
             Terminal.warning("the feature cache stopped storing (\(problem)); the next run will compute those features again")
         }
-        Report.training(report, output: output)
+        Report.training(report, output: output, detectorLeftOut: noDetector)
         if !report.unreadable.isEmpty { throw Status.someInputsFailed }
     }
 }
