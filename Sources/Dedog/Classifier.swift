@@ -271,7 +271,8 @@ public final class Classifier: Sendable {
                         let pass = try session.featuresAndMaps(input.tensor, batch: input.views,
                                                                keepingBlocks: [detector.blocks.fine, detector.blocks.coarse],
                                                                keptImages: averagesMirror[b] ? 2 : 1)
-                        (features, maps) = (features + [pass.features], maps + [pass.maps])
+                        features.append(pass.features)
+                        maps.append(pass.maps)
                         pyramid = PyramidMaps(fine: pass.blocks[0], coarse: pass.blocks[1], mirrored: averagesMirror[b])
                     } else if wantsMaps {
                         let both = try session.featuresAndMaps(input.tensor, batch: input.views)

@@ -29,21 +29,15 @@ public enum ModelLocator {
                 summary: "EfficientNet-Lite2's ImageNet classifier (a base for training)"),
     ]
 
-    /// The dog detector files found (`dog-detector-lite1.safetensors`, …: one per backbone they were trained for),
-    /// the first folder's first; `dedog train` puts the one of its model's first backbone into the model.
+    /// The dog detector files found (`dog-detector-lite1.safetensors`, …), one per backbone they were trained for:
+    /// the first of the search folders that has it; `dedog train` puts the one of its model's first backbone into
+    /// the model.
     public static func detectors() -> [URL] {
-        var seen = Set<String>(), found: [URL] = []
-        for folder in searchFolders() {
-            for b in Backbone.all {
-                let name = detectorFileName(b.description)
-                let url = folder.appendingPathComponent(name)
-                if !seen.contains(name), FileManager.default.fileExists(atPath: url.path) {
-                    seen.insert(name)
-                    found.append(url)
-                }
-            }
+        let folders = searchFolders()
+        return Backbone.all.compactMap { b in
+            let name = detectorFileName(b.description)
+            return folders.map { $0.appendingPathComponent(name) }.first { FileManager.default.fileExists(atPath: $0.path) }
         }
-        return found
     }
 
     /// The detector file of backbone `short` (`lite1`).

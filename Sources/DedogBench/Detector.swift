@@ -65,19 +65,24 @@ func detect() {
 /// photo's pixels, each with its score and whether its crop (with classify's margin) is a dog.
 func checkedCrops(_ path: String, image: RGBImage, found: [(location: DogLocation, score: Float)], classifier: Classifier) -> String {
     let whole = try! classifier.decide(features: classifier.features(of: image), top: 1).verdict != .noDog
-    let sx = Double(image.width) / Double(image.original?.width ?? image.width)
-    let sy = Double(image.height) / Double(image.original?.height ?? image.height)
     var boxes: [String] = []
     for f in found.filter({ $0.score >= 0.15 }).prefix(6) {
         let l = f.location
-        let place = DogPlace(box: (Double(l.x) * sx, Double(l.y) * sy, Double(l.width) * sx, Double(l.height) * sy), extent: 0)
-        let r = place.margined(width: image.width, height: image.height)
-        let crop = try! image.cropped(left: r.x, top: r.y, width: r.width, height: r.height)
-        let dog = try! classifier.decide(features: classifier.features(of: crop), top: 1).verdict != .noDog
+        let dog = try! classifier.decide(features: classifier.features(of: marginedCrop(l, of: image)), top: 1).verdict != .noDog
         boxes.append("[\(l.x),\(l.y),\(l.x + l.width),\(l.y + l.height),\(f.score),\(dog)]")
     }
     let name = String(decoding: try! JSONEncoder().encode(path), as: UTF8.self)
     return "{\"file\":\(name),\"dog\":\(whole),\"boxes\":[\(boxes.joined(separator: ","))]}\n"
+}
+
+/// The box `location` (in the photo's pixels) with classify's margin, cut from `image` (which may be decoded smaller).
+func marginedCrop(_ location: DogLocation, of image: RGBImage) -> RGBImage {
+    let sx = Double(image.width) / Double(image.original?.width ?? image.width)
+    let sy = Double(image.height) / Double(image.original?.height ?? image.height)
+    let l = location
+    let place = DogPlace(box: (Double(l.x) * sx, Double(l.y) * sy, Double(l.width) * sx, Double(l.height) * sy), extent: 0)
+    let r = place.margined(width: image.width, height: image.height)
+    return try! image.cropped(left: r.x, top: r.y, width: r.width, height: r.height)
 }
 
 /// crop-or-whole MODEL ROOT LIST: top-1 of the photos LIST names under ROOT (their class is the folder, the breed
@@ -100,10 +105,7 @@ func cropOrWhole() {
             if answer.breeds.first?.key == label { crop += 1; both += 1 }
             continue
         }
-        let b = best.location, sx = Double(image.width) / Double(image.original?.width ?? image.width)
-        let place = DogPlace(box: (Double(b.x) * sx, Double(b.y) * sx, Double(b.width) * sx, Double(b.height) * sx), extent: 0)
-        let r = place.margined(width: image.width, height: image.height)
-        let cut = try! image.cropped(left: r.x, top: r.y, width: r.width, height: r.height)
+        let cut = marginedCrop(best.location, of: image)
         let cropAnswer = try! classifier.classify(cut, top: 1)
         if cropAnswer.breeds.first?.key == label { crop += 1 }
         // The whole photo's views and the crop's together, one decision on all of them (as the second look decides).
@@ -111,7 +113,7 @@ func cropOrWhole() {
         let bothAnswer = try! classifier.decide(features: together, top: 1)
         if bothAnswer.breeds.first?.key == label { both += 1 }
         // Per photo, with the box's share of the photo: to see where the crop helps.
-        let share = Double(r.width * r.height) / Double(image.width * image.height)
+        let share = Double(cut.width * cut.height) / Double(image.width * image.height)
         let marks = [answer, cropAnswer, bothAnswer].map { $0.breeds.first?.key == label ? "true" : "false" }
         lines += "{\"share\":\(share),\"whole\":\(marks[0]),\"crop\":\(marks[1]),\"both\":\(marks[2])}\n"
     }

@@ -331,7 +331,6 @@ case "set-detector":
 case "detect":
     detect()
 
-
 case "crop-or-whole":
     cropOrWhole()
 

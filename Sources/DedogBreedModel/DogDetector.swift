@@ -59,8 +59,10 @@ public struct DetectorDescription: Codable, Sendable, Equatable {
     /// Every tensor's name, in file order.
     public var tensorNames: [String] { layerNames.flatMap { [tensorPrefix + $0 + ".weight", tensorPrefix + $0 + ".bias"] } }
 
-    /// Each tensor's shape, in `tensorNames`' order, on a backbone whose fine and coarse maps have these channels.
-    public func tensorShapes(fineChannels: Int, coarseChannels: Int) -> [[Int]] {
+    /// Each tensor's shape, in `tensorNames`' order, on `backbone` (the channels of its `pyramidBlocks`' outputs).
+    public func tensorShapes(on backbone: Backbone) -> [[Int]] {
+        let (fine, coarse) = backbone.pyramidBlocks
+        let fineChannels = backbone.outChannels(ofBlock: fine) ?? 0, coarseChannels = backbone.outChannels(ofBlock: coarse) ?? 0
         let c = channels, k = FeaturePyramidHead.kernel
         return [[c, coarseChannels], [c], [c, fineChannels], [c]]
             + (0..<blocks).flatMap { _ in [[c, k * k], [c], [c, c], [c]] }

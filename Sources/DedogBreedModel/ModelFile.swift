@@ -132,11 +132,10 @@ public enum ModelFile {
 
     /// The detector `d` describes, its tensors' shapes checked against `backbone`'s maps.
     static func readDetector(_ d: DetectorDescription, backbone: Backbone, from loader: inout TensorLoader) throws(ModelError) -> DogDetector {
-        let (fine, coarse) = backbone.pyramidBlocks
-        let shapes = d.tensorShapes(fineChannels: backbone.outChannels(ofBlock: fine) ?? 0,
-                                    coarseChannels: backbone.outChannels(ofBlock: coarse) ?? 0)
         var tensors: [[Float]] = []
-        for (name, shape) in zip(d.tensorNames, shapes) { tensors.append(try loader.read(name, shape, prefixed: false)) }
+        for (name, shape) in zip(d.tensorNames, d.tensorShapes(on: backbone)) {
+            tensors.append(try loader.read(name, shape, prefixed: false))
+        }
         return try DogDetector(d, backbone: backbone, tensors: tensors)
     }
 
@@ -159,10 +158,7 @@ public enum ModelFile {
             guard let first = model.backbones.first, let backbone = Backbone.named(first.architecture) else {
                 throw .invalidMetadata(file: url.path, detail: "the model has no backbone dedog knows")
             }
-            let (fine, coarse) = backbone.pyramidBlocks
-            let shapes = detector.tensorShapes(fineChannels: backbone.outChannels(ofBlock: fine) ?? 0,
-                                               coarseChannels: backbone.outChannels(ofBlock: coarse) ?? 0)
-            for (name, shape) in zip(detector.tensorNames, shapes) {
+            for (name, shape) in zip(detector.tensorNames, detector.tensorShapes(on: backbone)) {
                 guard let entry = detectorFile.entries[name], entry.shape == shape else {
                     throw .invalidMetadata(file: detectorFile.file, detail: "the detector's tensor \(name) is absent or not \(shape)")
                 }

@@ -95,6 +95,9 @@ public final class InferenceSession {
         let plan = self.plan(height: height, width: width)
         // The kept blocks' outputs, image after image: each image's pass writes its own part.
         let keptSteps = blockNames.compactMap { name in plan.steps.last { $0.name == name && $0.isTap } }
+        guard keptSteps.count == blockNames.count else {
+            throw .badInput(detail: "blocks \(blockNames): not every one is an output of the plan")
+        }
         let keptSizes = keptSteps.map { $0.outChannels * $0.outHeight * $0.outWidth }
         let keptBuffers = keptSizes.map { UnsafeMutableBufferPointer<Float>.allocate(capacity: max(1, keptImages * $0)) }
         defer { for b in keptBuffers { b.deallocate() } }

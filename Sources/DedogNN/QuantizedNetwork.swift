@@ -257,7 +257,7 @@ struct QuantizedNetwork: Sendable {
                 break  // plans for 8 bits are built without bands
             }
             let kept = step.isTap ? keeps.first { $0.step == step.name } : nil
-            if step.isTap, tap != nil || kept != nil {
+            if step.isTap && tap != nil || kept != nil {
                 let count = step.outChannels * step.outHeight * step.outWidth
                 let values: [Float]
                 if let name = ActivationRanges.name(of: step.kind, layer: step.name), let e = encodings[name] {
@@ -267,10 +267,11 @@ struct QuantizedNetwork: Sendable {
                     values = Array(UnsafeBufferPointer(start: y.assumingMemoryBound(to: Float.self), count: count))
                 }
                 kept?.into.update(from: values, count: count)
-                guard let tap else { stepDone?(index); continue }
-                values.withUnsafeBufferPointer {
-                    tap(step.name, Layout.nchw(fromNHWC: $0.baseAddress!, batch: 1, channels: step.outChannels,
-                                               plane: step.outHeight * step.outWidth))
+                if let tap {
+                    values.withUnsafeBufferPointer {
+                        tap(step.name, Layout.nchw(fromNHWC: $0.baseAddress!, batch: 1, channels: step.outChannels,
+                                                   plane: step.outHeight * step.outWidth))
+                    }
                 }
             }
             stepDone?(index)

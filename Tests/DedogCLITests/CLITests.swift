@@ -300,9 +300,7 @@ struct CLI {
         let json = try CLI.run(["classify", "--model", output.path, "--json", photo.path])
         let record = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         let dogs = try #require(record["dogs"] as? [[String: Any]], "\(json.stdout)")
-        let boxes = dogs.compactMap { $0["location"] as? [String: Any] }
-            .map { ($0["x"] as? Int ?? -1, $0["y"] as? Int ?? -1, $0["width"] as? Int ?? 0, $0["height"] as? Int ?? 0) }
-            .sorted { $0.0 < $1.0 }
+        let boxes = DogPhotos.boxes(ofDogs: dogs)
         try #require(boxes.count == 2, "\(json.stdout)")
         for (box, truth) in zip(boxes, made.boxes) { #expect(DogPhotos.overlap(box, truth) >= 0.5, "\(box) against \(truth)") }
         // Without the detector, one dog and its box from the activation map.

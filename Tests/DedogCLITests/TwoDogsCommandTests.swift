@@ -72,9 +72,7 @@ import Testing
         let record = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         let dogs = try #require(record["dogs"] as? [[String: Any]], "\(model): \(json.stdout)")
         try #require(dogs.count == 2, "\(model): \(json.stdout)")
-        let boxes = dogs.compactMap { $0["location"] as? [String: Any] }
-            .map { ($0["x"] as? Int ?? -1, $0["y"] as? Int ?? -1, $0["width"] as? Int ?? 0, $0["height"] as? Int ?? 0) }
-            .sorted { $0.0 < $1.0 }
+        let boxes = DogPhotos.boxes(ofDogs: dogs)
         for (box, truth) in zip(boxes, made.boxes) { #expect(DogPhotos.overlap(box, truth) >= 0.5, "\(model): \(box) against \(truth)") }
     }
 }

@@ -113,9 +113,7 @@ extension TestResponse {
                                          body: try JPEGEncoder.encode(made.image, quality: 92))
         let dogs = try #require(response.object["dogs"] as? [[String: Any]], "\(response.text)")
         try #require(dogs.count == 2, "\(response.text)")
-        let boxes = dogs.compactMap { $0["location"] as? [String: Any] }
-            .map { ($0["x"] as? Int ?? -1, $0["y"] as? Int ?? -1, $0["width"] as? Int ?? 0, $0["height"] as? Int ?? 0) }
-            .sorted { $0.0 < $1.0 }
+        let boxes = DogPhotos.boxes(ofDogs: dogs)
         for (box, truth) in zip(boxes, made.boxes) { #expect(DogPhotos.overlap(box, truth) >= 0.5, "\(box) against \(truth)") }
     }
 

@@ -117,6 +117,14 @@ public enum DogPhotos {
         return [0xFF, 0xD8, 0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + payload + jpeg.dropFirst(2)
     }
 
+    /// The boxes (`location`) of an answer's `dogs`, as JSON and the API give them, left to right (dogs without one
+    /// left out; a field missing from one gives a box that matches nothing).
+    public static func boxes(ofDogs dogs: [[String: Any]]) -> [Box] {
+        dogs.compactMap { $0["location"] as? [String: Any] }
+            .map { ($0["x"] as? Int ?? -1, $0["y"] as? Int ?? -1, $0["width"] as? Int ?? 0, $0["height"] as? Int ?? 0) }
+            .sorted { $0.x < $1.x }
+    }
+
     /// Intersection over union of two boxes.
     public static func overlap(_ a: Box, _ b: Box) -> Double {
         let w = max(0, min(a.x + a.width, b.x + b.width) - max(a.x, b.x))
