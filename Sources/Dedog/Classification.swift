@@ -6,6 +6,10 @@ public typealias Verdict = DedogBreedModel.Verdict
 public typealias Prediction = DedogBreedModel.Prediction
 /// What a photo without a dog looks like instead: a cat, another animal, something else.
 public typealias LooksLike = DedogBreedModel.LooksLike
+/// The kind of dog said when no breed is (see `Classification.kind`).
+public typealias DogKind = DedogBreedModel.DogKind
+/// A breed's kind: its FCI group and section.
+public typealias BreedKind = DedogBreedModel.BreedKind
 
 /// The answer for one photo: the model's decision (`Decision`), where the dog is, and an answer per dog when
 /// there are two.
@@ -23,6 +27,9 @@ public struct Classification: Sendable, Equatable {
     public var lookalikes: [Prediction]
     /// For `noDog`: what the photo looks like instead (nil when the model cannot tell).
     public var looksLike: LooksLike? = nil
+    /// For `otherBreed` and `unsure`: the kind of dog (FCI group or section), where the model is sure of that much;
+    /// `name(_:in:)` says it in words.
+    public var kind: DogKind? = nil
     /// Where in the photo the network saw the top breed, when the classifier looked (see `Dedog.Classifier`).
     public var location: DogLocation? = nil
     /// When the detector finds two or more dogs (each crop a dog): an answer for each (its verdict, breeds and box),
@@ -67,5 +74,6 @@ extension Classification {
     init(_ decision: Decision) {
         self.init(verdict: decision.verdict, breeds: decision.breeds, dogProbability: decision.dogProbability,
                   similarity: decision.similarity, lookalikes: decision.lookalikes, looksLike: decision.looksLike)
+        kind = decision.kind
     }
 }

@@ -15,6 +15,10 @@ import DedogBreedModel
 /// ```
 /// `looksLike` is null unless the verdict is `noDog`: then what the photo shows instead, `{"kind": "cat", "name": "a cat"}`
 /// (kinds `cat`, `animal`, `other`; the name in the answer's language).
+/// `kind` is null unless the verdict is `otherBreed` or `unsure` and the model is sure of the kind of dog: then
+/// `{"group": 3, "section": null, "name": "Terriers (FCI group 3)", "names": {"en": …, "cs": …}, "probability": 0.91}`
+/// (`section` the FCI section's English name when the kind is a section; `name` in the answer's language, `names` in
+/// each; `probability` the kind's breeds' share).
 /// `dogs` is empty unless the detector finds two or more dogs that their own crops show as dogs: then it holds an answer for each
 /// (`location`, `verdict`, `dogProbability`, `breeds`), beside the answer for the whole photo.
 /// `location` is the box in the photo's pixels (after its EXIF orientation) where the network saw the top
@@ -36,7 +40,7 @@ public struct ClassificationRecord: Encodable, Sendable {
         self.language = language
     }
 
-    enum Keys: String, CodingKey { case file, verdict, dogProbability, similarity, breeds, lookalikes, looksLike, location, dogs, error }
+    enum Keys: String, CodingKey { case file, verdict, dogProbability, similarity, breeds, lookalikes, looksLike, kind, location, dogs, error }
 
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: Keys.self)
@@ -47,6 +51,7 @@ public struct ClassificationRecord: Encodable, Sendable {
         try c.encode(BreedRecord.all(result?.breeds ?? [], catalogue, language), forKey: .breeds)
         try c.encode(result?.lookalikes ?? [], forKey: .lookalikes)
         try c.encode(result?.looksLike.map { LooksLikeRecord(kind: $0, language: language) }, forKey: .looksLike)
+        try c.encode(result?.kind.map { KindRecord(kind: $0, catalogue: catalogue, language: language) }, forKey: .kind)
         try c.encode(result?.location, forKey: .location)
         try c.encode((result?.dogs ?? []).map { DogRecord(answer: $0, catalogue: catalogue, language: language) }, forKey: .dogs)
         try c.encode(error, forKey: .error)
@@ -96,13 +101,50 @@ extension LooksLike {
     }
 }
 
-/// One dog's answer in a photo of several: its box, verdict and breeds.
+/// The kind of dog said when no breed is: `{"group": 3, "section": null, "name": "Terriers (FCI group 3)",
+/// "names": {"en": "Terriers (FCI group 3)", "cs": "teriéři (skupina FCI 3)"}, "probability": 0.91}` (`name` in the
+/// answer's language; `names` in each, as a breed's catalogue names are, for a page that changes language).
+struct KindRecord: Encodable {
+    let kind: DogKind
+    let catalogue: Catalogue
+    let language: Language
+
+    enum Keys: String, CodingKey { case group, section, name, names, probability }
+
+    func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(kind.kind.group, forKey: .group)
+        try c.encode(kind.kind.section, forKey: .section)
+        try c.encode(kind.name(catalogue, in: language), forKey: .name)
+        try c.encode(Dictionary(uniqueKeysWithValues: Language.allCases.map { ($0.rawValue, kind.name(catalogue, in: $0)) }), forKey: .names)
+        try c.encode(kind.probability, forKey: .probability)
+    }
+}
+
+extension DogKind {
+    /// The kind as a person reads it, from the catalogue's words: the section's name, or the group's, with the
+    /// group's number ("Terriers (FCI group 3)", "Molossian type (FCI group 2)"; "teriéři (skupina FCI 3)").
+    public func name(_ catalogue: Catalogue, in language: Language) -> String {
+        let group = language == .cs ? "skupina FCI \(kind.group)" : "FCI group \(kind.group)"
+        let named = keyword(catalogue, in: language)
+        return named == group ? group : "\(named) (\(group))"
+    }
+
+    /// The kind as a keyword (`dedog tag`): the section's or the group's name alone, as the catalogue writes it in
+    /// `language` ("Terriers", "teriéři"; breeds' names are keywords the same way).
+    public func keyword(_ catalogue: Catalogue, in language: Language) -> String {
+        kind.section.map { catalogue.term($0, in: language) } ?? catalogue.groupName(kind.group, in: language)
+            ?? (language == .cs ? "skupina FCI \(kind.group)" : "FCI group \(kind.group)")
+    }
+}
+
+/// One dog's answer in a photo of several: its box, verdict, breeds and kind.
 struct DogRecord: Encodable {
     let answer: Classification
     let catalogue: Catalogue
     let language: Language
 
-    enum Keys: String, CodingKey { case location, verdict, dogProbability, breeds }
+    enum Keys: String, CodingKey { case location, verdict, dogProbability, breeds, kind }
 
     func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: Keys.self)
@@ -110,6 +152,7 @@ struct DogRecord: Encodable {
         try c.encode(answer.verdict.rawValue, forKey: .verdict)
         try c.encode(answer.dogProbability, forKey: .dogProbability)
         try c.encode(BreedRecord.all(answer.breeds, catalogue, language), forKey: .breeds)
+        try c.encode(answer.kind.map { KindRecord(kind: $0, catalogue: catalogue, language: language) }, forKey: .kind)
     }
 }
 

@@ -77,6 +77,22 @@ public final class Classifier: Sendable {
         }
     }
 
+    /// A classifier like `other` but deciding with `decision`, sharing its model and workspaces.
+    private init(_ other: Classifier, decision: DecisionThresholds) {
+        (modelURL, model, configuration, decoderOptions) = (other.modelURL, other.model, other.configuration, other.decoderOptions)
+        (averagesMirror, workspaces) = (other.averagesMirror, other.workspaces)
+        self.decision = decision
+    }
+
+    /// This classifier in careful mode (`DecisionThresholds.careful`): a dog is named a breed only where few dogs of
+    /// other breeds would be, for users who meet many mixed or rare dogs; more of the right answers become "a breed
+    /// this model does not know". It shares this classifier's model and workspaces. Throws when the model has no
+    /// careful point (only models whose unknown-breed rule was fitted on held-out breeds have one: the bundled ones).
+    public func carefulMode() throws(ClassifierError) -> Classifier {
+        guard let careful = decision.careful else { throw .noCarefulMode(model: modelURL.lastPathComponent) }
+        return Classifier(self, decision: careful)
+    }
+
     /// How far short of the network's resize a picture may be and still be enough: a HEIC's thumbnail standing in
     /// for the photo (phones store 320 pixels, the default model's Lite2 resizes to 334), or a rectangle of a photo
     /// decoded reduced. Scaled up those few pixels, the thumbnail answers as the photo does (scripts/bench-heic, the

@@ -30,6 +30,8 @@ public enum ClassifierError: Error, Equatable, Sendable, CustomStringConvertible
     case sidecar(SidecarError)
     /// `dedog tag`: the photo lies outside the folders given, through a symbolic link (`within`: the folder).
     case outsideTree(path: String, within: String)
+    /// Careful mode was asked of a model that has no careful point (`Classifier.careful`).
+    case noCarefulMode(model: String)
 
     public var description: String {
         switch self {
@@ -57,6 +59,9 @@ public enum ClassifierError: Error, Equatable, Sendable, CustomStringConvertible
         case let .quiz(file, reason):
             return "\(file): not a usable quiz: \(reason)."
         case let .sidecar(error): return error.description
+        case let .noCarefulMode(model):
+            return "\(model) has no careful mode: only a model whose rule of \"a breed this model does not know\" was "
+                + "fitted on breeds held out of its training has one (the bundled models do; those `dedog train` writes do not)."
         case let .outsideTree(path, within):
             return "\(path) leads outside \(within) through a symbolic link; dedog tag writes sidecars only inside the folders "
                 + "it is given (name the photo or its folder itself to tag it)."

@@ -69,7 +69,8 @@ public enum Confirmations {
         }
         switch catalogue?.match(className: name) {
         case let .breed(breed, _)?:
-            return .new(Label(key: breed.id, name: breed.name.en, isDog: true, breed: breed.id))
+            return .new(Label(key: breed.id, name: breed.name.en, isDog: true, breed: breed.id,
+                              kind: breed.fci.map { BreedKind(group: $0.group, section: $0.section) }))
         case let .ambiguous(breeds)?:
             throw .ambiguousBreed(name: name, candidates: breeds.map { "\($0.name.en) (\($0.id))" })
         case let .unknown(closest)?:
@@ -183,7 +184,7 @@ public enum Confirmations {
             try rewrite(tensors, model, confirmed, to: url) { b, labels in
                 if taughtNewBreed {
                     labels.append(Label(key: label.key, name: label.name, isDog: true, breed: label.breed,
-                                        taught: Taught(featureLength: lengths[b])))
+                                        taught: Taught(featureLength: lengths[b]), kind: label.kind))
                 } else if let i = labels.firstIndex(where: { $0.key == label.key }), let old = labels[i].taught {
                     let mean = (old.featureLength * Float(before) + lengths[b] * Float(added)) / Float(before + added)
                     labels[i].taught = Taught(featureLength: mean)

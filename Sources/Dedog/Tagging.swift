@@ -12,11 +12,15 @@ public struct TagSettings: Sendable, Equatable {
     /// A breed is named only when its probability is at least this (the model's verdict must also name it);
     /// nil: the verdict alone decides.
     public var minProbability: Float?
+    /// Whether the answers come from careful mode (`Classifier.carefulMode()`): recorded with the writer, so that
+    /// a run in the other mode tags the photos again.
+    public var careful: Bool
 
-    public init(root: [String]? = nil, language: Language, minProbability: Float? = nil) {
+    public init(root: [String]? = nil, language: Language, minProbability: Float? = nil, careful: Bool = false) {
         self.root = root ?? Self.defaultRoot(language)
         self.language = language
         self.minProbability = minProbability
+        self.careful = careful
     }
 
     public static func defaultRoot(_ language: Language) -> [String] {
@@ -67,11 +71,11 @@ public struct TagReport: Sendable, Equatable {
 
 /// `dedog tag`: each photo's answer as keywords in its XMP sidecar, where digiKam, darktable, Immich and the
 /// like read them (see `Sidecar`). A photo with a dog gets the root; each dog named gets root/breed; a dog of a
-/// breed the model does not know, or an unsure one, gets only the root. dedog records which model wrote the
+/// breed the model does not know, or an unsure one, gets root/kind where its kind of dog is said, else only the root. dedog records which model wrote the
 /// keywords, so that a re-run with the same model skips the photo, and a re-run with another replaces them.
 public struct PhotoTagger: Sendable {
     public let settings: TagSettings
-    /// The model's file name and content hash: what a sidecar records as the writer.
+    /// The model's file name and content hash (and "careful" in careful mode): what a sidecar records as the writer.
     public let writer: String
     private let catalogue: Catalogue
 
@@ -82,7 +86,7 @@ public struct PhotoTagger: Sendable {
         do throws(FileError) { bytes = try FileReader.mappedData(modelURL.path, limit: 1 << 31) } catch {
             throw .model(.unreadable(file: modelURL.path, reason: error.description))
         }
-        writer = "\(modelURL.lastPathComponent) \(Self.fingerprint(bytes))"
+        writer = "\(modelURL.lastPathComponent) \(Self.fingerprint(bytes))" + (settings.careful ? " careful" : "")
     }
 
     /// 16 hex digits of a hash of every byte of `data`, eight at a time (a model file of 27 MB in some 5 ms, where
@@ -108,14 +112,21 @@ public struct PhotoTagger: Sendable {
         return String(z ^ (z >> 33), radix: 16).leftPadded(to: 16)
     }
 
-    /// The keyword paths for `answer`: none without a dog; the root, and root/breed for each dog named.
+    /// The keyword paths for `answer`: none without a dog; the root, root/breed for each dog named, and root/kind
+    /// (`Animals/Dogs/Terriers`) for each dog whose breed is not named but whose kind is (`Classification.kind`).
     public func tags(for answer: Classification) -> [[String]] {
         let dogs = answer.dogs.isEmpty ? [answer] : answer.dogs
         guard dogs.contains(where: { $0.verdict != .noDog }) else { return [] }
         var tags = [settings.root]
-        for dog in dogs where dog.verdict == .dog {
-            guard let top = dog.breeds.first, top.probability >= settings.minProbability ?? 0 else { continue }
-            let name = catalogue.details(top)?.name(in: settings.language) ?? top.name
+        for dog in dogs {
+            let name: String
+            if dog.verdict == .dog, let top = dog.breeds.first, top.probability >= settings.minProbability ?? 0 {
+                name = catalogue.details(top)?.name(in: settings.language) ?? top.name
+            } else if dog.verdict == .otherBreed || dog.verdict == .unsure, let kind = dog.kind {
+                name = kind.keyword(catalogue, in: settings.language)
+            } else {
+                continue
+            }
             let tag = settings.root + [name]
             if !tags.contains(tag) { tags.append(tag) }
         }

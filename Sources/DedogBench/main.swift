@@ -227,10 +227,11 @@ case "activations":
     try! out.close()
 
 case "features":
-    // features MODEL LIST OUT [--threads T]: pooled features of the photos LIST names (see Features.swift).
+    // features MODEL LIST OUT [--threads T] [--crops]: pooled features of the photos LIST names, or of their dogs'
+    // crops (see Features.swift).
     let args = CommandLine.arguments
     try! dumpFeatures(model: URL(fileURLWithPath: args[2]), list: URL(fileURLWithPath: args[3]),
-                      out: URL(fileURLWithPath: args[4]), threads: option("--threads", 2))
+                      out: URL(fileURLWithPath: args[4]), threads: option("--threads", 2), crops: args.contains("--crops"))
 
 case "pyramid-features":
     // pyramid-features MODEL BACKBONE CROPS.u8 SIZE OUT [--threads T]: the stride-16 and stride-32 maps of network
@@ -318,6 +319,27 @@ case "set-cat-rule":
     // set-cat-rule MODEL RULE.json|none: the same for `decision.cat`, the rule scripts/experiments/fit_cat_rule.py
     // fitted (the JSON of `CatRule`).
     setDecisionRule(CatRule.self, \.cat)
+
+case "set-kind-rule":
+    // set-kind-rule MODEL RULE.json|none: the same for `decision.kind`, the rule scripts/experiments/kind_of_dog.py
+    // fitted (the JSON of `KindRule`); every breed label also gets its kind (`Label.kind`) from the bundled catalogue.
+    let args = CommandLine.arguments
+    guard args.count == 4 else { print("usage: dedog-bench set-kind-rule MODEL RULE.json|none"); exit(64) }
+    let url = URL(fileURLWithPath: args[2])
+    let file = try! SafeTensors(contentsOf: url)
+    var description = try! ModelDescription(from: file)
+    description.decision.kind = args[3] == "none" ? nil
+        : try! JSONDecoder().decode(KindRule.self, from: Data(contentsOf: URL(fileURLWithPath: args[3])))
+    let catalogue = try! Catalogue.bundled()
+    for b in description.backbones.indices {
+        guard var head = description.backbones[b].breedHead else { continue }
+        for l in head.labels.indices {
+            let fci = catalogue.breed(id: head.labels[l].breed, label: head.labels[l].key)?.fci
+            head.labels[l].kind = fci.map { BreedKind(group: $0.group, section: $0.section) }
+        }
+        description.backbones[b].breedHead = head
+    }
+    try! ModelFile.replacingDescription(of: file, with: description, to: url)
 
 case "set-detector":
     // set-detector MODEL DETECTOR|none: MODEL written again with the dog detector of the detector file DETECTOR

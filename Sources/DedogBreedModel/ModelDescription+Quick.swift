@@ -81,8 +81,9 @@ extension Label {
         guard let o = value.object, let key = o["key"]?.string, let name = o["name"]?.string, let isDog = o["isDog"]?.bool,
               let breed = JSONValue.optional(o["breed"], \.string),
               let keys = JSONValue.optional(o["imagenetKeys"], { $0.list(\.string) }),
-              let taught = JSONValue.optional(o["taught"], Taught.init(quickly:)) else { return nil }
-        self.init(key: key, name: name, isDog: isDog, breed: breed, imagenetKeys: keys, taught: taught)
+              let taught = JSONValue.optional(o["taught"], Taught.init(quickly:)),
+              let kind = JSONValue.optional(o["kind"], BreedKind.init(quickly:)) else { return nil }
+        self.init(key: key, name: name, isDog: isDog, breed: breed, imagenetKeys: keys, taught: taught, kind: kind)
     }
 }
 
@@ -99,9 +100,25 @@ extension DecisionThresholds {
               let margin = o["unsureMargin"]?.float, let other = JSONValue.optional(o["otherBreedBelow"], \.float),
               let vote = JSONValue.optional(o["breedVote"], BreedVote.init(quickly:)),
               let unknown = JSONValue.optional(o["unknownBreed"], UnknownBreedRule.init(quickly:)),
-              let cat = JSONValue.optional(o["cat"], CatRule.init(quickly:)) else { return nil }
+              let cat = JSONValue.optional(o["cat"], CatRule.init(quickly:)),
+              let kind = JSONValue.optional(o["kind"], KindRule.init(quickly:)) else { return nil }
         self.init(noDogBelow: noDog, unsureBelow: unsure, unsureMargin: margin, otherBreedBelow: other, breedVote: vote,
-                  unknownBreed: unknown, cat: cat)
+                  unknownBreed: unknown, cat: cat, kind: kind)
+    }
+}
+
+extension KindRule {
+    init?(quickly value: JSONValue) {
+        guard let o = value.object, let group = o["groupFrom"]?.float,
+              let section = JSONValue.optional(o["sectionFrom"], \.float) else { return nil }
+        self.init(groupFrom: group, sectionFrom: section)
+    }
+}
+
+extension BreedKind {
+    init?(quickly value: JSONValue) {
+        guard let o = value.object, let group = o["group"]?.int, let section = JSONValue.optional(o["section"], \.string) else { return nil }
+        self.init(group: group, section: section)
     }
 }
 
@@ -109,8 +126,9 @@ extension UnknownBreedRule {
     init?(quickly value: JSONValue) {
         guard let o = value.object, let signals = o["signals"]?.list({ $0.string.flatMap(Signal.init(rawValue:)) }),
               let mean = o["mean"]?.list(\.float), let scale = o["scale"]?.list(\.float), let weights = o["weights"]?.list(\.float),
-              let bias = o["bias"]?.float, let below = o["below"]?.float else { return nil }
-        self.init(signals: signals, mean: mean, scale: scale, weights: weights, bias: bias, below: below)
+              let bias = o["bias"]?.float, let below = o["below"]?.float,
+              let careful = JSONValue.optional(o["carefulBelow"], \.float) else { return nil }
+        self.init(signals: signals, mean: mean, scale: scale, weights: weights, bias: bias, below: below, carefulBelow: careful)
     }
 }
 

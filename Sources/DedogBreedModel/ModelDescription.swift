@@ -18,15 +18,19 @@ public struct Label: Codable, Sendable, Equatable {
     /// A breed taught from a few confirmed photos (`dedog learn` of a breed the model did not know), not trained:
     /// its head row is made from those photos (`TaughtBreed`), and it goes when the last of them is forgotten.
     public var taught: Taught?
+    /// For a breed head's label: the breed's kind (FCI group and section) from the catalogue, which the answer says
+    /// when it names no breed (`KindRule`); nil when the catalogue gives none.
+    public var kind: BreedKind?
 
     public init(key: String, name: String, isDog: Bool, breed: String? = nil, imagenetKeys: [String]? = nil,
-                taught: Taught? = nil) {
+                taught: Taught? = nil, kind: BreedKind? = nil) {
         self.key = key
         self.name = name
         self.isDog = isDog
         self.breed = breed
         self.imagenetKeys = imagenetKeys
         self.taught = taught
+        self.kind = kind
     }
 }
 
@@ -342,6 +346,9 @@ public struct ModelDescription: Codable, Sendable, Equatable {
         if let problem = detector?.problem(backbones: backbones.map(\.architecture)) {
             throw .invalidValue(file: file, field: "detector." + problem.field, value: problem.value,
                                 requirement: problem.requirement)
+        }
+        if let problem = decision.kind?.problem() {
+            throw .invalidValue(file: file, field: "decision.kind." + problem.field, value: problem.value, requirement: problem.requirement)
         }
         if let problem = decision.unknownBreed?.problem() {
             throw .invalidValue(file: file, field: "decision.unknownBreed." + problem.field, value: problem.value,

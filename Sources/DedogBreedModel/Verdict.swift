@@ -27,10 +27,13 @@ public struct DecisionThresholds: Codable, Sendable, Equatable {
     /// "No dog" also where the photo's features say cat (`CatRule`), whatever share the ImageNet heads put on dogs.
     /// Nil in files written before it, and in models whose backbones it was not fitted on.
     public var cat: CatRule?
+    /// When the answer names no breed, the kind of dog it still is (`KindRule`), from the breeds' kinds
+    /// (`Label.kind`). Nil: no kind is said.
+    public var kind: KindRule?
 
     public init(noDogBelow: Float = 0.5, unsureBelow: Float = 0.45, unsureMargin: Float = 0.15,
                 otherBreedBelow: Float? = nil, breedVote: BreedVote? = nil, unknownBreed: UnknownBreedRule? = nil,
-                cat: CatRule? = nil) {
+                cat: CatRule? = nil, kind: KindRule? = nil) {
         self.noDogBelow = noDogBelow
         self.unsureBelow = unsureBelow
         self.unsureMargin = unsureMargin
@@ -38,6 +41,19 @@ public struct DecisionThresholds: Codable, Sendable, Equatable {
         self.breedVote = breedVote
         self.unknownBreed = unknownBreed
         self.cat = cat
+        self.kind = kind
+    }
+
+    /// The careful mode's thresholds: "a breed this model does not know" from the rule's `carefulBelow` instead of
+    /// its `below`, for users who meet many dogs of mixed or rare breeds (a shelter, a vet), who would rather hear
+    /// "a breed this model does not know" than a confident wrong breed, at the price of more right answers held
+    /// back. Nil when the model has no careful point (a model without a fitted `UnknownBreedRule`).
+    public var careful: DecisionThresholds? {
+        guard var rule = unknownBreed, let stricter = rule.carefulBelow else { return nil }
+        rule.below = stricter
+        var careful = self
+        careful.unknownBreed = rule
+        return careful
     }
 }
 
@@ -122,7 +138,9 @@ public enum LooksLike: String, Codable, Sendable, CaseIterable {
 /// and some of the 13 new ones, or the 13 new ones alone): their validation photos of the breeds they know against
 /// the held-out breeds' training photos, never a test split. `below` is where the rule takes at most 3 % of the right
 /// answers (top breed right) of the final model's own validation photos restored to their true proportions
-/// (docs/accuracy.md has the trade-off).
+/// (docs/accuracy.md has the trade-off). `carefulBelow`, the careful mode's threshold (`DecisionThresholds.careful`),
+/// is where the held-out breeds' photos, each fold scored by a rule fitted on the others, are named confidently at
+/// most a quarter of the time; it takes more of the right answers (`dedog classify --help` says how many).
 public struct UnknownBreedRule: Codable, Sendable, Equatable {
     public enum Signal: String, Codable, Sendable, CaseIterable {
         /// The top breed's probability.
@@ -141,14 +159,18 @@ public struct UnknownBreedRule: Codable, Sendable, Equatable {
     public var weights: [Float]
     public var bias: Float
     public var below: Float
+    /// The careful mode's `below`, at least `below`; nil: the model has no careful mode.
+    public var carefulBelow: Float?
 
-    public init(signals: [Signal], mean: [Float], scale: [Float], weights: [Float], bias: Float, below: Float) {
+    public init(signals: [Signal], mean: [Float], scale: [Float], weights: [Float], bias: Float, below: Float,
+                carefulBelow: Float? = nil) {
         self.signals = signals
         self.mean = mean
         self.scale = scale
         self.weights = weights
         self.bias = bias
         self.below = below
+        self.carefulBelow = carefulBelow
     }
 
     /// The score of a photo whose signals are `value(signal)`; nil when one is unknown (a model without
@@ -171,6 +193,86 @@ public struct UnknownBreedRule: Codable, Sendable, Equatable {
         }
         if let bad = (mean + weights + [bias, below]).first(where: { !$0.isFinite }) { return ("weights", "\(bad)", "finite numbers") }
         if let bad = scale.first(where: { !($0.isFinite && $0 > 0) }) { return ("scale", "\(bad)", "positive finite numbers") }
+        if let careful = carefulBelow, !(careful.isFinite && careful >= below) {
+            return ("carefulBelow", "\(careful)", "a finite number no lower than below (\(below))")
+        }
+        return nil
+    }
+}
+
+/// The kind of dog a breed is, as the breed catalogue groups breeds: its FCI group (1 to 10) and, where the FCI
+/// divides the group, its section (the catalogue's English name, which the catalogue translates).
+public struct BreedKind: Codable, Sendable, Hashable {
+    public var group: Int
+    public var section: String?
+
+    public init(group: Int, section: String? = nil) {
+        self.group = group
+        self.section = section
+    }
+}
+
+/// A kind of dog said of a photo whose breed is not named, and how much of the breed probabilities its breeds
+/// share (`KindRule`). `kind.section` is nil when only the group is said.
+public struct DogKind: Codable, Sendable, Equatable {
+    public var kind: BreedKind
+    public var probability: Float
+
+    public init(kind: BreedKind, probability: Float) {
+        self.kind = kind
+        self.probability = probability
+    }
+}
+
+/// The kind of dog, when the answer names no breed ("a breed this model does not know", "unsure"): the breed
+/// probabilities added up by the breeds' kinds (`Label.kind`; a breed without one adds to none). A section whose
+/// breeds together reach `sectionFrom` is said; else a group whose breeds reach `groupFrom`; else nothing.
+///
+/// Fitted by `scripts/experiments/kind_of_dog.py` on the fold models of the unknown-breed rule: their answers for
+/// photos of the breeds they were trained without, whose kinds the catalogue gives; each threshold is the lowest at
+/// which the kind said is right at least 80 % of the time, each fold scored by thresholds chosen on the others
+/// (docs/accuracy.md).
+public struct KindRule: Codable, Sendable, Equatable {
+    public var groupFrom: Float
+    /// Nil: sections are never said.
+    public var sectionFrom: Float?
+
+    public init(groupFrom: Float, sectionFrom: Float? = nil) {
+        self.groupFrom = groupFrom
+        self.sectionFrom = sectionFrom
+    }
+
+    /// The kind said for breed `probabilities` of breeds of `kinds` (one a label, in order), leaving out the labels
+    /// in `excluded` (the others' probabilities renormalised); nil when no kind reaches its threshold.
+    public func kind(_ probabilities: [Float], kinds: [BreedKind?], excluding excluded: Set<Int> = []) -> DogKind? {
+        let included = zip(probabilities.indices, probabilities).filter { !excluded.contains($0.0) }
+        let total = included.reduce(Float(0)) { $0 + $1.1 }
+        guard total > 0 else { return nil }
+        var groups: [Int: Float] = [:], sections: [BreedKind: Float] = [:]
+        for (i, p) in included where i < kinds.count {
+            guard let kind = kinds[i] else { continue }
+            groups[kind.group, default: 0] += p / total
+            if kind.section != nil { sections[kind, default: 0] += p / total }
+        }
+        // The most probable, ties broken by group and section so that the answer never depends on hashing.
+        func best<K>(_ masses: [K: Float], order: (K, K) -> Bool) -> (K, Float)? {
+            masses.max { $0.value != $1.value ? $0.value < $1.value : order($1.key, $0.key) }.map { ($0.key, $0.value) }
+        }
+        if let from = sectionFrom,
+           let (section, p) = best(sections, order: { ($0.group, $0.section ?? "") < ($1.group, $1.section ?? "") }), p >= from {
+            return DogKind(kind: section, probability: p)
+        }
+        if let (group, p) = best(groups, order: <), p >= groupFrom {
+            return DogKind(kind: BreedKind(group: group), probability: p)
+        }
+        return nil
+    }
+
+    /// The first field that does not hold, as (field, value, requirement) below `decision.kind`.
+    func problem() -> (field: String, value: String, requirement: String)? {
+        for (field, value) in [("groupFrom", groupFrom), ("sectionFrom", sectionFrom)] {
+            if let value, !(value.isFinite && (0...1).contains(value)) { return (field, "\(value)", "between 0 and 1") }
+        }
         return nil
     }
 }
@@ -314,15 +416,18 @@ public struct Decision: Sendable, Equatable {
     public var lookalikes: [Prediction]
     /// For `noDog`: what the photo looks like instead (nil when the model cannot tell: no ImageNet head).
     public var looksLike: LooksLike?
+    /// For `otherBreed` and `unsure`: the kind of dog, where the model is sure of that much (`KindRule`).
+    public var kind: DogKind?
 
     public init(verdict: Verdict, breeds: [Prediction], dogProbability: Float?, similarity: Float? = nil,
-                lookalikes: [Prediction] = [], looksLike: LooksLike? = nil) {
+                lookalikes: [Prediction] = [], looksLike: LooksLike? = nil, kind: DogKind? = nil) {
         self.verdict = verdict
         self.breeds = breeds
         self.dogProbability = dogProbability
         self.similarity = similarity
         self.lookalikes = lookalikes
         self.looksLike = looksLike
+        self.kind = kind
     }
 }
 
@@ -397,8 +502,12 @@ extension Model {
             let noDog = verdict == .noDog
             let looksLike: LooksLike? = !noDog ? nil : thresholds.seesCat(catScore) ? .cat
                 : imagenet.flatMap { p in imagenetLabels.map { LooksLike.mostLikely($0, p) } }
+            let kind = verdict != .otherBreed && verdict != .unsure ? nil
+                : thresholds.kind.flatMap { rule in
+                    breedProbabilities.flatMap { p in breedLabels.flatMap { rule.kind(p, kinds: $0.map(\.kind), excluding: excluded) } }
+                }
             return (Decision(verdict: verdict, breeds: Array(breeds.prefix(max(0, top))), dogProbability: dogProbability,
-                             similarity: similarity, lookalikes: noDog ? lookalikes : [], looksLike: looksLike), topIndex)
+                             similarity: similarity, lookalikes: noDog ? lookalikes : [], looksLike: looksLike, kind: kind), topIndex)
         }
         let (decision, topIndex) = try judge(withoutTaught: false)
         // A taught breed is named only for photos like its own: where it comes first but the photo is not like its

@@ -19,7 +19,8 @@ struct Classify: ParsableCommand {
             "a breed this model does not know" (with the breeds the dog looks most like) when the dog is \
             less like any of the model's breeds than their own photos are, and "unsure" when the top \
             breed is below 45 % or less than 15 points ahead of the next (the thresholds come from the \
-            model file).
+            model file). When it names no breed, it says the kind of dog where it is sure of that much: \
+            its FCI group ("kind: Terriers (FCI group 3)").
 
             Where the dogs are: the bundled models find each dog in the photo (a detector trained on Stanford \
             Dogs' boxes) and give its box; a photo of several dogs gets an answer per dog, each from that dog \
@@ -31,6 +32,7 @@ struct Classify: ParsableCommand {
               dedog classify --top 5 ~/Pictures/dogs
               dedog classify --json photos/ > results.jsonl
               dedog classify --format csv ~/Pictures > breeds.csv      # one row per photo (per dog), for a spreadsheet
+              dedog classify --careful shelter-photos/        # rather "a breed it does not know" than a wrong breed
               dedog classify --model fast ~/Pictures/dogs     # Lite0 alone: faster, less accurate
               dedog classify --model mydogs.safetensors rex.jpg
             """
@@ -56,6 +58,9 @@ struct Classify: ParsableCommand {
     @Flag(help: ArgumentHelp("Answer from the whole photo only: no second, closer look at a dog that is small in the "
                              + "photo (that look takes one more pass through the network, for a few photos in a hundred)."))
     var noZoom = false
+
+    @Flag(help: ArgumentHelp(CarefulMode.help))
+    var careful = false
 
     @Option(help: ArgumentHelp("The model: a model file from `dedog train`, or a bundled one by name ("
                                + ModelLocator.bundled.map { "\($0.name): \($0.summary)" }.joined(separator: "; ")
@@ -110,7 +115,8 @@ struct Classify: ParsableCommand {
                                                         maxPixels: maxMegapixels * 1_000_000)
             configuration.share(threads: threads, manyPhotos: paths.count > 1 || paths.contains { FolderWalk.isFolder($0) })
             if noZoom { configuration.zoom = nil }
-            classifier = try Classifier(modelURL: Environment.model(model), configuration: configuration)
+            classifier = try CarefulMode.classifier(try Classifier(modelURL: Environment.model(model), configuration: configuration),
+                                                    careful: careful)
         } catch {
             Terminal.error(error)
             throw Status.modelUnavailable

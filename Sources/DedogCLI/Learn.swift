@@ -177,7 +177,7 @@ struct Forget: ParsableCommand {
 extension ClassifierError {
     var isModelProblem: Bool {
         switch self {
-        case .model, .noModel, .unknownModel, .notTrainable: return true
+        case .model, .noModel, .unknownModel, .notTrainable, .noCarefulMode: return true
         case .image, .unknownBreed, .quiz, .emptyBreedName, .ambiguousBreed, .notACatalogueBreed, .sidecar, .outsideTree: return false
         }
     }

@@ -21,13 +21,14 @@ struct ResultPrinter {
     /// Breeds per photo: the number of breed/probability column pairs in CSV.
     var top = 3
 
-    /// What goes before the first result: CSV's header row. The last five columns say where the dog is: `dog` is
-    /// empty for a photo answered as a whole, and numbers the dogs of a photo of several, one row each.
+    /// What goes before the first result: CSV's header row. `kind` is the kind of dog said when no breed is
+    /// named. The last five columns say where the dog is: `dog` is empty for a photo answered as a whole, and
+    /// numbers the dogs of a photo of several, one row each.
     func begin() {
         guard format == .csv else { return }
         var header = ["file", "verdict", "breed", "probability"]
         for rank in stride(from: 2, through: top, by: 1) { header += ["breed_\(rank)", "probability_\(rank)"] }
-        Terminal.out(Self.csvRow(header + ["looks_like", "error", "dog", "x", "y", "width", "height"]))
+        Terminal.out(Self.csvRow(header + ["looks_like", "kind", "error", "dog", "x", "y", "width", "height"]))
     }
 
     func result(file: String, _ c: Classification) {
@@ -54,7 +55,8 @@ struct ResultPrinter {
             }
         }
         let box = c.location.map { ["\($0.x)", "\($0.y)", "\($0.width)", "\($0.height)"] } ?? ["", "", "", ""]
-        return Self.csvRow(row + [c.looksLike?.name(in: language) ?? "", "", number.map(String.init) ?? ""] + box)
+        return Self.csvRow(row + [c.looksLike?.name(in: language) ?? "", c.kind?.name(catalogue, in: language) ?? "", "",
+                                  number.map(String.init) ?? ""] + box)
     }
 
     /// A CSV row: fields with a comma, quote or line break are quoted, quotes doubled (RFC 4180). A field starting
@@ -76,7 +78,7 @@ struct ResultPrinter {
     func failure(file: String, message: String) {
         switch format {
         case .json: emit(ClassificationRecord(file: file, result: nil, error: message, catalogue: catalogue, language: language))
-        case .csv: Terminal.out(Self.csvRow([file, "error"] + Array(repeating: "", count: 2 * top + 1) + [message] + Array(repeating: "", count: 5)))
+        case .csv: Terminal.out(Self.csvRow([file, "error"] + Array(repeating: "", count: 2 * top + 2) + [message] + Array(repeating: "", count: 5)))
         case .text: break  // the error is on stderr already
         }
     }
@@ -99,13 +101,8 @@ struct ResultPrinter {
         case .dog:
             let cross = best.flatMap { catalogue.details($0)?.crossDescription(in: language) }.map { ", " + $0 } ?? ""
             lines.append("\(file): \(best.map(name) ?? "?")\(cross) (\(Self.percent(best?.probability ?? 0, language)))")
-        case .unsure:
-            let names = c.breeds.prefix(2).map(name).joined(separator: cs ? " nebo " : " or ")
-            lines.append(cs ? "\(file): nejisté — možná \(names)" : "\(file): unsure — perhaps \(names)")
-        case .otherBreed:
-            let alike = c.breeds.prefix(2).map(name).joined(separator: ", ")
-            lines.append(cs ? "\(file): pes plemene, které tento model nezná (nejvíc se podobá: \(alike))"
-                            : "\(file): a dog of a breed this model does not know (looks most like \(alike))")
+        case .unsure, .otherBreed:
+            lines.append("\(file): " + noBreedNamed(c))
         case .noDog:
             // ImageNet's class names exist in English only; Czech output leaves them out rather than mix languages.
             // The class named is the kind said, where there is one ("a cat … most like: tabby", not "… most like: mink").
@@ -147,13 +144,25 @@ struct ResultPrinter {
         switch dog.verdict {
         case .dog, .noDog:
             return named.joined(separator: cs ? ", nebo " : ", or ")
-        case .unsure:
-            return (cs ? "nejisté — možná " : "unsure — perhaps ") + named.joined(separator: cs ? " nebo " : " or ")
-        case .otherBreed:
-            let alike = dog.breeds.prefix(2).map(name).joined(separator: ", ")
-            return cs ? "plemeno, které tento model nezná (nejvíc se podobá: \(alike))"
-                      : "a breed this model does not know (looks most like \(alike))"
+        case .unsure, .otherBreed:
+            return noBreedNamed(dog)
         }
+    }
+
+    /// An answer that names no breed: unsure between two, or a breed the model does not know, with the kind of dog
+    /// where the model is sure of that much ("a dog of a breed this model does not know — kind: Terriers (FCI
+    /// group 3); looks most like Border Terrier, Norfolk Terrier").
+    func noBreedNamed(_ c: Classification) -> String {
+        let cs = language == .cs
+        let kind = c.kind.map { (cs ? "druh: " : "kind: ") + $0.name(catalogue, in: language) }
+        if c.verdict == .unsure {
+            let names = c.breeds.prefix(2).map(name).joined(separator: cs ? " nebo " : " or ")
+            return (cs ? "nejisté — možná " : "unsure — perhaps ") + names + (kind.map { "; " + $0 } ?? "")
+        }
+        let alike = c.breeds.prefix(2).map(name).joined(separator: ", ")
+        let unknown = cs ? "pes plemene, které tento model nezná" : "a dog of a breed this model does not know"
+        guard let kind else { return unknown + (cs ? " (nejvíc se podobá: \(alike))" : " (looks most like \(alike))") }
+        return "\(unknown) — \(kind); " + (cs ? "nejvíc se podobá: \(alike)" : "looks most like \(alike)")
     }
 }
 

@@ -12,8 +12,9 @@ struct Tag: ParsableCommand {
             and ROOT/BREED for each dog it names, into the photo's sidecar: photo.jpg.xmp (or photo.xmp when only that \
             exists). They go into every place the photo managers look: digiKam:TagsList and \
             MicrosoftPhoto:LastKeywordXMP (paths with /), lr:hierarchicalSubject (with |) and dc:subject (the names). \
-            A dog of a breed the model does not know, or one it is unsure of, gets ROOT alone; a photo without a dog \
-            gets nothing (and no new sidecar).
+            A dog of a breed the model does not know, or one it is unsure of, gets ROOT/KIND where the model is sure \
+            of its kind of dog (its FCI group: "Animals/Dogs/Terriers"), else ROOT alone; a photo without \
+            a dog gets nothing (and no new sidecar).
 
             The sidecar is merged, never replaced: the user's own keywords, darktable's edit history and everything \
             else in it stay. dedog records in its own namespace what it added and with which model, so a second run \
@@ -61,6 +62,9 @@ struct Tag: ParsableCommand {
     @Flag(help: "Never show the progress line.")
     var noProgress = false
 
+    @Flag(help: ArgumentHelp(CarefulMode.help))
+    var careful = false
+
     @Option(help: ArgumentHelp("The model, as for classify: a bundled one by name or a file from `dedog train`.",
                                valueName: "name|file"))
     var model: String?
@@ -87,7 +91,8 @@ struct Tag: ParsableCommand {
 
     func run() throws {
         let language = lang ?? Environment.language
-        let settings = TagSettings(root: root.flatMap(TagSettings.root(parsing:)), language: language, minProbability: minProbability)
+        let settings = TagSettings(root: root.flatMap(TagSettings.root(parsing:)), language: language, minProbability: minProbability,
+                                   careful: careful)
         var summary = TagSummary(dryRun: dryRun)
         var reports: [TagReport] = []
         Interruption.catchSignals()
@@ -153,7 +158,7 @@ struct Tag: ParsableCommand {
             var configuration = ClassifierConfiguration(kernels: kernelSet, precision: precision)
             configuration.share(threads: threads, manyPhotos: photos > 1)
             let url = try Environment.model(model)
-            classifier = try Classifier(modelURL: url, configuration: configuration)
+            classifier = try CarefulMode.classifier(try Classifier(modelURL: url, configuration: configuration), careful: careful)
             tagger = try PhotoTagger(modelURL: url, catalogue: catalogue, settings: settings)
         } catch {
             Terminal.error(error)

@@ -139,6 +139,12 @@ public struct Catalogue: Sendable {
         language == .en ? term : vocabulary[language.rawValue]?[term] ?? term
     }
 
+    /// FCI group `group`'s name in `language` ("Terriers", "teriéři"), as its breeds give it; nil when no breed of
+    /// the catalogue is in that group.
+    public func groupName(_ group: Int, in language: Language) -> String? {
+        breeds.lazy.compactMap(\.fci).first { $0.group == group }.map { term($0.groupName, in: language) }
+    }
+
     /// Breeds sorted by name in `language` (Czech alphabet order for `cs`), optionally only FCI group `group`, and
     /// only those the bundled models recognise.
     public func list(language: Language, fciGroup group: Int? = nil, recognisedOnly: Bool = false) -> [Breed] {

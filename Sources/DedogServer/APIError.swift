@@ -59,7 +59,7 @@ public struct APIError: Error, Sendable, Equatable {
         APIError(.notFound, code: "notFound", message: what)
     }
 
-    /// What a photo that could not be classified means for the client.
+    /// What a classifier's error means for the client: a photo that could not be classified, or what the model cannot do.
     static func photo(_ error: ClassifierError, field: String) -> APIError {
         if let problem = error.photoProblem {
             switch problem {
@@ -94,6 +94,8 @@ public struct APIError: Error, Sendable, Equatable {
             return APIError(.unprocessableContent, code: "badQuiz", message: error.description, field: field)
         case .model, .noModel, .unknownModel, .notTrainable:
             return APIError(.internalServerError, code: "modelFailed", message: error.description)
+        case .noCarefulMode:
+            return APIError(.badRequest, code: "noCarefulMode", message: error.description + " Leave out careful=true.", field: "careful")
         case .sidecar, .outsideTree:  // `dedog tag`'s own, never from a route
             return APIError(.internalServerError, code: "internal", message: error.description)
         }

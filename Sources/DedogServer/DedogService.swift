@@ -79,6 +79,7 @@ public final class DedogService: Sendable {
         }
         let top = try Self.topK(request, limit: configuration.maxTopK)
         let language = try Self.language(request)
+        let careful = try Self.careful(request)
         let boundary = try Self.photoBoundary(request)
         let limit = configuration.maxBodyBytes
         try admit(request, bodyLimit: limit)
@@ -91,7 +92,7 @@ public final class DedogService: Sendable {
                            field: "body")
         }
 
-        let classifier = self.classifier
+        let classifier = try careful ? Self.carefulMode(of: self.classifier) : self.classifier
         let results = await queue.run { () -> [Result<Classification, ClassifierError>] in
             photos.map { photo in
                 Result { () throws(ClassifierError) -> Classification in try classifier.classify(bytes: photo.bytes, name: photo.name, top: top) }
@@ -205,6 +206,26 @@ public final class DedogService: Sendable {
                            field: "top_k")
         }
         return k
+    }
+
+    /// `careful=true` (or 1): careful mode (`Classifier.carefulMode()`); false by default.
+    static func careful(_ request: Request) throws(APIError) -> Bool {
+        guard let raw = request.uri.queryParameters["careful"] else { return false }
+        switch String(raw).lowercased() {
+        case "true", "1", "yes": return true
+        case "false", "0", "no", "": return false
+        default:
+            throw APIError(.badRequest, code: "badParameter", message: "careful must be true or false, not \"\(raw)\"", field: "careful")
+        }
+    }
+
+    /// `classifier` in careful mode; a model without one is the request's mistake (400), naming the parameter.
+    static func carefulMode(of classifier: Classifier) throws(APIError) -> Classifier {
+        do {
+            return try classifier.carefulMode()
+        } catch {
+            throw APIError.photo(error, field: "careful")
+        }
     }
 
     /// `lang`, else the first of Accept-Language's languages dedog speaks, else English.

@@ -110,6 +110,7 @@ import DedogBreedModel
             guard let breed = match?.breed else { continue }
             labels[c].name = breed.name.en
             labels[c].breed = breed.id
+            labels[c].kind = breed.fci.map { BreedKind(group: $0.group, section: $0.section) }
             labels[c].imagenetKeys = breed.labels.isEmpty ? nil : breed.labels
             startKeys[c] += breed.labels
         }

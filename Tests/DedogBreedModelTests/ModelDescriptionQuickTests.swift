@@ -70,8 +70,10 @@ import DedogTestSupport
     /// A description that gives every field a value: every optional present, every list non-empty, a backbone
     /// with both heads, prototypes, confirmed photos and 8-bit ranges with their temperature.
     static var everyField: ModelDescription {
-        let labels = [Label(key: "n0-a", name: "A", isDog: true, breed: "a", imagenetKeys: ["n1"], taught: Taught(featureLength: 20)),
-                      Label(key: "n0-b", name: "B", isDog: true, breed: "b", imagenetKeys: ["n2"], taught: Taught(featureLength: 21.5))]
+        let labels = [Label(key: "n0-a", name: "A", isDog: true, breed: "a", imagenetKeys: ["n1"], taught: Taught(featureLength: 20),
+                            kind: BreedKind(group: 3, section: "Small sized Terriers")),
+                      Label(key: "n0-b", name: "B", isDog: true, breed: "b", imagenetKeys: ["n2"], taught: Taught(featureLength: 21.5),
+                            kind: BreedKind(group: 6, section: "Scent hounds"))]
         let head = HeadDescription(weight: "w", bias: "b", labels: labels, temperature: 1.5)
         let ranges = ActivationRanges(photos: 3, method: "min-max", ranges: ["stem": [0, 6]])
         let backbone = BackboneDescription(architecture: "efficientnet-lite0", tensorPrefix: "lite0.",
@@ -81,12 +83,12 @@ import DedogTestSupport
                                            prototypes: "p", confirmedPhotos: "m", activationRanges: ranges,
                                            int8BreedTemperature: 0.9)
         let unknown = UnknownBreedRule(signals: [.p1, .cosine], mean: [0.5, 0.6], scale: [0.2, 0.1], weights: [1, 2],
-                                       bias: 0.1, below: -1)
+                                       bias: 0.1, below: -1, carefulBelow: -0.5)
         let cat = CatRule(weights: [[0.5, -0.25]], bias: 0.125, from: -0.5)
         return ModelDescription(formatVersion: 9, source: "s", backbones: [backbone],
                                 decision: DecisionThresholds(noDogBelow: 0.3, unsureBelow: 0.45, unsureMargin: 0.15,
                                                              otherBreedBelow: 0.5, breedVote: BreedVote(), unknownBreed: unknown,
-                                                             cat: cat),
+                                                             cat: cat, kind: KindRule(groupFrom: 0.7, sectionFrom: 0.6)),
                                 combinedTemperature: 1.1, int8CombinedTemperature: 1.2, training: ["k": "v"],
                                 confirmedPhotos: [ConfirmedPhoto(label: "n0-a", photo: "x.jpg", fingerprint: "f", added: "t")],
                                 detector: DetectorDescription(backbone: 0, architecture: backbone.architecture, channels: 16, blocks: 2,

@@ -8,12 +8,12 @@ import DedogTestSupport
 /// the signals `decide` gives it (checked against their definitions, computed here from the file's tensors), the
 /// file's checks of it; and breeds taught from photos (`TaughtBreed`).
 @Suite struct UnknownBreedTests {
-    /// A one-backbone model on the Lite0 base with three breed rows (seeded), their prototypes, and `rule`.
-    static func model(rule: UnknownBreedRule?, name: String = #function) throws -> (Model, URL) {
+    /// A one-backbone model on the Lite0 base with three breed rows (seeded) of `kinds`, their prototypes, and `rule`.
+    static func model(rule: UnknownBreedRule?, kinds: [BreedKind?] = [nil, nil, nil], name: String = #function) throws -> (Model, URL) {
         let base = try SafeTensors(contentsOf: BundledModel.url)
         let source = try ModelDescription(from: base).backbones[0]
         var backbone = source
-        let labels = ["a", "b", "c"].map { Label(key: $0, name: $0.uppercased(), isDog: true) }
+        let labels = zip(["a", "b", "c"], kinds).map { Label(key: $0, name: $0.uppercased(), isDog: true, kind: $1) }
         backbone.breedHead = HeadDescription(weight: "", bias: "", labels: labels)
         var dice = Dice(seed: 7)
         let weight = (0..<(3 * 1280)).map { _ in dice.uniform() * 0.1 }

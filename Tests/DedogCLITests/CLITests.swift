@@ -110,7 +110,7 @@ struct CLI {
         #expect(lines.count == 2)
         let records = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
         for record in records {
-            #expect(Set(record.keys) == ["file", "verdict", "dogProbability", "similarity", "breeds", "lookalikes", "looksLike", "location", "dogs", "error"])
+            #expect(Set(record.keys) == ["file", "verdict", "dogProbability", "similarity", "breeds", "lookalikes", "looksLike", "kind", "location", "dogs", "error"])
         }
         #expect(records[0]["verdict"] as? String == "dog")
         // The box where the network saw the beagle lies inside the photo (its size read from the file).

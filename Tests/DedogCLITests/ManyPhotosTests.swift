@@ -24,10 +24,10 @@ import DedogTestSupport
         #expect(r.status == 1)  // the broken JPEG
         let rows = r.stdout.split(separator: "\n").map(String.init)
         try #require(rows.count == 5, "\(r.stdout)")
-        #expect(rows[0] == "file,verdict,breed,probability,breed_2,probability_2,looks_like,error,dog,x,y,width,height")
+        #expect(rows[0] == "file,verdict,breed,probability,breed_2,probability_2,looks_like,kind,error,dog,x,y,width,height")
         #expect(rows[1].hasPrefix("\(dir.path)/=SUM(A1).jpg,dog,Beagle,0.9"), "\(rows[1])")
         #expect(rows[2].hasPrefix("\"\(dir.path)/a,\"\"quoted\"\" dog.jpg\",dog,Beagle,0.9"), "\(rows[2])")
-        #expect(rows[3].hasPrefix("\(dir.path)/broken.jpg,error,,,,,,\(dir.path)/broken.jpg: the image data is"), "\(rows[3])")
+        #expect(rows[3].hasPrefix("\(dir.path)/broken.jpg,error,,,,,,,\(dir.path)/broken.jpg: the image data is"), "\(rows[3])")
         #expect(rows[4].hasPrefix("\(dir.path)/rex.heic,dog,Beagle,0.9"))
         #expect(rows[4].contains(",Treeing Walker Coonhound,0.0"))
         #expect(rows.dropFirst().allSatisfy { !$0.contains("Summary") })

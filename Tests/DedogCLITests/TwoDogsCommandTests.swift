@@ -50,10 +50,10 @@ import Testing
         let csv = try CLI.run(["classify", "--model", model, "--format", "csv", "-k", "1", url.path])
         let rows = csv.stdout.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
         try #require(rows.count == 3, "\(csv.stdout)")
-        #expect(rows[0] == ["file", "verdict", "breed", "probability", "looks_like", "error", "dog", "x", "y", "width", "height"])
-        #expect(rows[1][6] == "1" && rows[2][6] == "2", "\(csv.stdout)")
+        #expect(rows[0] == ["file", "verdict", "breed", "probability", "looks_like", "kind", "error", "dog", "x", "y", "width", "height"])
+        #expect(rows[1][7] == "1" && rows[2][7] == "2", "\(csv.stdout)")
         for row in rows.dropFirst() {
-            let box = (Int(row[7]) ?? -1, Int(row[8]) ?? -1, Int(row[9]) ?? 0, Int(row[10]) ?? 0)
+            let box = (Int(row[8]) ?? -1, Int(row[9]) ?? -1, Int(row[10]) ?? 0, Int(row[11]) ?? 0)
             let truth = box.0 + box.2 / 2 < made.boxes[1].x ? 0 : 1  // the first photo is on the left
             #expect(DogPhotos.overlap(box, made.boxes[truth]) >= 0.5 && row[2] == DogPhotos.testPairNames.en[truth], "\(row)")
         }

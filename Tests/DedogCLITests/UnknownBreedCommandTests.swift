@@ -16,18 +16,37 @@ import Testing
         (try? JSONSerialization.jsonObject(with: Data(output.utf8))) as? [String: Any] ?? [:]
     }
 
+    /// A CSV row's fields (RFC 4180: quoted fields, quotes doubled).
+    static func csvFields(_ row: String) -> [String] {
+        var fields: [String] = [], field = "", quoted = false, previous: Character? = nil
+        for c in row {
+            if c == "\"" {
+                if quoted { quoted = false } else { if previous == "\"" { field.append("\"") }; quoted = true }
+            } else if c == "," && !quoted {
+                fields.append(field); field = ""
+            } else {
+                field.append(c)
+            }
+            previous = c
+        }
+        return fields + [field]
+    }
+
     static func names(_ record: [String: Any]) -> [String] {
         (record["breeds"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
     }
 
-    /// The look-alikes are the model's two most likely breeds, named in the output's language.
+    /// The look-alikes are the model's two most likely breeds, named in the output's language (with the kind of
+    /// dog their probabilities add up to: the beagle's own, a scent hound).
     @Test func anUnknownBreedIsSaidSoWithItsLookAlikes() throws {
         let model = Self.temporary("unknown")
         try ModelFileEdit.answeringEveryDogAsUnknown(Self.fast, to: model)
         defer { try? FileManager.default.removeItem(at: model) }
         let known = Self.json(try CLI.run(["classify", Self.beagle, "--model", "fast", "-k", "2", "--json"]).stdout)
-        for (language, line) in [("en", "\(Self.beagle): a dog of a breed this model does not know (looks most like %@)"),
-                                 ("cs", "\(Self.beagle): pes plemene, které tento model nezná (nejvíc se podobá: %@)")] {
+        for (language, line) in [("en", "\(Self.beagle): a dog of a breed this model does not know — kind: Scent hounds and related "
+                                        + "breeds (FCI group 6); looks most like %@"),
+                                 ("cs", "\(Self.beagle): pes plemene, které tento model nezná — druh: honiči, barváři a příbuzná "
+                                        + "plemena (skupina FCI 6); nejvíc se podobá: %@")] {
             let json = try CLI.run(["classify", Self.beagle, "--model", model.path, "-k", "2", "--json", "--lang", language])
             #expect(json.status == 0, "\(json.stderr)")
             let record = Self.json(json.stdout)
@@ -43,6 +62,86 @@ import Testing
         let csv = try CLI.run(["classify", Self.beagle, "--model", model.path, "-k", "2", "--format", "csv"])
         #expect(csv.stdout.split(separator: "\n").last?.hasPrefix("\(Self.beagle),otherBreed,\(Self.names(known)[0]),") == true,
                 "\(csv.stdout)")
+    }
+
+    static let bundled = SharedData.packageRoot.appendingPathComponent("models/dedog-breeds.safetensors")
+    /// The beagle and the coonhounds it is most taken for.
+    static let beagleAndCoonhounds = ["n02088364-beagle", "n02089867-Walker_hound", "n02088632-bluetick", "n02090379-redbone"]
+
+    /// A beagle to a model without the beagle and the coonhounds (whose rule, edited, calls every dog unknown): a
+    /// breed outside the model, said with its kind, scent hounds (FCI group 6; the English Foxhound takes most of
+    /// the probability), in text, JSON and CSV, English and Czech.
+    @Test func aBreedOutsideTheModelIsSaidWithItsKind() throws {
+        let without = Self.temporary("without"), model = Self.temporary("kind")
+        defer { for url in [without, model] { try? FileManager.default.removeItem(at: url) } }
+        try ModelFileEdit.withoutBreeds(Self.beagleAndCoonhounds, Self.bundled, to: without)
+        try ModelFileEdit.answeringEveryDogAsUnknown(without, to: model)
+        for (language, kind, line) in [
+            ("en", "Scent hounds and related breeds (FCI group 6)",
+             "\(Self.beagle): a dog of a breed this model does not know — kind: %@; looks most like English Foxhound, "),
+            ("cs", "honiči, barváři a příbuzná plemena (skupina FCI 6)",
+             "\(Self.beagle): pes plemene, které tento model nezná — druh: %@; nejvíc se podobá: foxhound, "),
+        ] {
+            let text = try CLI.run(["classify", Self.beagle, "--model", model.path, "-k", "2", "--lang", language])
+            #expect(text.status == 0, "\(text.stderr)")
+            let first = text.stdout.split(separator: "\n").first.map(String.init) ?? ""
+            #expect(first.hasPrefix(line.replacingOccurrences(of: "%@", with: kind)), "\(text.stdout)")
+            let record = Self.json(try CLI.run(["classify", Self.beagle, "--model", model.path, "--json", "--lang", language]).stdout)
+            let said = record["kind"] as? [String: Any] ?? [:]
+            #expect(record["verdict"] as? String == "otherBreed")
+            #expect(said["group"] as? Int == 6 && said["section"] is NSNull && said["name"] as? String == kind, "\(said)")
+            #expect((said["probability"] as? Double ?? 0) >= 0.79, "the bundled rule's threshold: \(said)")
+            let csv = try CLI.run(["classify", Self.beagle, "--model", model.path, "--format", "csv", "-k", "1", "--lang", language])
+            let rows = csv.stdout.split(separator: "\n").map { Self.csvFields(String($0)) }
+            #expect(rows.first?[5] == "kind" && rows.last?[5] == kind, "\(csv.stdout)")
+        }
+    }
+
+    /// `dedog tag` gives the dog whose breed the model does not know its kind under the root, in the tags' language
+    /// (a dry run, which writes nothing, shows the tags).
+    @Test func tagGivesAnUnknownBreedItsKind() throws {
+        let without = Self.temporary("tag-without"), model = Self.temporary("tag-kind")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-tag-kind-\(UUID().uuidString)")
+        defer { for url in [without, model, folder] { try? FileManager.default.removeItem(at: url) } }
+        try ModelFileEdit.withoutBreeds(Self.beagleAndCoonhounds, Self.bundled, to: without)
+        try ModelFileEdit.answeringEveryDogAsUnknown(without, to: model)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let photo = folder.appendingPathComponent("rex.jpg").path
+        try FileManager.default.copyItem(atPath: SharedData.packageRoot.appendingPathComponent(Self.beagle).path, toPath: photo)
+        for (language, tags) in [("en", "Animals/Dogs, Animals/Dogs/Scent hounds and related breeds"),
+                                 ("cs", "Zvířata/Psi, Zvířata/Psi/honiči, barváři a příbuzná plemena")] {
+            let dry = try CLI.run(["tag", "--dry-run", "--lang", language, "--model", model.path, photo])
+            #expect(dry.stdout.hasPrefix("\(photo): \(tags) → \(photo).xmp ("), "\(dry.stdout)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: photo + ".xmp"))
+    }
+
+    /// Careful mode (the bundled default) on photos of two breeds taken out of it: each named confidently as a
+    /// wrong breed by default becomes "a breed this model does not know", with its kind: a Norfolk Terrier taken for
+    /// a Norwich Terrier is a terrier, a Whippet taken for a Saluki a sighthound.
+    @Test(.needsStanfordDogs) func carefulTurnsAConfidentWrongBreedIntoAnUnknownOneWithItsKind() throws {
+        for (key, photo, wrong, kind) in [("n02094114-Norfolk_terrier", "n02094114_2169.jpg", "Norwich Terrier", "Terriers (FCI group 3)"),
+                                          ("n02091134-whippet", "n02091134_9740.jpg", "Saluki", "Sighthounds (FCI group 10)")] {
+            let model = Self.temporary("careful")
+            defer { try? FileManager.default.removeItem(at: model) }
+            try ModelFileEdit.withoutBreeds([key], Self.bundled, to: model)
+            let path = SharedData.stanfordDogs.appendingPathComponent("\(key)/\(photo)").path
+            let plain = Self.json(try CLI.run(["classify", path, "--model", model.path, "--json"]).stdout)
+            #expect(plain["verdict"] as? String == "dog" && Self.names(plain).first == wrong, "\(plain)")
+            let careful = try CLI.run(["classify", path, "--model", model.path, "--careful"])
+            #expect(careful.stdout.hasPrefix("\(path): a dog of a breed this model does not know — kind: \(kind); looks most like \(wrong), "),
+                    "\(careful.stdout)")
+        }
+    }
+
+    /// `--careful` with a model that has none is refused, saying why and what to do.
+    @Test func carefulNeedsAModelThatHasIt() throws {
+        let model = Self.temporary("no-careful")
+        defer { try? FileManager.default.removeItem(at: model) }
+        try ModelFileEdit.answeringEveryDogAsUnknown(Self.fast, to: model)  // its rule has no careful threshold
+        let r = try CLI.run(["classify", Self.beagle, "--model", model.path, "--careful"])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("has no careful mode") && r.stderr.contains("Leave out --careful"), "\(r.stderr)")
     }
 
     /// A catalogue breed the model lacks, taught from three photos by its Czech name, named afterwards, then forgotten

@@ -295,7 +295,7 @@ final class BrowserTests {
     }
 
     /// A dog of a breed the model does not know (a model whose rule calls every dog unknown): the verdict names the
-    /// breeds it looks most like, in English and Czech; the confirm card offers "another breed" at once, and a breed
+    /// breeds it looks most like and its kind (the beagle's own), in English and Czech; the confirm card offers "another breed" at once, and a breed
     /// typed there (Czech) is taught, then undone.
     @Test func anUnknownBreedIsSaidAndTaughtFromThePage() throws {
         let unknown = folder.appendingPathComponent("unknown.safetensors")
@@ -308,7 +308,8 @@ final class BrowserTests {
         try identify(b, Self.beagle)
         let bars = try b.run("return [...document.querySelectorAll('#bars li a')].map((a) => a.textContent);") as? [String] ?? []
         #expect(bars.count >= 2)
-        #expect(try b.text("#verdict") == "A dog of a breed this model does not know; it looks most like \(bars.prefix(2).joined(separator: ", ")).")
+        #expect(try b.text("#verdict") == "A dog of a breed this model does not know, of the kind Scent hounds and related breeds "
+                + "(FCI group 6); it looks most like \(bars.prefix(2).joined(separator: ", ")).")
         #expect(try b.run("return document.querySelector('#confirm-breed').value;") as? String == "(other)")
         #expect(try b.run("return document.querySelector('.confirm-new').hidden;") as? Bool == false)
         #expect(try b.text("#confirm") == "Teach dedog this breed")
@@ -328,9 +329,48 @@ final class BrowserTests {
         try save(b, "desktop-unknown-breed")
         try switchLanguage(b)
         try identify(b, Self.beagle)
-        #expect(try b.text("#verdict").hasPrefix("Pes plemene, které tento model nezná; nejvíc se podobá: "))
+        #expect(try b.text("#verdict").hasPrefix("Pes plemene, které tento model nezná, druh: honiči, barváři a příbuzná plemena "
+                                                  + "(skupina FCI 6); nejvíc se podobá: "))
         try expectCzech(b, "an unknown breed", ignoring: ["beagle.jpg"])
         try expectNoScriptErrors(b)
+    }
+
+    /// The kind of dog and careful mode on the page: a beagle to a model without the beagle and the coonhounds (its
+    /// rule edited to call every dog unknown) is said to be a scent hound, in English and Czech, in the verdict and
+    /// the visit's list; that model has no careful mode, so the page offers none. The default model offers it; on,
+    /// the choice is remembered across a reload and the beagle is still a beagle.
+    @Test func theKindOfDogAndCarefulMode() throws {
+        let without = folder.appendingPathComponent("without.safetensors"), kind = folder.appendingPathComponent("kind.safetensors")
+        try ModelFileEdit.withoutBreeds(["n02088364-beagle", "n02089867-Walker_hound", "n02088632-bluetick", "n02090379-redbone"],
+                                        model, to: without)
+        try ModelFileEdit.answeringEveryDogAsUnknown(without, to: kind)
+        let own = try ServerProcess(["--model", kind.path, "--workers", "1"])
+        let b = try WebDriver(width: 1280, height: 900, language: "en-US")
+        try b.open("http://127.0.0.1:\(own.port)/")
+        try b.wait(for: "document.querySelector('#view h1')")
+        try identify(b, Self.beagle)
+        let verdict = try b.text("#verdict")
+        #expect(verdict.hasPrefix("A dog of a breed this model does not know, of the kind Scent hounds and related breeds (FCI group 6); "
+                                  + "it looks most like English Foxhound, "), "\(verdict)")
+        #expect(try b.text("#visit").contains("Scent hounds and related breeds (FCI group 6): a breed the model does not know"))
+        #expect(try b.run("return document.querySelector('#careful-row').hidden;") as? Bool == true, "no careful mode to offer")
+        try switchLanguage(b)
+        try identify(b, Self.beagle)
+        #expect(try b.text("#verdict").hasPrefix("Pes plemene, které tento model nezná, druh: honiči, barváři a příbuzná plemena (skupina FCI 6); "))
+        try expectCzech(b, "the kind of dog", ignoring: ["beagle.jpg"])
+
+        let d = try browser()
+        try d.wait(for: "!document.querySelector('#careful-row').hidden")
+        try d.click("#careful")
+        try d.run("location.reload();")
+        try d.wait(for: "document.querySelector('#careful') && !document.querySelector('#careful-row').hidden")
+        #expect(try d.run("return document.querySelector('#careful').checked;") as? Bool == true)
+        try identify(d, Self.beagle)
+        #expect(try d.text("#verdict").hasPrefix("Most likely Beagle"), "careful, a beagle is still a beagle")
+        try save(d, "desktop-careful")
+        try d.click("#careful")  // off again, for the tests after this one in the same browser profile
+        try expectNoScriptErrors(b)
+        try expectNoScriptErrors(d)
     }
 
     // MARK: Quiz

@@ -339,6 +339,38 @@ extension TestResponse {
         #expect(names == known.breeds.map(\.key), "the look-alikes are the breeds the model ranks first")
     }
 
+    /// Careful mode (`careful=true`) and the kind of dog through the API: the sample beagle is still a beagle with
+    /// care; to a model without the beagle and the coonhounds (its rule edited to call every dog unknown, and so
+    /// without a careful threshold) it is a scent hound, the kind said in the request's language, and careful mode
+    /// is refused naming the parameter, as a value that is not true or false is.
+    @Test func carefulModeAndTheKindOfDog() async throws {
+        let beagle = Fixture.photo("beagle.jpg")
+        let careful = try await request("/predictions/dedog?careful=true", method: .post, headers: [.contentType: "image/jpeg"], body: beagle)
+        #expect(careful.status == .ok && careful.object["verdict"] as? String == "dog" && careful.object["kind"] is NSNull, "\(careful.text)")
+        let bad = try await request("/predictions/dedog?careful=maybe", method: .post, headers: [.contentType: "image/jpeg"], body: beagle)
+        #expect(bad.status == .badRequest && bad.error.code == "badParameter" && bad.error.field == "careful", "\(bad.text)")
+
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-kind-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let without = folder.appendingPathComponent("without.safetensors"), url = folder.appendingPathComponent("kind.safetensors")
+        try ModelFileEdit.withoutBreeds(["n02088364-beagle", "n02089867-Walker_hound", "n02088632-bluetick", "n02090379-redbone"],
+                                        SharedData.packageRoot.appendingPathComponent("models/dedog-breeds.safetensors"), to: without)
+        try ModelFileEdit.answeringEveryDogAsUnknown(without, to: url)
+        let service = try DedogService(classifier: Classifier(modelURL: url, configuration: .init(workers: 1)),
+                                       catalogue: try Fixture.catalogue, configuration: ServerConfiguration())
+        for (language, name) in [("en", "Scent hounds and related breeds (FCI group 6)"), ("cs", "honiči, barváři a příbuzná plemena (skupina FCI 6)")] {
+            let response = try await request("/predictions/dedog?lang=\(language)", method: .post, headers: [.contentType: "image/jpeg"],
+                                             body: beagle, service: service)
+            let kind = response.object["kind"] as? [String: Any] ?? [:]
+            #expect(response.object["verdict"] as? String == "otherBreed")
+            #expect(kind["group"] as? Int == 6 && kind["section"] is NSNull && kind["name"] as? String == name, "\(response.text)")
+        }
+        let refused = try await request("/predictions/dedog?careful=1", method: .post, headers: [.contentType: "image/jpeg"],
+                                        body: beagle, service: service)
+        #expect(refused.status == .badRequest && refused.error.code == "noCarefulMode" && refused.error.field == "careful", "\(refused.text)")
+    }
+
     /// A real cat photo is "no dog", and the answer says what it looks like, in the request's language (issue 50).
     @Test(.needsPetsReal) func aCatIsNoDogAndSaidToBeACat() async throws {
         let cat = try [UInt8](Data(contentsOf: SharedData.cat))

@@ -27,6 +27,33 @@ public enum ModelFileEdit {
         try out.write(to: target)
     }
 
+    /// A copy of `source` that no longer names the breeds of labels `keys`: in every backbone's breed head their
+    /// biases are set to −10,000 (edited in place in the tensor bytes, F32 or F16), so that their probability is
+    /// none and their photos are those of breeds outside the model, as the held-out breeds of the unknown-breed
+    /// folds are (`scripts/experiments/unknown-breed-folds`).
+    public static func withoutBreeds(_ keys: [String], _ source: URL, to target: URL) throws {
+        var bytes = try Data(contentsOf: source)
+        let length = bytes.prefix(8).enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
+        guard length <= bytes.count - 8,
+              let header = try JSONSerialization.jsonObject(with: bytes.subdata(in: 8..<(8 + length))) as? [String: Any],
+              let text = (header["__metadata__"] as? [String: String])?["dedog.model"],
+              let description = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+              let backbones = description["backbones"] as? [[String: Any]] else { throw Failure.notAModelFile(source.path) }
+        for backbone in backbones {
+            for key in keys {
+                guard let head = backbone["breedHead"] as? [String: Any], let name = head["bias"] as? String,
+                      let labels = head["labels"] as? [[String: Any]],
+                      let row = labels.firstIndex(where: { $0["key"] as? String == key }),
+                      let tensor = header[name] as? [String: Any], let offsets = tensor["data_offsets"] as? [Int],
+                      let dtype = tensor["dtype"] as? String else { throw Failure.notAModelFile(source.path) }
+                let value: [UInt8] = dtype == "F16" ? [0xE2, 0xF0] : withUnsafeBytes(of: Float(-10_000).bitPattern.littleEndian, Array.init)
+                let start = 8 + length + offsets[0] + row * value.count
+                bytes.replaceSubrange(start..<(start + value.count), with: value)
+            }
+        }
+        try bytes.write(to: target)
+    }
+
     /// A copy of `source` whose every dog is "a breed this model does not know": its rule of the unknown breed
     /// scores every photo below its threshold (format 6).
     public static func answeringEveryDogAsUnknown(_ source: URL, to target: URL) throws {

@@ -46,6 +46,30 @@ import Testing
         #expect(TagSettings.root(parsing: "//") == nil)
     }
 
+    /// A dog whose breed is not named but whose kind is gets root/kind, the kind's catalogue name as a keyword, in the
+    /// tags' language; two such dogs of one kind, one tag.
+    @Test func anUnnamedBreedIsTaggedWithItsKind() throws {
+        func kinded(_ verdict: Verdict, _ kind: BreedKind) -> Classification {
+            var answer = Self.answer(verdict, [Self.beagle])
+            answer.kind = DogKind(kind: kind, probability: 0.9)
+            return answer
+        }
+        let terriers = BreedKind(group: 3), scent = BreedKind(group: 6, section: "Scent hounds")
+        let root = ["Animals", "Dogs"]
+        #expect(try tagger().tags(for: kinded(.otherBreed, terriers)) == [root, root + ["Terriers"]])
+        #expect(try tagger().tags(for: kinded(.unsure, scent)) == [root, root + ["Scent hounds"]])
+        #expect(try tagger(.cs).tags(for: kinded(.otherBreed, terriers)) == [["Zvířata", "Psi"], ["Zvířata", "Psi", "teriéři"]])
+        let two = Self.answer(.dog, [Self.beagle], dogs: [kinded(.otherBreed, terriers), kinded(.unsure, terriers), Self.answer(.dog, [Self.golden])])
+        #expect(try tagger().tags(for: two) == [root, root + ["Terriers"], root + ["Golden Retriever"]])
+        #expect(try tagger().tags(for: kinded(.dog, terriers)) == [root, root + ["Beagle"]], "a named breed is tagged as the breed")
+    }
+
+    /// Careful mode is recorded with the writer: a run in the other mode tags the photos again.
+    @Test func carefulModeIsAnotherWriter() throws {
+        let careful = try PhotoTagger(modelURL: Self.model, catalogue: try Catalogue.load(nil), settings: TagSettings(language: .en, careful: true))
+        #expect(careful.writer == (try tagger().writer) + " careful")
+    }
+
     /// The writer recorded in a sidecar names the model file and its content: another file, or one byte changed,
     /// is another writer (and the photos are tagged again).
     @Test func theWriterIsTheModelsContent() throws {

@@ -19,7 +19,11 @@ The table: for several shares of right answers taken (restored known photos), pe
 *other* folds and thresholded on this fold's own known photos (no fold is scored by a rule fitted on it): the share of unknown photos still answered
 with a confident breed (the rest are "another breed", "unsure" or "no dog").
 
-Usage: fit_unknown_breed_rule.py SIGNALS.npz [--signals p1,margin,cosine,energy] [--lost 0.03] [--out RULE.json]
+Careful mode (`carefulBelow`): the fewest right answers taken, in steps of half a point, at which the folds name at
+most --careful (25 %) of the held-out breeds' photos confidently; its threshold is set on the final model at that share.
+
+Usage: fit_unknown_breed_rule.py SIGNALS.npz [--signals p1,margin,cosine,energy] [--lost 0.03] [--careful 0.25]
+         [--answers ANSWERS.npz] [--out RULE.json]
 """
 import argparse, json, re
 import numpy as np
@@ -31,6 +35,9 @@ parser.add_argument("--signals", dest="names", default="p1,margin,cosine,energy"
 parser.add_argument("--lost", type=float, default=0.03, help="the share of right answers the rule may take")
 parser.add_argument("--restored", default=r"^n\d{8}-",
                     help="a regular expression for the class folders of photos in their true proportions")
+parser.add_argument("--careful", type=float, default=0.25,
+                    help="careful mode: the share of held-out breeds' photos still named confidently it answers at")
+parser.add_argument("--answers", help="write each fold's held-out verdicts here (npz), for kind_of_dog.py")
 parser.add_argument("--out")
 args = parser.parse_args()
 names = args.names.split(",")
@@ -111,6 +118,30 @@ for lost in (0.01, 0.02, 0.03, 0.05, 0.08, 0.10, 0.15):
         wrong += np.sum(f["named"][~k] & ~other[~k]); unknown += (~k).sum()
     print(f"| {lost:.0%} | " + " | ".join(cells) + f" | {wrong / unknown:.1%} |")
 
+
+def named_over_folds(lost):
+    """Over all folds, each scored by a rule fitted on the others: the share of unknown photos still named
+    confidently when the rule takes `lost` of each fold's right answers."""
+    wrong = unknown = 0
+    for s, f in zip(held_scores, folds):
+        other = s < threshold(s, f, lost)
+        k = f["is_known"]
+        wrong += np.sum(f["named"][~k] & ~other[~k]); unknown += (~k).sum()
+    return wrong / unknown
+
+
+# Careful mode: the fewest right answers taken (in steps of half a point) at which the folds name at most
+# `--careful` of the held-out breeds' photos confidently.
+careful_lost = next((l for l in np.arange(0.03, 0.5001, 0.005) if named_over_folds(l) <= args.careful), None)
+if careful_lost is not None:
+    print(f"\ncareful mode: {named_over_folds(careful_lost):.1%} of held-out breeds' photos named confidently "
+          f"when the rule takes {careful_lost:.1%} of the right answers")
+if args.answers:
+    # Per fold, as the table scores it (rule fitted on the other folds): which photos the rule answers "a breed this
+    # model does not know", at the chosen share and at the careful one.
+    np.savez(args.answers, **{f"other_{i}": s < threshold(s, f, args.lost) for i, (s, f) in enumerate(zip(held_scores, folds))},
+             **({f"careful_{i}": s < threshold(s, f, careful_lost) for i, (s, f) in enumerate(zip(held_scores, folds))}
+                if careful_lost is not None else {}))
 w = fit(folds)
 rule = {"signals": names, "weights": [float(v) for v in w[:-1]], "bias": float(w[-1])}
 if finals:
@@ -119,6 +150,10 @@ if finals:
     score = standardised(final) @ w[:-1] + w[-1]
     below = threshold(score, final, args.lost)
     rule.update(mean=[float(v) for v in mu], scale=[float(v) for v in sd], below=float(below))
+    if careful_lost is not None:
+        rule["carefulBelow"] = float(threshold(score, final, careful_lost))
+        print(f"careful mode on {str(final['model']).split('/')[-1]}: the rule takes "
+              f"{taken(score, final, rule['carefulBelow']):.1%} of the right answers at {rule['carefulBelow']:.3f}")
     print(f"\n{str(final['model']).split('/')[-1]}: {final['is_known'].sum()} validation photos, "
           f"{right_answers(final).sum()} restored ones with their top breed right; the rule takes "
           f"{taken(score, final, below):.1%} of those at the threshold")

@@ -131,7 +131,10 @@ for spec in args.fold:
     for name, v in s.items():
         if v is not None and held:
             print(f"  AUC {name:8s} {auc(v[is_known], v[~is_known]):.3f}")
+    # Also each photo's row in the features and its breed probabilities, for the studies that come after the rule
+    # (the kind of dog: kind_of_dog.py; other signals: more_signals.py).
     all_signals.append(dict(model=str(model_path), is_known=is_known, named=named, right=right, noDog=noDog, folder=folder[rows],
+                            unsure=unsure, rows=rows, labels=np.array(labels), probabilities=p.astype(np.float32),
                             **{n: v for n, v in s.items() if v is not None}))
 
 if args.out:

@@ -8,14 +8,20 @@ export function breedName(b) {
   return (lang() === "cs" ? b.breed?.name?.cs : b.breed?.name?.en) || b.breed?.name?.en || b.label;
 }
 
+/** The kind of dog's name in the page's language now (the answer carries it in each language). */
+export function kindName(k) {
+  return k?.names?.[lang()] || k?.name || "";
+}
+
 /** The verdict as a sentence: "Most likely Beagle (97.5 %)." */
 export function verdictText(record) {
   const [first, second] = record.breeds;
   switch (record.verdict) {
     case "noDog": return t({ cat: "verdictNoDogCat", animal: "verdictNoDogAnimal" }[record.looksLike?.kind] ?? "verdictNoDog");
-    case "otherBreed": return t("verdictOtherBreed", { alike: record.breeds.slice(0, 2).map(breedName).join(", ") });
-    case "unsure": return second ? t("verdictUnsure", { breed: breedName(first), second: breedName(second) })
-      : t("verdictUnsureOne", { breed: breedName(first) });
+    case "otherBreed": return t(record.kind ? "verdictOtherBreedKind" : "verdictOtherBreed",
+      { alike: record.breeds.slice(0, 2).map(breedName).join(", "), kind: kindName(record.kind) });
+    case "unsure": return (second ? t("verdictUnsure", { breed: breedName(first), second: breedName(second) })
+      : t("verdictUnsureOne", { breed: breedName(first) })) + (record.kind ? " " + t("kindNote", { kind: kindName(record.kind) }) : "");
     default: return t("verdictDog", { breed: breedName(first) + (first.breed?.cross ? ", " + first.breed.cross : ""),
       pct: percent(first.probability) });
   }
@@ -26,7 +32,7 @@ export function shortAnswer(record) {
   const first = record.breeds[0];
   switch (record.verdict) {
     case "noDog": return t(record.looksLike?.kind === "cat" ? "shortNoDogCat" : "shortNoDog");
-    case "otherBreed": return t("shortOtherBreed");
+    case "otherBreed": return record.kind ? t("shortOtherBreedKind", { kind: kindName(record.kind) }) : t("shortOtherBreed");
     case "unsure": return t("shortUnsure", { breed: breedName(first) });
     default: return `${breedName(first)} ${percent(first?.probability ?? 0)}`;
   }

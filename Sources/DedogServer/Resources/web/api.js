@@ -16,6 +16,11 @@ const onUnauthorized = [];
 export function whenUnauthorized(listener) { onUnauthorized.push(listener); }
 
 export function token() { return localStorage.getItem("dedog.token") || ""; }
+/** Careful mode (the API's `careful=true`), as the identify screen's switch left it. */
+export function careful() { return localStorage.getItem("dedog.careful") === "true"; }
+export function setCareful(on) {
+  if (on) localStorage.setItem("dedog.careful", "true"); else localStorage.removeItem("dedog.careful");
+}
 export function setToken(value) {
   if (value) localStorage.setItem("dedog.token", value); else localStorage.removeItem("dedog.token");
 }
@@ -44,8 +49,9 @@ async function call(method, path, { body, headers = {}, query = {} } = {}) {
 export const api = {
   /** The photo's answer from the server's model `model` (its name in GET /v1/models): verdict, top breeds with
    * probabilities and catalogue details. */
-  predict: (model, file, top = 5) => call("POST", `/predictions/${encodeURIComponent(model)}`, {
-    body: file, headers: { "Content-Type": "application/octet-stream" }, query: { top_k: top },
+  predict: (model, file, top = 5, careful = false) => call("POST", `/predictions/${encodeURIComponent(model)}`, {
+    body: file, headers: { "Content-Type": "application/octet-stream" },
+    query: { top_k: top, careful: careful ? "true" : undefined },
   }),
   breeds: (q, recognised) => call("GET", "/v1/breeds", { query: { q: q || undefined, recognised: recognised ? "true" : undefined } }),
   breed: (id) => call("GET", `/v1/breeds/${encodeURIComponent(id)}`),

@@ -51,12 +51,13 @@ export function thumbnail(image, width = image.naturalWidth, height = image.natu
   return canvas.toDataURL("image/jpeg", 0.75);
 }
 
-/** What the history keeps of an answer: the verdict, what a photo without a dog looks like, and the top three breeds
- * with both catalogue names. */
+/** What the history keeps of an answer: the verdict, what a photo without a dog looks like, the kind of dog (its
+ * name as the answer said it), and the top three breeds with both catalogue names. */
 function trimmed(record) {
   return {
     verdict: record.verdict,
     looksLike: record.looksLike ? { kind: record.looksLike.kind } : null,
+    kind: record.kind ? { group: record.kind.group, section: record.kind.section, name: record.kind.name, names: record.kind.names } : null,
     breeds: record.breeds.slice(0, 3).map((b) => ({
       label: b.label, probability: b.probability,
       breed: b.breed ? { id: b.breed.id, name: { en: b.breed.name?.en, cs: b.breed.name?.cs }, cross: b.breed.cross } : null,

@@ -1,9 +1,9 @@
 // Identify: a photo in (file, camera, drop, paste), the verdict and the top breeds out; confirm and undo when the
 // server learns; the photos of this visit (kept in this tab only), and each answer kept in the history.
-import { api } from "./api.js";
+import { api, careful, setCareful } from "./api.js";
 import { h, show, errorCard, summary, onLeave, placeBox, dogBox, boxedDogs } from "./dom.js";
 import { t, percent } from "./i18n.js";
-import { serverInfo, loadServerInfo, recognisedBreeds } from "./server.js";
+import { serverInfo, loadServerInfo, recognisedBreeds, hasCareful, askCareful } from "./server.js";
 import { breedName, verdictText, shortAnswer } from "./answer.js";
 import { remember, thumbnail } from "./history.js";
 
@@ -40,6 +40,13 @@ export function renderIdentify() {
     h("div", { class: "buttons" }, chooser(true, t("takePhoto"), "camera"), chooser(false, t("choosePhoto"), "photo"),
       h("a", { class: "button", href: "#/live", id: "live-link" }, t("liveOpen"))),
     h("p", { class: "hint" }, t("dropHere")));
+  // Careful mode, where the served model has one (its unknown-breed rule has a careful point).
+  const carefulBox = h("input", { type: "checkbox", id: "careful", checked: careful() });
+  carefulBox.addEventListener("change", () => setCareful(carefulBox.checked));
+  const carefulRow = h("p", { class: "careful", id: "careful-row", hidden: "" },
+    h("label", { class: "inline", for: "careful" }, carefulBox, t("carefulMode")), " ",
+    h("span", { class: "hint" }, t("carefulHint")));
+  loadServerInfo().then(({ model }) => { if (hasCareful(model)) carefulRow.hidden = false; }, () => {});
   drop.addEventListener("dragover", (e) => { e.preventDefault(); drop.classList.add("over"); });
   drop.addEventListener("dragleave", () => drop.classList.remove("over"));
   drop.addEventListener("drop", (e) => {
@@ -51,7 +58,7 @@ export function renderIdentify() {
   show([
     h("h1", {}, t("identifyTitle")),
     h("p", { class: "muted" }, t("identifyIntro")),
-    drop, status, announce, result,
+    drop, carefulRow, status, announce, result,
     h("section", { "aria-labelledby": "visit-title" },
       h("h2", { id: "visit-title" }, t("visitTitle")),
       h("p", { class: "hint" }, t("visitNote")),
@@ -89,7 +96,7 @@ export async function identify(file) {
   const apiStarted = performance.now();
   try {
     const { model } = await loadServerInfo();
-    visit.record = await api.predict(model.name, file);
+    visit.record = await api.predict(model.name, file, 5, askCareful(model));
   } catch (error) {
     visit.error = error;
   }
@@ -136,7 +143,8 @@ function renderResult(visit, url = null) {
   if (record.dogs?.length > 1) {
     parts.push(h("p", { id: "dogs" }, t("severalDogs", {
       count: record.dogs.length,
-      list: record.dogs.map((d) => `${breedName(d.breeds[0])} (${percent(d.breeds[0]?.probability ?? 0)})`).join(", "),
+      list: record.dogs.map((d) => d.verdict === "dog" ? `${breedName(d.breeds[0])} (${percent(d.breeds[0]?.probability ?? 0)})`
+        : shortAnswer(d)).join(", "),
     })));
   }
   if (record.verdict !== "noDog") {

@@ -4,7 +4,7 @@
 import { api } from "./api.js";
 import { h, show, onLeave, errorCard, placeBox, dogBox, labelBox, boxedDogs } from "./dom.js";
 import { t } from "./i18n.js";
-import { loadServerInfo } from "./server.js";
+import { loadServerInfo, askCareful } from "./server.js";
 import { shortAnswer } from "./answer.js";
 import { remember, thumbnail } from "./history.js";
 
@@ -153,7 +153,7 @@ export async function renderLive() {
     let record;
     const asked = performance.now();
     try {
-      record = await api.predict(model.name, frame, 5);
+      record = await api.predict(model.name, frame, 5, askCareful(model));
       timing.liveApiMs = String(Number(timing.liveApiMs) + performance.now() - asked);
       failures = 0;
     } catch (error) {
