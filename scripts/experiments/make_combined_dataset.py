@@ -22,6 +22,8 @@ parser.add_argument("--stanford", type=Path, help="Stanford's photos from here (
 parser.add_argument("--validation", type=Path, default=Path(__file__).with_name("combined-validation.txt"))
 args = parser.parse_args()
 
+# The links must not depend on the folder they were made from: a relative ../shared would leave them broken.
+args.shared = args.shared.resolve()
 stanford_lists = args.shared / "datasets/stanford-dogs-224"
 stanford = (args.stanford or stanford_lists).resolve()
 more = args.shared / "datasets/more-breeds-224"
