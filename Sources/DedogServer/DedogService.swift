@@ -79,7 +79,8 @@ public final class DedogService: Sendable {
         }
         let top = try Self.topK(request, limit: configuration.maxTopK)
         let language = try Self.language(request)
-        let careful = try Self.careful(request)
+        // Refused before the body is read: careful mode of a model without one.
+        let classifier = try Self.careful(request) ? Self.carefulMode(of: self.classifier) : self.classifier
         let boundary = try Self.photoBoundary(request)
         let limit = configuration.maxBodyBytes
         try admit(request, bodyLimit: limit)
@@ -92,7 +93,6 @@ public final class DedogService: Sendable {
                            field: "body")
         }
 
-        let classifier = try careful ? Self.carefulMode(of: self.classifier) : self.classifier
         let results = await queue.run { () -> [Result<Classification, ClassifierError>] in
             photos.map { photo in
                 Result { () throws(ClassifierError) -> Classification in try classifier.classify(bytes: photo.bytes, name: photo.name, top: top) }
