@@ -125,16 +125,23 @@ extension DogKind {
     /// The kind as a person reads it, from the catalogue's words: the section's name, or the group's, with the
     /// group's number ("Terriers (FCI group 3)", "Molossian type (FCI group 2)"; "teriéři (skupina FCI 3)").
     public func name(_ catalogue: Catalogue, in language: Language) -> String {
-        let group = language == .cs ? "skupina FCI \(kind.group)" : "FCI group \(kind.group)"
-        let named = keyword(catalogue, in: language)
-        return named == group ? group : "\(named) (\(group))"
+        catalogueName(catalogue, in: language).map { "\($0) (\(group(in: language)))" } ?? group(in: language)
     }
 
     /// The kind as a keyword (`dedog tag`): the section's or the group's name alone, as the catalogue writes it in
     /// `language` ("Terriers", "teriéři"; breeds' names are keywords the same way).
     public func keyword(_ catalogue: Catalogue, in language: Language) -> String {
+        catalogueName(catalogue, in: language) ?? group(in: language)
+    }
+
+    /// The section's name, else the group's, in the catalogue's words; nil when the catalogue has neither.
+    private func catalogueName(_ catalogue: Catalogue, in language: Language) -> String? {
         kind.section.map { catalogue.term($0, in: language) } ?? catalogue.groupName(kind.group, in: language)
-            ?? (language == .cs ? "skupina FCI \(kind.group)" : "FCI group \(kind.group)")
+    }
+
+    /// "FCI group 3", "skupina FCI 3".
+    private func group(in language: Language) -> String {
+        language == .cs ? "skupina FCI \(kind.group)" : "FCI group \(kind.group)"
     }
 }
 

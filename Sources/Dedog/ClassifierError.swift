@@ -30,7 +30,7 @@ public enum ClassifierError: Error, Equatable, Sendable, CustomStringConvertible
     case sidecar(SidecarError)
     /// `dedog tag`: the photo lies outside the folders given, through a symbolic link (`within`: the folder).
     case outsideTree(path: String, within: String)
-    /// Careful mode was asked of a model that has no careful point (`Classifier.careful`).
+    /// Careful mode was asked of a model that has no careful point (`Classifier.carefulMode()`).
     case noCarefulMode(model: String)
 
     public var description: String {

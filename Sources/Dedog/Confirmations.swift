@@ -69,8 +69,7 @@ public enum Confirmations {
         }
         switch catalogue?.match(className: name) {
         case let .breed(breed, _)?:
-            return .new(Label(key: breed.id, name: breed.name.en, isDog: true, breed: breed.id,
-                              kind: breed.fci.map { BreedKind(group: $0.group, section: $0.section) }))
+            return .new(Label(key: breed.id, name: breed.name.en, isDog: true, breed: breed.id, kind: breed.kind))
         case let .ambiguous(breeds)?:
             throw .ambiguousBreed(name: name, candidates: breeds.map { "\($0.name.en) (\($0.id))" })
         case let .unknown(closest)?:

@@ -57,7 +57,8 @@ func input(batch: Int, size: Int) -> [Float] {
 
 /// MODEL RULE.json|none: the model file written again with the decision's `field` set to the JSON of a `Rule`, or
 /// taken out with `none`; weights and heads as stored.
-func setDecisionRule<Rule: Decodable>(_ rule: Rule.Type, _ field: WritableKeyPath<DecisionThresholds, Rule?>) {
+func setDecisionRule<Rule: Decodable>(_ rule: Rule.Type, _ field: WritableKeyPath<DecisionThresholds, Rule?>,
+                                      also edit: (inout ModelDescription) -> Void = { _ in }) {
     let args = CommandLine.arguments
     guard args.count == 4 else { print("usage: dedog-bench \(args[1]) MODEL RULE.json|none"); exit(64) }
     let url = URL(fileURLWithPath: args[2])
@@ -65,6 +66,7 @@ func setDecisionRule<Rule: Decodable>(_ rule: Rule.Type, _ field: WritableKeyPat
     var description = try! ModelDescription(from: file)
     description.decision[keyPath: field] = args[3] == "none" ? nil
         : try! JSONDecoder().decode(Rule.self, from: Data(contentsOf: URL(fileURLWithPath: args[3])))
+    edit(&description)
     try! ModelFile.replacingDescription(of: file, with: description, to: url)
 }
 
@@ -323,23 +325,16 @@ case "set-cat-rule":
 case "set-kind-rule":
     // set-kind-rule MODEL RULE.json|none: the same for `decision.kind`, the rule scripts/experiments/kind_of_dog.py
     // fitted (the JSON of `KindRule`); every breed label also gets its kind (`Label.kind`) from the bundled catalogue.
-    let args = CommandLine.arguments
-    guard args.count == 4 else { print("usage: dedog-bench set-kind-rule MODEL RULE.json|none"); exit(64) }
-    let url = URL(fileURLWithPath: args[2])
-    let file = try! SafeTensors(contentsOf: url)
-    var description = try! ModelDescription(from: file)
-    description.decision.kind = args[3] == "none" ? nil
-        : try! JSONDecoder().decode(KindRule.self, from: Data(contentsOf: URL(fileURLWithPath: args[3])))
     let catalogue = try! Catalogue.bundled()
-    for b in description.backbones.indices {
-        guard var head = description.backbones[b].breedHead else { continue }
-        for l in head.labels.indices {
-            let fci = catalogue.breed(id: head.labels[l].breed, label: head.labels[l].key)?.fci
-            head.labels[l].kind = fci.map { BreedKind(group: $0.group, section: $0.section) }
+    setDecisionRule(KindRule.self, \.kind) { description in
+        for b in description.backbones.indices {
+            guard var head = description.backbones[b].breedHead else { continue }
+            for l in head.labels.indices {
+                head.labels[l].kind = catalogue.breed(id: head.labels[l].breed, label: head.labels[l].key)?.kind
+            }
+            description.backbones[b].breedHead = head
         }
-        description.backbones[b].breedHead = head
     }
-    try! ModelFile.replacingDescription(of: file, with: description, to: url)
 
 case "set-detector":
     // set-detector MODEL DETECTOR|none: MODEL written again with the dog detector of the detector file DETECTOR

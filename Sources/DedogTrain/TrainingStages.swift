@@ -110,11 +110,17 @@ import DedogBreedModel
             guard let breed = match?.breed else { continue }
             labels[c].name = breed.name.en
             labels[c].breed = breed.id
-            labels[c].kind = breed.fci.map { BreedKind(group: $0.group, section: $0.section) }
+            labels[c].kind = breed.kind
             labels[c].imagenetKeys = breed.labels.isEmpty ? nil : breed.labels
             startKeys[c] += breed.labels
         }
     }
+}
+
+extension Breed {
+    /// The breed's kind as a model label keeps it (`Label.kind`): its FCI group and section; nil for a breed the FCI
+    /// does not list.
+    public var kind: BreedKind? { fci.map { BreedKind(group: $0.group, section: $0.section) } }
 }
 
 /// What feature extraction met over all backbones, for the report.

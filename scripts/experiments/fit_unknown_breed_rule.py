@@ -109,25 +109,23 @@ for i, f in enumerate(folds):
     held_scores.append(standardised(f) @ w[:-1] + w[-1])
 print("\n| right answers taken (known photos, restored) | " + " | ".join(f"fold {i + 1}" for i in range(len(folds))) + " | all folds |")
 print("|---" * (len(folds) + 2) + "|")
-for lost in (0.01, 0.02, 0.03, 0.05, 0.08, 0.10, 0.15):
-    cells, wrong, unknown = [], 0, 0
-    for s, f in zip(held_scores, folds):
-        other = s < threshold(s, f, lost)
-        k = f["is_known"]
-        cells.append(f"{np.mean(f['named'][~k] & ~other[~k]):.1%}")
-        wrong += np.sum(f["named"][~k] & ~other[~k]); unknown += (~k).sum()
-    print(f"| {lost:.0%} | " + " | ".join(cells) + f" | {wrong / unknown:.1%} |")
+
+
+def still_named(s, f, lost):
+    """Fold `f`'s unknown photos still named confidently when the rule (scores `s`) takes `lost` of its right answers."""
+    k = f["is_known"]
+    return f["named"][~k] & ~(s < threshold(s, f, lost))[~k]
 
 
 def named_over_folds(lost):
     """Over all folds, each scored by a rule fitted on the others: the share of unknown photos still named
     confidently when the rule takes `lost` of each fold's right answers."""
-    wrong = unknown = 0
-    for s, f in zip(held_scores, folds):
-        other = s < threshold(s, f, lost)
-        k = f["is_known"]
-        wrong += np.sum(f["named"][~k] & ~other[~k]); unknown += (~k).sum()
-    return wrong / unknown
+    return sum(still_named(s, f, lost).sum() for s, f in zip(held_scores, folds)) / sum((~f["is_known"]).sum() for f in folds)
+
+
+for lost in (0.01, 0.02, 0.03, 0.05, 0.08, 0.10, 0.15):
+    cells = [f"{still_named(s, f, lost).mean():.1%}" for s, f in zip(held_scores, folds)]
+    print(f"| {lost:.0%} | " + " | ".join(cells) + f" | {named_over_folds(lost):.1%} |")
 
 
 # Careful mode: the fewest right answers taken (in steps of half a point) at which the folds name at most

@@ -10,7 +10,7 @@ breed's in the catalogue (photos of held-out breeds the catalogue has no group f
 A threshold is the lowest mass at which the kind said is right at least --aim (80 %) of the time; each fold is scored
 with thresholds chosen on the other folds, and the rule written (--out) has the thresholds chosen on all of them.
 Ways compared: the group alone; with --sections also the section where the catalogue has one, else the group (each
-with its own threshold, the section's first: a search over both, some minutes).
+with its own threshold, the section's first, searched together).
 
 Usage: kind_of_dog.py SIGNALS.npz ANSWERS.npz --catalogue breeds.json [--aim 0.8] [--sections] [--mode group|section]
          [--out KIND.json]
@@ -39,37 +39,49 @@ folds = [f for f in everything if (~f["is_known"]).any()]
 answers = np.load(args.answers)
 
 
-def masses(f):
-    """Per photo: {group: mass} and {(group, section): mass}."""
+def best_kinds(f):
+    """Per photo, once per fold: the most probable group and section (the breed probabilities added up by kind), their
+    masses, and whether each is the photo's true kind."""
     kinds = [kind_of_key.get(str(k)) for k in f["labels"]]
-    groups = sorted({k[0] for k in kinds if k})
-    sections = sorted({k for k in kinds if k and k[1]})
+    truth = [kind_of_key.get(str(folder)) for folder in f["folder"]]
     p = f["probabilities"].astype(np.float64)
-    g = np.stack([p[:, [i for i, k in enumerate(kinds) if k and k[0] == c]].sum(1) for c in groups], 1)
-    s = np.stack([p[:, [i for i, k in enumerate(kinds) if k == c]].sum(1) for c in sections], 1)
-    return groups, g, sections, s
+    out = {}
+    for level, key in (("group", lambda k: k[0]), ("section", lambda k: k if k[1] else None)):
+        values = sorted({key(k) for k in kinds if k and key(k) is not None})
+        mass = np.stack([p[:, [i for i, k in enumerate(kinds) if k and key(k) == v]].sum(1) for v in values], 1)
+        best = mass.argmax(1)
+        right = np.array([t is not None and key(t) == values[b] for t, b in zip(truth, best)])
+        out[level] = (mass.max(1), right)
+    return out
+
+
+best_of = {}
 
 
 def said(f, mode, group_from, section_from):
-    """Per photo: the kind said ((group, section or None), or None) and whether it is right."""
-    groups, g, sections, s = masses(f)
-    truth = [kind_of_key.get(str(folder)) for folder in f["folder"]]
-    out, right = [], []
-    for i in range(len(truth)):
-        kind = None
-        if mode == "section" and s[i].max() >= section_from:
-            kind = sections[int(s[i].argmax())]
-        elif g[i].max() >= group_from:
-            kind = (groups[int(g[i].argmax())], None)
-        out.append(kind)
-        right.append(kind is not None and truth[i] is not None and kind[0] == truth[i][0]
-                     and (kind[1] is None or kind[1] == truth[i][1]))
-    return out, np.array(right)
+    """Per photo: whether a kind is said (a section from `section_from` in mode "section", else the group from
+    `group_from`) and whether it is right."""
+    if id(f) not in best_of:
+        best_of[id(f)] = best_kinds(f)
+    best = best_of[id(f)]
+    (g_mass, g_right), (s_mass, s_right) = best["group"], best["section"]
+    section = (s_mass >= section_from) if mode == "section" else np.zeros(len(g_mass), dtype=bool)
+    group = ~section & (g_mass >= group_from)
+    return section | group, (section & s_right) | (group & g_right)
 
 
-def measured(f, i, which="other"):
+measured_of = {}
+
+
+def measured(f, i):
     """The held-out breeds' photos with a known kind, answered without a breed (another breed or unsure)."""
-    other = answers[f"{which}_{i}"]
+    if i not in measured_of:
+        measured_of[i] = unknown_answers(f, i)
+    return measured_of[i]
+
+
+def unknown_answers(f, i):
+    other = answers[f"other_{i}"]
     unknown = ~f["is_known"]
     has_truth = np.array([kind_of_key.get(str(folder)) is not None for folder in f["folder"]])
     not_named = (other | f["unsure"]) & ~f["noDog"]
@@ -85,8 +97,7 @@ def choose(fs, indices, mode):
             said_n = right_n = 0
             for f, i in zip(fs, indices):
                 rows = measured(f, i)
-                kinds, right = said(f, mode, group_from, section_from)
-                s = np.array([k is not None for k in kinds])
+                s, right = said(f, mode, group_from, section_from)
                 said_n += (s & rows).sum(); right_n += (right & rows).sum()
             if said_n and right_n / said_n >= args.aim:
                 if best is None or said_n > best[0]:
@@ -103,8 +114,8 @@ for mode in modes:
         others = [j for j in range(len(folds)) if j != i]
         group_from, section_from = choose([folds[j] for j in others], others, mode)
         rows = measured(f, i)
-        kinds, right = said(f, mode, group_from, section_from)
-        s = np.array([k is not None for k in kinds]) & rows
+        s, right = said(f, mode, group_from, section_from)
+        s = s & rows
         total_said += s.sum(); total_right += (right & s).sum(); total += rows.sum()
         print(f"fold {i + 1}: thresholds group {group_from:.2f}, section {section_from:.2f}; "
               f"{rows.sum()} unknown-breed answers; kind said {s.mean() / max(rows.mean(), 1e-9):.1%}, "
@@ -121,8 +132,7 @@ for mode in modes:
     group_from, section_from = results[mode]
     no_truth = said_known = right_known = unsure_known = 0
     for i, f in enumerate(folds):
-        kinds, right = said(f, mode, group_from, section_from)
-        s = np.array([k is not None for k in kinds])
+        s, right = said(f, mode, group_from, section_from)
         has_truth = np.array([kind_of_key.get(str(x)) is not None for x in f["folder"]])
         lacking = ~f["is_known"] & ~has_truth & (answers[f"other_{i}"] | f["unsure"]) & ~f["noDog"]
         no_truth += (s & lacking).sum()

@@ -65,14 +65,13 @@ def js(p, q):
     return (kl(p, m) + kl(q, m)) / 2
 
 
-crop_features = None
-if args.crops:
-    crop_features = np.fromfile(args.crops.with_suffix(".f32"), dtype=np.float32)
+all_features = np.fromfile(args.features.with_suffix(".f32"), dtype=np.float32)
+crop_features = np.fromfile(args.crops.with_suffix(".f32"), dtype=np.float32) if args.crops else None
 for f in everything:
     description, tensor = read_model(f["model"])
     backbones = description["backbones"]
     B = len(backbones)
-    x = np.fromfile(args.features.with_suffix(".f32"), dtype=np.float32).reshape(len(paths), B, -1)
+    x = all_features.reshape(len(paths), B, -1)
     labels = [str(l) for l in f["labels"]]
     rows = f["rows"]
     fit_rows = np.array(sorted(r for r in train_rows - validation_rows if folder[r] in labels))
