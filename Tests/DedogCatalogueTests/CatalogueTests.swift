@@ -238,6 +238,22 @@ import DedogCatalogue
         #expect(!terriers.isEmpty && terriers.allSatisfy { $0.fci?.group == 3 })
     }
 
+    /// The kind of dog is said by its FCI group's name: the full one, in both languages, never a section's (group 8
+    /// and its first section were both "Retrievers", and the Czech group came out as the section's "retrívři").
+    @Test func groupsAreNamedInFullAndApartFromTheirSections() throws {
+        #expect(catalogue.groupName(2, in: .en) == "Pinscher and Schnauzer - Molossoid and Swiss Mountain and Cattledogs")
+        #expect(catalogue.groupName(8, in: .en) == "Retrievers - Flushing Dogs - Water Dogs")
+        #expect(catalogue.groupName(8, in: .cs) == "retrívři, slídiči a vodní psi")
+        #expect(catalogue.groupName(1, in: .cs) == "plemena ovčácká, pastevecká a honácká (kromě švýcarských salašnických psů)")
+        let groups = Set(catalogue.breeds.compactMap { $0.fci?.groupName })
+        let sections = Set(catalogue.breeds.compactMap { $0.fci?.section })
+        #expect(groups.count == 10 && groups.isDisjoint(with: sections))
+        for language in [Language.en, .cs] {
+            let names = (1...10).compactMap { catalogue.groupName($0, in: language) }
+            #expect(Set(names).count == 10, "\(language): \(names)")
+        }
+    }
+
     @Test func malformedCatalogueNamesFileAndPath() {
         let cases: [(String, CatalogueError)] = [
             ("{", .notJSON(file: "c.json", detail: "")),

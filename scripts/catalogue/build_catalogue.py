@@ -68,6 +68,12 @@ SOURCES = [
 FCI_GROUPS = {"Sheepdogs and Cattledogs": 1, "Pinscher and Schnauzer": 2, "Terriers": 3, "Dachshunds": 4,
               "Spitz and primitive types": 5, "Scent hounds and related breeds": 6, "Pointing Dogs": 7,
               "Retrievers": 8, "Companion and Toy Dogs": 9, "Sighthounds": 10}
+# The groups' names in full, as the FCI's nomenclature (fci.be/en/Nomenclature) writes them, where the scraped table
+# gives them short: "Pinscher and Schnauzer" would name the Bernese Mountain Dog's and the mastiffs' group, and
+# "Retrievers" is also the name of group 8's first section (the spaniels are its second).
+FCI_GROUP_NAMES = {"Sheepdogs and Cattledogs": "Sheepdogs and Cattledogs (except Swiss Cattledogs)",
+                   "Pinscher and Schnauzer": "Pinscher and Schnauzer - Molossoid and Swiss Mountain and Cattledogs",
+                   "Retrievers": "Retrievers - Flushing Dogs - Water Dogs"}
 # Classes that are one variety of an FCI breed (from COVERAGE.md's notes).
 FCI_VARIETY = {"papillon": "Papillon", "groenendael": "Groenendael", "malinois": "Malinois", "collie": "Rough",
                "Pomeranian": "Pomeranian (Zwergspitz)", "keeshond": "Keeshond (Wolfspitz)", "toy_poodle": "Toy",
@@ -290,7 +296,7 @@ def entry(english, *, labels=(), aliases_en=(), fci_row=None, variety=None, fci_
         "labels": list(labels),
         "name": {"en": english, "cs": None},
         "aliases": {"en": aliases, "cs": []},
-        "fci": {"number": int(fci_row["id"]), "group": FCI_GROUPS[fci_row["group"]], "groupName": fci_row["group"],
+        "fci": {"number": int(fci_row["id"]), "group": FCI_GROUPS[fci_row["group"]], "groupName": FCI_GROUP_NAMES.get(fci_row["group"], fci_row["group"]),
                 "section": fci_row["section"] or None, "provisional": bool(fci_row["provisional"].strip()),
                 "variety": variety} if fci_row else None,
         "fciNote": fci_note,
@@ -546,6 +552,8 @@ for line in open(args.vocabulary, encoding="utf-8"):
     if line.startswith("#") or not line.strip():
         continue
     kind, english, czech, source = line.rstrip("\n").split("\t")
+    if vocabulary.get(english, czech) != czech:
+        raise SystemExit(f"czech-vocabulary.tsv gives {english!r} two Czech terms: {vocabulary[english]!r}, {czech!r}")
     vocabulary[english] = czech
     vocabulary_sources[source] = True
 terms = {}
