@@ -366,8 +366,11 @@ extension Breed {
     public init(base: DecisionThresholds, fits: [BackboneFit], ensemble: EnsembleFit, validation: [Dataset.Sample],
          crossValidated: Bool, otherBreedShare: Float) {
         decision = base
-        // A base's rule of "a breed this model does not know" was fitted on its own heads (`UnknownBreedRule`).
+        // A base's rules of "a breed this model does not know" (with its careful mode) and of the kind of dog were
+        // fitted on its own heads, on folds of breeds held out (`UnknownBreedRule`, `KindRule`): a new head has
+        // neither measured, so it says neither (the kind would be said with no word on how often it is right).
         decision.unknownBreed = nil
+        decision.kind = nil
         // The cat rule reads the backbones' features alone: a base's rule is kept when the model is that base's
         // backbones (one base, whose rule has a row for each); a row count that differs drops it.
         if decision.cat?.weights.count != fits.count { decision.cat = nil }
