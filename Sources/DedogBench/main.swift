@@ -314,8 +314,15 @@ case "set-fit":
 
 case "set-unknown-breed-rule":
     // set-unknown-breed-rule MODEL RULE.json|none: the model file written again with `decision.unknownBreed` set to the
-    // rule scripts/experiments/fit_unknown_breed_rule.py fitted (the JSON of `UnknownBreedRule`), or taken out.
-    setDecisionRule(UnknownBreedRule.self, \.unknownBreed)
+    // rule scripts/experiments/fit_unknown_breed_rule.py fitted (the JSON of `UnknownBreedRule`), or taken out; the
+    // unsure thresholds the rule was fitted with (its file's `unsureBelow` and `unsureMargin`, where it has them) too.
+    struct Unsure: Decodable { var unsureBelow: Float?, unsureMargin: Float? }
+    let unsure = CommandLine.arguments.count == 4 && CommandLine.arguments[3] != "none"
+        ? try! JSONDecoder().decode(Unsure.self, from: Data(contentsOf: URL(fileURLWithPath: CommandLine.arguments[3]))) : nil
+    setDecisionRule(UnknownBreedRule.self, \.unknownBreed) { description in
+        if let below = unsure?.unsureBelow { description.decision.unsureBelow = below }
+        if let margin = unsure?.unsureMargin { description.decision.unsureMargin = margin }
+    }
 
 case "set-cat-rule":
     // set-cat-rule MODEL RULE.json|none: the same for `decision.cat`, the rule scripts/experiments/fit_cat_rule.py

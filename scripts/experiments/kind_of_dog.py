@@ -80,11 +80,16 @@ def measured(f, i):
     return measured_of[i]
 
 
+def unsure(f, i):
+    """Fold i's "unsure" answers as fit_unknown_breed_rule.py counted them (its unsure thresholds), else the model's."""
+    return answers[f"unsure_{i}"] if f"unsure_{i}" in answers.files else f["unsure"]
+
+
 def unknown_answers(f, i):
     other = answers[f"other_{i}"]
     unknown = ~f["is_known"]
     has_truth = np.array([kind_of_key.get(str(folder)) is not None for folder in f["folder"]])
-    not_named = (other | f["unsure"]) & ~f["noDog"]
+    not_named = (other | unsure(f, i)) & ~f["noDog"]
     return unknown & not_named & has_truth
 
 
@@ -134,9 +139,9 @@ for mode in modes:
     for i, f in enumerate(folds):
         s, right = said(f, mode, group_from, section_from)
         has_truth = np.array([kind_of_key.get(str(x)) is not None for x in f["folder"]])
-        lacking = ~f["is_known"] & ~has_truth & (answers[f"other_{i}"] | f["unsure"]) & ~f["noDog"]
+        lacking = ~f["is_known"] & ~has_truth & (answers[f"other_{i}"] | unsure(f, i)) & ~f["noDog"]
         no_truth += (s & lacking).sum()
-        known_unsure = f["is_known"] & f["unsure"] & ~answers[f"other_{i}"] & ~f["noDog"] & has_truth
+        known_unsure = f["is_known"] & unsure(f, i) & ~answers[f"other_{i}"] & ~f["noDog"] & has_truth
         unsure_known += known_unsure.sum(); said_known += (s & known_unsure).sum(); right_known += (right & s & known_unsure).sum()
     print(f"{mode}: known breeds' unsure answers: kind said {said_known / max(unsure_known, 1):.1%} of {unsure_known}, "
           f"right {right_known / max(said_known, 1):.1%}; held-out breeds without a group in the catalogue: a kind said {no_truth} times")
