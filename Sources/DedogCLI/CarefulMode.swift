@@ -5,9 +5,9 @@ enum CarefulMode {
     /// What `--careful` does and costs, with the bundled models' figures (docs/accuracy.md, "Careful mode").
     static let help = "Careful mode, for shelters, vets and others who meet many dogs of mixed or rare breeds: a breed "
         + "is named only where few dogs of other breeds would be. With the default model, dogs of breeds it does not "
-        + "know are named confidently 25 % of the time instead of 48 %, and 12 % of the right answers are held back as "
-        + "\"a breed this model does not know\" instead of 3 % (fast: 25 % instead of 54 %, 18.5 % of the right "
-        + "answers instead of 3 %; measured on breeds held out of training, docs/accuracy.md)."
+        + "know are named confidently 25 % of the time instead of 43 %, and 12.5 % of the right answers are held back "
+        + "(\"a breed this model does not know\" or \"unsure\") instead of 5 % (fast: 25 % instead of 46 %, 19 % of "
+        + "the right answers instead of 7 %; measured on breeds held out of training, docs/accuracy.md)."
 
     /// `classifier`, in careful mode when `careful` asks for it; a model without one is refused, naming the flag.
     static func classifier(_ classifier: Classifier, careful: Bool) throws(ClassifierError) -> Classifier {
