@@ -56,17 +56,18 @@ func input(batch: Int, size: Int) -> [Float] {
 }
 
 /// MODEL RULE.json|none: the model file written again with the decision's `field` set to the JSON of a `Rule`, or
-/// taken out with `none`; weights and heads as stored.
+/// taken out with `none`; weights and heads as stored. `edit` changes the rest of the description, given the rule
+/// file's JSON (nil for `none`).
 func setDecisionRule<Rule: Decodable>(_ rule: Rule.Type, _ field: WritableKeyPath<DecisionThresholds, Rule?>,
-                                      also edit: (inout ModelDescription) -> Void = { _ in }) {
+                                      also edit: (inout ModelDescription, Data?) -> Void = { _, _ in }) {
     let args = CommandLine.arguments
     guard args.count == 4 else { print("usage: dedog-bench \(args[1]) MODEL RULE.json|none"); exit(64) }
     let url = URL(fileURLWithPath: args[2])
     let file = try! SafeTensors(contentsOf: url)
     var description = try! ModelDescription(from: file)
-    description.decision[keyPath: field] = args[3] == "none" ? nil
-        : try! JSONDecoder().decode(Rule.self, from: Data(contentsOf: URL(fileURLWithPath: args[3])))
-    edit(&description)
+    let json = args[3] == "none" ? nil : try! Data(contentsOf: URL(fileURLWithPath: args[3]))
+    description.decision[keyPath: field] = json.map { try! JSONDecoder().decode(Rule.self, from: $0) }
+    edit(&description, json)
     try! ModelFile.replacingDescription(of: file, with: description, to: url)
 }
 
@@ -317,9 +318,8 @@ case "set-unknown-breed-rule":
     // rule scripts/experiments/fit_unknown_breed_rule.py fitted (the JSON of `UnknownBreedRule`), or taken out; the
     // unsure thresholds the rule was fitted with (its file's `unsureBelow` and `unsureMargin`, where it has them) too.
     struct Unsure: Decodable { var unsureBelow: Float?, unsureMargin: Float? }
-    let unsure = CommandLine.arguments.count == 4 && CommandLine.arguments[3] != "none"
-        ? try! JSONDecoder().decode(Unsure.self, from: Data(contentsOf: URL(fileURLWithPath: CommandLine.arguments[3]))) : nil
-    setDecisionRule(UnknownBreedRule.self, \.unknownBreed) { description in
+    setDecisionRule(UnknownBreedRule.self, \.unknownBreed) { description, json in
+        let unsure = json.map { try! JSONDecoder().decode(Unsure.self, from: $0) }
         if let below = unsure?.unsureBelow { description.decision.unsureBelow = below }
         if let margin = unsure?.unsureMargin { description.decision.unsureMargin = margin }
     }
@@ -333,7 +333,7 @@ case "set-kind-rule":
     // set-kind-rule MODEL RULE.json|none: the same for `decision.kind`, the rule scripts/experiments/kind_of_dog.py
     // fitted (the JSON of `KindRule`); every breed label also gets its kind (`Label.kind`) from the bundled catalogue.
     let catalogue = try! Catalogue.bundled()
-    setDecisionRule(KindRule.self, \.kind) { description in
+    setDecisionRule(KindRule.self, \.kind) { description, _ in
         for b in description.backbones.indices {
             guard var head = description.backbones[b].breedHead else { continue }
             for l in head.labels.indices {

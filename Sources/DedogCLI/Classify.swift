@@ -19,8 +19,8 @@ struct Classify: ParsableCommand {
             "a breed this model does not know" (with the breeds the dog looks most like) when the dog is \
             less like any of the model's breeds than their own photos are, and "unsure" when the top \
             breed is below 45 % (for a model made by `dedog train`, also when it is less than 15 points ahead \
-            of the next; the thresholds come from the model file). When it names no breed, it says the kind of dog where it is sure of that much: \
-            its FCI group ("kind: Terriers (FCI group 3)").
+            of the next; the thresholds come from the model file). When it names no breed, it says the kind \
+            of dog where it is sure of that much: its FCI group ("kind: Terriers (FCI group 3)").
 
             Where the dogs are: the bundled models find each dog in the photo (a detector trained on Stanford \
             Dogs' boxes) and give its box; a photo of several dogs gets an answer per dog, each from that dog \
