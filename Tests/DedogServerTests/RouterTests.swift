@@ -54,7 +54,10 @@ extension TestResponse {
 }
 
 @Suite struct RouterTests {
-    static let sharedService = Shared { try Fixture.service() }
+    /// One service for the tests of the routes (RouterTests, PhotoPrismTests), which run in parallel: its queue holds
+    /// as many requests as they can send at once, so that a loaded machine never answers them "busy" (503). The queue's
+    /// limit is tested on a server of its own (LiveServerTests).
+    static let sharedService = Shared { try Fixture.service({ $0.queue = 64 }) }
     static var service: DedogService { get throws { try sharedService.value } }
 
     func request(_ uri: String, method: HTTPRequest.Method = .get, headers: HTTPFields = [:], body: [UInt8]? = nil,
@@ -345,13 +348,11 @@ extension TestResponse {
     /// is refused naming the parameter, as a value that is not true or false is.
     @Test func carefulModeAndTheKindOfDog() async throws {
         let beagle = Fixture.photo("beagle.jpg")
-        // A service of its own: the shared one's queue is for the tests that measure it.
-        let fast = try Fixture.service()
         let careful = try await request("/predictions/dedog?careful=true", method: .post, headers: [.contentType: "image/jpeg"],
-                                        body: beagle, service: fast)
+                                        body: beagle)
         #expect(careful.status == .ok && careful.object["verdict"] as? String == "dog" && careful.object["kind"] is NSNull, "\(careful.text)")
         let bad = try await request("/predictions/dedog?careful=maybe", method: .post, headers: [.contentType: "image/jpeg"],
-                                    body: beagle, service: fast)
+                                    body: beagle)
         #expect(bad.status == .badRequest && bad.error.code == "badParameter" && bad.error.field == "careful", "\(bad.text)")
 
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-kind-\(UUID().uuidString)")
