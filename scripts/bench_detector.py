@@ -1,7 +1,7 @@
 """Scores a dog detector's boxes against the ground-truth boxes of a boxes.tsv.
 
     python3 scripts/bench_detector.py --boxes ../shared/datasets/stanford-dogs-224/boxes.tsv \
-        --detections detections.jsonl [--split test] [--json scores.json] [--allow-missing]
+        --detections detections.jsonl [--split test] [--json scores.json] [--allow-missing] [--unboxed TSV]
 
 Inputs
   --boxes       a TSV with the header `file split width height dogs boxes`: `boxes` holds `x0,y0,x1,y1` per dog in
@@ -27,6 +27,9 @@ What it measures
      by a reported box at IoU ≥ 0.5 (greedy by score, one box per dog); the share of reported boxes that match a
      dog that way; the share of photos without a dog that get a box; mean boxes reported per photo.
   c) How many photos of each kind (0, 1, 2+ dogs) and dogs were scored.
+  d) With --unboxed (scripts/experiments/stanford-unboxed-dogs.tsv: photos seen to show a dog Stanford did not box),
+     the split again over the one-dog photos not in that list: finding a dog without a box is not a split. The
+     listed photos are not counted as photos of several dogs (only flagged photos were looked at).
 
 Prints markdown tables; `--json OUT` also writes the numbers as JSON. Photos of the split missing from the
 detections are an error (their count is given) unless `--allow-missing`: then they are left out of every number.
@@ -221,7 +224,7 @@ def average_precision_coco(photos, max_dets):
     return np.where(precision > -1, precision, 0).mean(axis=1)
 
 
-def operating_point(photos):
+def operating_point(photos, unboxed=frozenset()):
     one = [p for p in photos if len(p.truth) == 1]
     several = [p for p in photos if len(p.truth) >= 2]
     none = [p for p in photos if len(p.truth) == 0]
@@ -238,6 +241,8 @@ def operating_point(photos):
         "threshold": thresholds[0] if len(thresholds) == 1 else [thresholds[0], thresholds[-1]],
         "severalFound": share(sum(len(p.reported) >= 2 for p in several), len(several)),
         "split": share(sum(len(p.reported) >= 2 for p in one), len(one)),
+        "splitSeenOne": share(sum(len(p.reported) >= 2 for p in one if p.file not in unboxed),
+                              sum(p.file not in unboxed for p in one)),
         "dogsFound": share(matched, dogs),
         "boxesOnADog": share(matched, reported),
         "noDogWithBox": share(sum(len(p.reported) >= 1 for p in none), len(none)),
@@ -272,7 +277,13 @@ def main():
     parser.add_argument("--json", type=Path, help="also write the numbers here as JSON")
     parser.add_argument("--allow-missing", action="store_true",
                         help="leave out photos of the split without detections instead of failing")
+    parser.add_argument("--unboxed", type=Path,
+                        help="photos seen to show a dog without a box (a TSV with a `file` column; # lines are comments)")
     args = parser.parse_args()
+    unboxed = set()
+    if args.unboxed:
+        with open(args.unboxed) as f:
+            unboxed = {row["file"] for row in csv.DictReader((l for l in f if not l.startswith("#")), delimiter="\t")}
 
     truth = read_truth(args.boxes, args.split)
     outside = read_detections(args.detections, truth)
@@ -297,7 +308,8 @@ def main():
     counts = {"photos": len(photos), "noDog": sum(len(p.truth) == 0 for p in photos),
               "oneDog": sum(len(p.truth) == 1 for p in photos), "severalDogs": sum(len(p.truth) >= 2 for p in photos),
               "dogs": int(sum(len(p.truth) for p in photos)), "missing": len(missing)}
-    at = operating_point(photos)
+    at = operating_point(photos, unboxed)
+    counts["unboxedLeftOut"] = sum(len(p.truth) == 1 and p.file in unboxed for p in photos)
     report = {"boxes": str(args.boxes), "detections": str(args.detections), "split": args.split,
               "maxDets": args.max_dets, "counts": counts, "ap": ap, "operatingPoint": at}
 
@@ -316,6 +328,9 @@ def main():
     print("|---|---|---|")
     print(f"| 2+ dogs: 2+ boxes reported | {percent(at['severalFound'])} | {counts['severalDogs']} photos |")
     print(f"| 1 dog: 2+ boxes reported (split) | {percent(at['split'])} | {counts['oneDog']} photos |")
+    if args.unboxed:
+        print(f"| 1 dog, those seen to show a dog without a box left out: split | {percent(at['splitSeenOne'])} "
+              f"| {counts['oneDog'] - counts['unboxedLeftOut']} photos |")
     print(f"| dogs matched by a box (IoU ≥ 0.5) | {percent(at['dogsFound'])} | {counts['dogs']} dogs |")
     print(f"| boxes on a dog (IoU ≥ 0.5) | {percent(at['boxesOnADog'])} | {at['reportedBoxes']} boxes |")
     print(f"| no dog: a box reported | {percent(at['noDogWithBox'])} | {counts['noDog']} photos |")
