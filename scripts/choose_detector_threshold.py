@@ -71,6 +71,8 @@ def main():
     def figures(t):
         return (np.mean([answered(p, t) >= 2 for p in several]), np.mean([answered(p, t) >= 2 for p in one]))
 
+    if not several or not one:
+        raise SystemExit("choose_detector_threshold: the photos need some of several dogs and some of one")
     # Each aim's margin in its own noise: the binomial standard deviation at the aim, on these photos.
     several_noise = math.sqrt(a.several_aim * (1 - a.several_aim) / len(several))
     split_noise = math.sqrt(a.split_limit * (1 - a.split_limit) / len(one))
