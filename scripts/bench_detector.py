@@ -39,8 +39,6 @@ import argparse, contextlib, csv, io, json, os, sys, tempfile
 from pathlib import Path
 
 import numpy as np
-from pycocotools.coco import COCO
-from pycocotools.cocoeval import COCOeval
 
 # COCO's IoU thresholds, made the same way so that boundary cases (IoU exactly 0.7…) fall alike in both.
 IOU_THRESHOLDS = np.linspace(0.5, 0.95, int(np.round((0.95 - 0.5) / 0.05)) + 1, endpoint=True)
@@ -195,7 +193,10 @@ def average_precision_numpy(photos, max_dets):
 
 
 def average_precision_coco(photos, max_dets):
-    """(AP at each IoU threshold) by pycocotools."""
+    """(AP at each IoU threshold) by pycocotools (imported here: the scripts that borrow this file's helpers,
+    train_dog_detector.py and choose_detector_threshold.py, need no pycocotools)."""
+    from pycocotools.coco import COCO
+    from pycocotools.cocoeval import COCOeval
     images, annotations, results = [], [], []
     for image_id, p in enumerate(photos, start=1):
         images.append({"id": image_id, "file_name": p.file, "width": p.width, "height": p.height})
@@ -222,6 +223,13 @@ def average_precision_coco(photos, max_dets):
     # precision[T, R, K, A, M]: one category, area range "all", the largest maxDets.
     precision = evaluation.eval["precision"][:, :, 0, 0, -1]
     return np.where(precision > -1, precision, 0).mean(axis=1)
+
+
+def read_unboxed(path):
+    """The files of a stanford-unboxed-dogs.tsv: photos seen to show a dog Stanford did not box (# lines are
+    comments)."""
+    with open(path) as f:
+        return {row["file"] for row in csv.DictReader((l for l in f if not l.startswith("#")), delimiter="\t")}
 
 
 def operating_point(photos, unboxed=frozenset()):
@@ -280,10 +288,7 @@ def main():
     parser.add_argument("--unboxed", type=Path,
                         help="photos seen to show a dog without a box (a TSV with a `file` column; # lines are comments)")
     args = parser.parse_args()
-    unboxed = set()
-    if args.unboxed:
-        with open(args.unboxed) as f:
-            unboxed = {row["file"] for row in csv.DictReader((l for l in f if not l.startswith("#")), delimiter="\t")}
+    unboxed = read_unboxed(args.unboxed) if args.unboxed else set()
 
     truth = read_truth(args.boxes, args.split)
     outside = read_detections(args.detections, truth)

@@ -19,16 +19,21 @@ public enum DogPhotos {
         public var breeds: [String]
     }
 
-    /// Each shared Stanford photo's original size and its dogs' boxes (x0, y0, x1, y1), from boxes.tsv.
-    static let table = Shared { () throws -> [String: (width: Int, height: Int, boxes: [[Double]])] in
+    /// Each shared Stanford photo's split, original size and its dogs' boxes (x0, y0, x1, y1), from boxes.tsv.
+    static let table = Shared { () throws -> [String: (split: String, width: Int, height: Int, boxes: [[Double]])] in
         let text = try String(contentsOf: SharedData.stanfordDogs.appendingPathComponent("boxes.tsv"), encoding: .utf8)
-        var rows: [String: (width: Int, height: Int, boxes: [[Double]])] = [:]
+        var rows: [String: (split: String, width: Int, height: Int, boxes: [[Double]])] = [:]
         for line in text.split(separator: "\n").dropFirst() {
             let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             guard f.count == 6, let w = Int(f[2]), let h = Int(f[3]) else { continue }
-            rows[f[0]] = (w, h, f[5].split(separator: ";").map { $0.split(separator: ",").compactMap { Double($0) } })
+            rows[f[0]] = (f[1], w, h, f[5].split(separator: ";").map { $0.split(separator: ",").compactMap { Double($0) } })
         }
         return rows
+    }
+
+    /// Stanford photo `path`'s split and how many dogs boxes.tsv boxes in it; nil for a photo it does not list.
+    public static func boxed(_ path: String) throws -> (split: String, dogs: Int)? {
+        try table.value[path].map { ($0.split, $0.boxes.count) }
     }
 
     /// Stanford photo `path` (e.g. `n02110806-basenji/n02110806_4216.jpg`) restored to its original proportions

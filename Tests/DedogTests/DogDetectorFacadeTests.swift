@@ -83,19 +83,13 @@ import Testing
         let rows = try String(contentsOf: url, encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("#") }
             .map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
         try #require(rows.first == ["file", "split", "what the photo shows besides its boxed dogs"])
-        let tsv = try String(contentsOf: SharedData.stanfordDogs.appendingPathComponent("boxes.tsv"), encoding: .utf8)
-        var splits: [String: (split: String, dogs: String)] = [:]
-        for line in tsv.split(separator: "\n").dropFirst() {
-            let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            if f.count == 6 { splits[f[0]] = (f[1], f[4]) }
-        }
         let listed = rows.dropFirst()
         #expect(listed.count >= 40)
         #expect(Set(listed.map { $0[0] }).count == listed.count, "a photo listed twice")
         for row in listed {
             #expect(row.count == 3 && !row[2].isEmpty, "\(row)")
-            let truth = splits[row[0]]
-            #expect(truth?.split == row[1] && truth?.dogs == "1", "\(row[0]): boxes.tsv has \(String(describing: truth))")
+            let truth = try DogPhotos.boxed(row[0])
+            #expect(truth?.split == row[1] && truth?.dogs == 1, "\(row[0]): boxes.tsv has \(String(describing: truth))")
         }
     }
 
