@@ -112,7 +112,7 @@ case "layers":
     let int8 = precision() == .int8 && network.activationRanges != nil
     var columns: [(KernelSet, [StepTiming], Double)] = []
     for set in sets {
-        // Each set runs the 8-bit layers made for it (7-bit weights for vpmaddubsw).
+        // Each set runs the same 8-bit layers, loaded for it.
         let timings = try! loadModel(kernels: set).backbones[0]
             .makeSession(threads: threads, kernels: set, precision: precision(), bandsBlocks: bands)
             .profile(input(batch: 1, size: size), height: size, width: size, runs: runs)

@@ -2,8 +2,9 @@
 // in int32, then one float multiply per output channel and a rounding store. The builds: portable C; AVX-512 VNNI,
 // whose `vpdpbusd` multiplies 4 byte pairs and adds them into an int32 lane in one instruction; and on 256 bits
 // (qkernels256_impl.h) AVX-VNNI's `vpdpbusd`, and AVX2's `vpmaddubsw` then `vpmaddwd` by ones, exact where its 16-bit
-// pair sums cannot saturate (7-bit weights or 7-bit inputs, which the layers made for AVX2 have) and otherwise with
-// each input byte split in two (twice the multiplies). All read the same packed layouts and store the same bytes.
+// pair sums cannot saturate (7-bit weights or 7-bit inputs), on inputs less 128 with their sign moved onto the weights
+// where the weights are within ±127, as every layer's are (`DEDOG_DOT4_SGN`, one instruction more), and otherwise
+// with each input byte split in two (twice the multiplies). All read the same packed layouts and store the same bytes.
 #include "dedog_kernels.h"
 #include "isa.h"
 #include "pack_stored.h"
@@ -19,21 +20,34 @@
 
 // A panel: 16 outputs' [int32 bias′][float scale][int32 output zero][int32 residual zero][float residual scale],
 // 64 bytes each, then 64 bytes of which the first int32 is 1 when AVX2's `vpmaddubsw` cannot saturate on the panel
-// (`pairs_fit`), then ⌈inputs/4⌉ × 64 weight bytes.
+// (`pairs_fit`) and the second 1 when its signed build can run it (`signed_fit`), then the 16 int32 biases′ of that
+// build (bias′ + 128 · Σ w, `DEDOG_DOT4_SGN`), then ⌈inputs/4⌉ × 64 weight bytes.
 #define QPANEL DEDOG_PANEL
 #define QSCALE 64
 #define QZERO 128
 #define QRZERO 192
 #define QRSCALE 256
 #define QFLAGS 320
-#define QHEAD 384  // bytes before the weights
+#define QSBIAS 384
+#define QHEAD 448  // bytes before the weights
 
 static size_t groups_of(int inputs) { return ((size_t)inputs + 3) / 4; }
-static size_t panel_bytes(int inputs) { return 64 * (groups_of(inputs) + 6); }
+static size_t panel_bytes(int inputs) { return 64 * (groups_of(inputs) + 7); }
 
 /// Whether `vpmaddubsw`'s pair sums x₀w₀ + x₁w₁ fit in 16 bits for inputs up to `input_max` and weights up to
 /// `widest` in magnitude: 7-bit weights (2 · 255 · 63) or 7-bit inputs (2 · 127 · 127) do.
 static int32_t pairs_fit(int widest, int input_max) { return 2 * input_max * widest < 32768; }
+
+/// The bias AVX2's signed build starts from (`DEDOG_DOT4_SGN`: it sums (x − 128) · w), given the bias′ and the sum of
+/// the weights; sets `*fit` to 0 where it does not fit in 32 bits.
+static int32_t signed_bias(int32_t bias, int64_t weight_sum, int32_t *fit) {
+    const int64_t b = (int64_t)bias + 128 * weight_sum;
+    if (b > INT32_MAX || b < INT32_MIN) {
+        *fit = 0;
+        return 0;
+    }
+    return (int32_t)b;
+}
 
 /// The largest magnitude among `count` signed weight bytes.
 static int widest_byte(const uint8_t *w, size_t count) {
@@ -48,8 +62,17 @@ static int widest_byte(const uint8_t *w, size_t count) {
 /// to `input_max`.
 static void pack_header(uint8_t *panel, int inputs, int input_max, const int32_t *bias, const float *scale, size_t first,
                         int width, const int32_t *out_zero, const int32_t *residual_zero, const float *residual_scale) {
-    const int32_t fit = pairs_fit(widest_byte(panel + QHEAD, groups_of(inputs) * 64), input_max);
+    const int widest = widest_byte(panel + QHEAD, groups_of(inputs) * 64);
+    const int32_t fit = pairs_fit(widest, input_max);
+    int32_t sfit = widest <= 127, sbias[QPANEL];
+    for (int j = 0; j < QPANEL; j++) {
+        int64_t sum = 0;
+        for (size_t k = 0; k < 4 * groups_of(inputs); k++) sum += (int8_t)panel[QHEAD + (k / 4) * 64 + (size_t)j * 4 + k % 4];
+        sbias[j] = signed_bias(bias[j], sum, &sfit);
+    }
     memcpy(panel + QFLAGS, &fit, 4);
+    memcpy(panel + QFLAGS + 4, &sfit, 4);
+    memcpy(panel + QSBIAS, sbias, sizeof sbias);
     memcpy(panel, bias, sizeof(int32_t) * QPANEL);
     memcpy(panel + QSCALE, scale, sizeof(float) * QPANEL);
     int32_t z[QPANEL] = {0}, rz[QPANEL] = {0};
@@ -314,16 +337,19 @@ static void qdw_scalar(const dedog_qdepthwise_args *g, int oy, int c0, int c1) {
 }
 
 // MARK: The depthwise layout for VNNI
-// A header (int32: 1 when every |scale| < 64; int32: 1 when vpmaddubsw's pair sums fit, `pairs_fit`), then one block
+// A header (int32: 1 when every |scale| < 64; int32: 1 when vpmaddubsw's pair sums fit, `pairs_fit`; int32: 1 when
+// AVX2's signed build can run it, `signed_fit`), then one block
 // per 64 channels: per kernel row group gg (rows
 // 4gg…4gg+3), column kx and quarter q, 64 weight bytes, where lane L's dword j holds the four rows' weights of
 // channel 64b + 16L + 4q + j (zero past the kernel and the channels), the order in which `dw_interleave` leaves the
-// input bytes; then the block's biases and scales per quarter in the same order. A block is contiguous, so that
+// input bytes; then the block's biases, scales and the signed build's biases (bias + 128 · Σ w, DW_SBIAS int32s after
+// the biases) per quarter in the same order. A block is contiguous, so that
 // every operand of the kernel is at a constant offset from its start.
 #define DW_ROWS 4
 #define DW_HEAD 64
+#define DW_SBIAS 128
 static int dw_row_groups(int kernel) { return (kernel + DW_ROWS - 1) / DW_ROWS; }
-static size_t dw_block_bytes(int kernel) { return ((size_t)dw_row_groups(kernel) * (size_t)kernel * 4 + 8) * 64; }
+static size_t dw_block_bytes(int kernel) { return ((size_t)dw_row_groups(kernel) * (size_t)kernel * 4 + 12) * 64; }
 
 size_t dedog_qdepthwise_packed_size(int channels, int kernel) {
     return DW_HEAD + ((size_t)channels + 63) / 64 * dw_block_bytes(kernel);
@@ -340,6 +366,7 @@ void dedog_qdepthwise_pack(const float *weight, const int32_t *bias, const float
     for (size_t i = 0; i < (size_t)channels * (size_t)kernel * (size_t)kernel; i++)
         fit &= fabsf(weight[i]) <= 127 && pairs_fit((int)fabsf(weight[i]), input_max);  // false for NaN
     memcpy(p + 4, &fit, 4);
+    int32_t sfit = 1;
     const int groups = dw_row_groups(kernel);
     for (int c = 0; c < channels; c++) {
         uint8_t *block = p + DW_HEAD + (size_t)(c / 64) * dw_block_bytes(kernel);
@@ -355,7 +382,16 @@ void dedog_qdepthwise_pack(const float *weight, const int32_t *bias, const float
         uint8_t *b = block + (size_t)groups * (size_t)kernel * 4 * 64;
         memcpy(b + q * 64 + lane, bias + c, 4);
         memcpy(b + 256 + q * 64 + lane, scale + c, 4);
+        int64_t sum = 0;
+        for (int t = 0; t < kernel * kernel; t++) {
+            const float w = weight[(size_t)t * (size_t)channels + (size_t)c];
+            sfit &= fabsf(w) <= 127;  // false for NaN
+            sum += sfit ? (int64_t)w : 0;
+        }
+        const int32_t sb = signed_bias(bias[c], sum, &sfit);
+        memcpy(b + 4 * DW_SBIAS + q * 64 + lane, &sb, 4);
     }
+    memcpy(p + 8, &sfit, 4);
 }
 
 // The depthwise convolution and the quantizer, once per instruction set (see qkernels_impl.h).
@@ -397,6 +433,7 @@ static void vnni_qdepthwise(const dedog_qdepthwise_args *g);
 __attribute__((target("avx2,fma,avxvnni"))) static void vnni256_qdepthwise(const dedog_qdepthwise_args *g, int end32);
 __attribute__((target("avx2,fma"))) static void ubs256_qdepthwise(const dedog_qdepthwise_args *g, int end32);
 __attribute__((target("avx2,fma"))) static void ubs8_qdepthwise(const dedog_qdepthwise_args *g, int end32);
+__attribute__((target("avx2,fma"))) static void sgn256_qdepthwise(const dedog_qdepthwise_args *g, int end32);
 
 /// The 256-bit kernels take whole halves of 32 channels; the channels after them run in `isa`'s float build.
 static void qdepthwise256(dedog_isa isa, void (*kernel)(const dedog_qdepthwise_args *, int),
@@ -414,12 +451,13 @@ static void qdepthwise256(dedog_isa isa, void (*kernel)(const dedog_qdepthwise_a
 void dedog_qdepthwise(dedog_isa isa, const dedog_qdepthwise_args *args) {
 #if defined(__x86_64__)
     if (dedog_isa_supported(isa) && dw_vnni_takes(args)) {
-        int32_t fit;
+        int32_t fit, sfit;
         memcpy(&fit, (const uint8_t *)args->packed + 4, 4);
+        memcpy(&sfit, (const uint8_t *)args->packed + 8, 4);
         if (isa == DEDOG_ISA_AVX512_VNNI) { vnni_qdepthwise(args); return; }
         if (isa == DEDOG_ISA_AVX_VNNI) { qdepthwise256(isa, vnni256_qdepthwise, args); return; }
         if (isa == DEDOG_ISA_AVX2 || isa == DEDOG_ISA_AVX512) {
-            qdepthwise256(isa, fit ? ubs256_qdepthwise : ubs8_qdepthwise, args);
+            qdepthwise256(isa, fit ? ubs256_qdepthwise : (sfit ? sgn256_qdepthwise : ubs8_qdepthwise), args);
             return;
         }
     }
@@ -799,18 +837,20 @@ static void vnni_qdepthwise(const dedog_qdepthwise_args *g) {
 #undef DW_CASE
 }
 
-// MARK: 256 bits: AVX-VNNI's vpdpbusd; AVX2's vpmaddubsw where its pair sums fit, and with inputs split otherwise
+// MARK: 256 bits: AVX-VNNI's vpdpbusd; AVX2's vpmaddubsw where its pair sums fit, on signed inputs where the weights
+// are within ±127, and with inputs split otherwise
 
 #define QIMPL_256 "qkernels256_impl.h"
 #include "q256_builds.h"
 
-/// Whether vpmaddubsw's pair sums fit on every panel `g` runs (`pairs_fit`).
-static int panels_fit(const dedog_qpointwise_args *g) {
+/// Whether flag `which` of every panel `g` runs is 1: 0, vpmaddubsw's pair sums fit (`pairs_fit`); 1, the signed
+/// build can run it (`signed_fit`).
+static int panels_fit(const dedog_qpointwise_args *g, int which) {
     const size_t size = panel_bytes(g->inputs);
     int fit = 1;
     for (int p = g->first_panel; fit && p < g->end_panel; p++) {
         int32_t flag;
-        memcpy(&flag, (const uint8_t *)g->packed + (size_t)p * size + QFLAGS, 4);
+        memcpy(&flag, (const uint8_t *)g->packed + (size_t)p * size + QFLAGS + 4 * (size_t)which, 4);
         fit &= flag == 1;
     }
     return fit;
@@ -824,7 +864,8 @@ void dedog_qpointwise(dedog_isa isa, const dedog_qpointwise_args *args) {
         if (isa == DEDOG_ISA_AVX512_VNNI) { vnni_qpointwise(args); return; }
         if (isa == DEDOG_ISA_AVX_VNNI) { vnni256_qpointwise(args); return; }
         if (isa == DEDOG_ISA_AVX2 || isa == DEDOG_ISA_AVX512) {
-            if (panels_fit(args)) ubs256_qpointwise(args);
+            if (panels_fit(args, 0)) ubs256_qpointwise(args);
+            else if (panels_fit(args, 1)) sgn256_qpointwise(args);
             else ubs8_qpointwise(args);
             return;
         }

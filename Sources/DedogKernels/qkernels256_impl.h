@@ -5,6 +5,8 @@
 //   KFN(name)       the build's prefix for a function name
 //   DOT4(a, x, w)   a + the dot products of x's and w's byte quadruples, lane by lane (AVX-VNNI: `vpdpbusd`; AVX2:
 //                   `vpmaddubsw`, whose pair sums are exact for weights in 7 bits, then `vpmaddwd` by ones)
+//   XSIGNED         1 where DOT4 reads the inputs less 128 (`DEDOG_DOT4_SGN`): the biases then come from the second
+//                   set each layout keeps (QSBIAS, DW_SBIAS), which adds 128 · Σ w
 // and includes it, which undefines them again. Both read the layouts the AVX-512 VNNI kernels read (a 256-bit
 // vector is the lower or upper half of theirs) and store the bytes every other build stores. Only KFN(qpointwise)
 // and KFN(qdepthwise) are used outside.
@@ -65,7 +67,8 @@ K256 void KFN(qpw_store16)(const dedog_qpointwise_args *g, const int plain, __m2
 K256 void KFN(qpw_tile)(const dedog_qpointwise_args *g, const int plain, const uint8_t *in, const int mr,
                         const uint8_t *panel, int row, int col, int cols) {
     __m256i acc[K256_MR][2];
-    const __m256i b0 = _mm256_loadu_si256((const __m256i *)panel), b1 = _mm256_loadu_si256((const __m256i *)(panel + 32));
+    const uint8_t *bias = panel + (XSIGNED ? QSBIAS : 0);
+    const __m256i b0 = _mm256_loadu_si256((const __m256i *)bias), b1 = _mm256_loadu_si256((const __m256i *)(bias + 32));
     UNROLL
     for (int r = 0; r < mr; r++) { acc[r][0] = b0; acc[r][1] = b1; }
     const uint8_t *x[K256_MR];
@@ -198,7 +201,7 @@ K256 void KFN(dw_chunk)(const KFN(dw_row) *a, const int K, const int S, const in
             const int start = j0 + u - (K - 1);
             if (start >= 0 && start / S < a->out_width) KFN(dw_store)(a, fast, acc[slot], start / S);
             UNROLL
-            for (int q = 0; q < 4; q++) acc[slot][q] = _mm256_loadu_si256((const __m256i *)(a->bias + 16 * q));
+            for (int q = 0; q < 4; q++) acc[slot][q] = _mm256_loadu_si256((const __m256i *)(a->bias + DW_SBIAS * XSIGNED + 16 * q));
         }
     }
 }
@@ -209,7 +212,7 @@ K256 void KFN(dw_stream)(const KFN(dw_row) *a, const int K, const int S, const i
     UNROLL
     for (int i = 0; i < P; i++)
         UNROLL
-        for (int q = 0; q < 4; q++) acc[i][q] = _mm256_loadu_si256((const __m256i *)(a->bias + 16 * q));
+        for (int q = 0; q < 4; q++) acc[i][q] = _mm256_loadu_si256((const __m256i *)(a->bias + DW_SBIAS * XSIGNED + 16 * q));
     const int end = (a->out_width - 1) * S + K;
     for (int j0 = 0; j0 < end; j0 += U) {
         if (all_rows && j0 >= a->pad_left && j0 + U - a->pad_left <= a->W) KFN(dw_chunk)(a, K, S, fast, 0, j0, acc);

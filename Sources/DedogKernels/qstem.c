@@ -19,14 +19,17 @@
 #define SO DEDOG_QSTEM_OUTPUTS
 #define STAPS 12  // bytes per kernel row: 4 per channel (3 columns, then one that meets a zero weight)
 // Layout: [ky][channel c][half h] 64 bytes (16 outputs × the 4 weight bytes of a dword) for VNNI; then
-// [ky][c · 4 + kx][output] int16 for the other builds; then the 32 int32 biases, the 32 float scales and an int32, 1
-// when every weight is within ±63 (AVX2's vpmaddubsw cannot saturate on them).
+// [ky][c · 4 + kx][output] int16 for the other builds; then the 32 int32 biases, the 32 float scales, an int32, 1
+// when every weight is within ±63 (AVX2's vpmaddubsw cannot saturate on them), an int32, 1 when every weight is within
+// ±127 (AVX2's signed build runs them), and the 32 int32 biases of that build (bias + 128 · Σ w, DEDOG_DOT4_SGN).
 #define S_VNNI 0
 #define S_WIDE (3 * 3 * 2 * 64)
 #define S_BIAS (S_WIDE + 3 * STAPS * SO * 2)
 #define S_SCALE (S_BIAS + SO * 4)
 #define S_NARROW (S_SCALE + SO * 4)
-#define S_SIZE (S_NARROW + 4)
+#define S_SIGNED (S_NARROW + 4)
+#define S_SBIAS (S_SIGNED + 4)
+#define S_SIZE (S_SBIAS + SO * 4)
 
 size_t dedog_qstem_packed_size(void) { return S_SIZE; }
 
@@ -47,6 +50,19 @@ void dedog_qstem_pack(const int8_t *weight, const int32_t *bias, const float *sc
     int32_t narrow = 1;
     for (int i = 0; i < SO * 27; i++) narrow &= weight[i] >= -63 && weight[i] <= 63;
     memcpy(p + S_NARROW, &narrow, 4);
+    int32_t within = 1, sbias[SO];
+    for (int o = 0; o < SO; o++) {
+        int64_t sum = 0;
+        for (int i = 0; i < 27; i++) {
+            within &= weight[o * 27 + i] >= -127;
+            sum += weight[o * 27 + i];
+        }
+        const int64_t b = (int64_t)bias[o] + 128 * sum;
+        within &= b <= INT32_MAX && b >= INT32_MIN;
+        sbias[o] = within ? (int32_t)b : 0;
+    }
+    memcpy(p + S_SIGNED, &within, 4);
+    memcpy(p + S_SBIAS, sbias, sizeof sbias);
 }
 
 /// One padded row's image columns of one channel: round(x · s + m) clamped to 0…255, rounded to nearest, ties to
@@ -185,12 +201,14 @@ static void vnni_qstem(const dedog_qstem_args *g) {
 void dedog_qstem(dedog_isa isa, const dedog_qstem_args *args) {
 #if defined(__x86_64__)
     if (dedog_isa_supported(isa)) {
-        int32_t narrow;
+        int32_t narrow, within;
         memcpy(&narrow, (const uint8_t *)args->packed + S_NARROW, 4);
+        memcpy(&within, (const uint8_t *)args->packed + S_SIGNED, 4);
         if (isa == DEDOG_ISA_AVX512_VNNI) { vnni_qstem(args); return; }
         if (isa == DEDOG_ISA_AVX_VNNI) { vnni256_qstem(args); return; }
         if (isa == DEDOG_ISA_AVX2 || isa == DEDOG_ISA_AVX512) {
             if (narrow) ubs256_qstem(args);
+            else if (within) sgn256_qstem(args);
             else ubs8_qstem(args);
             return;
         }

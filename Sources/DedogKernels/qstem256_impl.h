@@ -13,7 +13,7 @@ K256 void KFN(stem_pixels)(const dedog_qstem_args *g, const int px, int oy, int 
     __m256i acc[K256_PX][4];
     _Pragma("clang loop unroll(full)") for (int i = 0; i < px; i++)
         _Pragma("clang loop unroll(full)") for (int u = 0; u < 4; u++)
-            acc[i][u] = _mm256_loadu_si256((const __m256i *)(p + S_BIAS + 32 * u));
+            acc[i][u] = _mm256_loadu_si256((const __m256i *)(p + (XSIGNED ? S_SBIAS : S_BIAS) + 32 * u));
     _Pragma("clang loop unroll(full)") for (int ky = 0; ky < 3; ky++) {
         _Pragma("clang loop unroll(full)") for (int c = 0; c < 3; c++) {
             const uint8_t *x = g->in + c * plane + (size_t)(2 * oy + ky) * g->padded_width + (size_t)ox * 2;

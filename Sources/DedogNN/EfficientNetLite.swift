@@ -37,8 +37,8 @@ public final class EfficientNetLite: Sendable {
     let quantized: QuantizedNetwork?
     /// The activation ranges the 8-bit layers were made with (nil: the backbone runs in floats only).
     public let activationRanges: ActivationRanges?
-    /// The kernels the 8-bit layers were made for: with one operand of each layer in 7 bits where they multiply with
-    /// `vpmaddubsw` (`KernelSet.pairsSevenBitOperands`). Every set runs any of them exactly.
+    /// The kernels the network was loaded for, which its sessions run unless told otherwise. The 8-bit layers are the
+    /// same for every set, and every set computes them exactly.
     public let byteKernels: KernelSet
 
     struct FloatLayers: Sendable {
@@ -56,8 +56,7 @@ public final class EfficientNetLite: Sendable {
         byteKernels = kernels
         quantized = try activationRanges.map { r throws(ModelError) in
             try QuantizedNetwork(stem: stem, input: input, blocks: blocks.map(QuantizedNetwork.BlockWeights.init),
-                                 head: .packed(head), ranges: r, sevenBitOperands: kernels.pairsSevenBitOperands,
-                                 threads: threads)
+                                 head: .packed(head), ranges: r, threads: threads)
         }
     }
 
@@ -72,7 +71,7 @@ public final class EfficientNetLite: Sendable {
         self.activationRanges = activationRanges
         byteKernels = kernels
         quantized = try QuantizedNetwork(stem: stem, input: input, blocks: blocks, head: head, ranges: activationRanges,
-                                         sevenBitOperands: kernels.pairsSevenBitOperands, threads: threads)
+                                         threads: threads)
     }
 
     /// The same network with its 8-bit layers made from `ranges` (nil: floats only), e.g. to compare calibrations.

@@ -11,8 +11,8 @@ public enum Precision: String, CaseIterable, Sendable, CustomStringConvertible {
 
     public var description: String { rawValue }
 
-    /// What runs when nobody says: int8 on every x86 set (VNNI's `vpdpbusd`, or AVX2's `vpmaddubsw` on 7-bit
-    /// weights: faster than their floats, top-1 within 0.3 points of them, docs/performance.md), fp32 on the
+    /// What runs when nobody says: int8 on every x86 set (VNNI's `vpdpbusd`, or AVX2's `vpmaddubsw`, the same
+    /// integers: faster than their floats, top-1 within 0.3 points of them, docs/performance.md), fp32 on the
     /// portable kernels (their 8-bit build is exact but slower than their float one).
     public static func preferred(for kernels: KernelSet) -> Precision { kernels == .portable ? .fp32 : .int8 }
 }
@@ -59,23 +59,19 @@ struct QuantizedNetwork: Sendable {
         }
     }
 
-    /// `threads`: how many threads quantize the layers. `sevenBitOperands` (`KernelSet.pairsSevenBitOperands`): every
-    /// layer has one operand in 7 bits, the inputs of the depthwise layers and the projections (the stem's and each
-    /// expansion's outputs, each depthwise layer's), the weights of the others.
+    /// `threads`: how many threads quantize the layers. Every layer has 8-bit weights and inputs, whichever kernels
+    /// run it: every set computes the same integers (`KernelSet`), so every CPU gives the same answers.
     init(stem: StemConvolution, input: InputDescription, blocks floatBlocks: [BlockWeights], head floatHead: PointwiseWeights,
-         ranges: ActivationRanges, sevenBitOperands: Bool, threads: Int) throws(ModelError) {
+         ranges: ActivationRanges, threads: Int) throws(ModelError) {
         var encodings: [String: ByteEncoding] = [:]
-        func encoding(_ name: String, feedsDepthwiseOrProjection: Bool = false) throws(ModelError) -> ByteEncoding {
+        func encoding(_ name: String) throws(ModelError) -> ByteEncoding {
             guard let range = ranges.ranges(name) else {
                 throw .badInput(detail: "8-bit network: no activation range for \(name)")
             }
-            let e = ByteEncoding(range, top: sevenBitOperands && feedsDepthwiseOrProjection ? 127 : 255)
+            let e = ByteEncoding(range, top: 255)
             encodings[name] = e
             return e
         }
-        /// The weights' limit of a layer reading `input`: 7 bits where its input has 8 and the kernels need one 7-bit operand.
-        @Sendable func weightLimit(_ input: ByteEncoding) -> Int { weightLimit(inputTop: input.top) }
-        @Sendable func weightLimit(inputTop: Int) -> Int { sevenBitOperands && inputTop > 127 ? 63 : 127 }
         // Every tensor's encoding, in order (a layer reads what the one before wrote); then the layers, each of which
         // needs only its weights and those encodings, quantized side by side: most of an 8-bit load's time.
         struct Layers: Sendable {
@@ -84,16 +80,16 @@ struct QuantizedNetwork: Sendable {
             let expand: (weights: PointwiseWeights, output: ByteEncoding)?
             let input: ByteEncoding, middle: ByteEncoding, output: ByteEncoding
         }
-        var current = try encoding("stem", feedsDepthwiseOrProjection: floatBlocks.first?.expand == nil)
+        var current = try encoding("stem")
         byteStem = QuantizedStem.fits(stem, input: input) && current.isPerTensor
-            ? try QuantizedStem(stem, input: input, output: current, weightLimit: weightLimit(inputTop: 255)) : nil  // pixel bytes
+            ? try QuantizedStem(stem, input: input, output: current) : nil  // pixel bytes
         var layers: [Layers] = []
         for block in floatBlocks {
             let name = block.spec.name
             let expand = try block.expand.map { e throws(ModelError) in
-                (weights: e, output: try encoding(name + ".expand", feedsDepthwiseOrProjection: true))
+                (weights: e, output: try encoding(name + ".expand"))
             }
-            let middle = try encoding(name + ".depthwise", feedsDepthwiseOrProjection: true), output = try encoding(name)
+            let middle = try encoding(name + ".depthwise"), output = try encoding(name)
             layers.append(Layers(weights: block, expand: expand, input: current, middle: middle, output: output))
             current = output
         }
@@ -102,20 +98,16 @@ struct QuantizedNetwork: Sendable {
         let built = parallelMap(jobs.count + 1, threads: threads) { i -> Result<Built, ModelError> in
             Result { () throws(ModelError) -> Built in
                 guard i < jobs.count else {
-                    return .head(try Self.pointwise(floatHead, input: headInput, output: .floats(clampsToSix: floatHead.clampsToSix),
-                                                    weightLimit: weightLimit(headInput)))
+                    return .head(try Self.pointwise(floatHead, input: headInput, output: .floats(clampsToSix: floatHead.clampsToSix)))
                 }
                 let l = jobs[i], block = l.weights
                 let expand = try l.expand.map { e throws(ModelError) in
-                    try Self.pointwise(e.weights, input: l.input, output: .bytes(e.output, clampsToSix: true),
-                                       weightLimit: weightLimit(l.input))
+                    try Self.pointwise(e.weights, input: l.input, output: .bytes(e.output, clampsToSix: true))
                 }
                 let depthwiseInput = l.expand?.output ?? l.input
-                let depthwise = try Self.depthwise(block.depthwise, input: depthwiseInput, output: l.middle,
-                                                   weightLimit: weightLimit(depthwiseInput))
+                let depthwise = try Self.depthwise(block.depthwise, input: depthwiseInput, output: l.middle)
                 let project = try Self.pointwise(block.project, input: l.middle, output: block.spec.hasResidual
-                                                 ? .bytesAdding(l.output, residual: l.input) : .bytes(l.output, clampsToSix: false),
-                                                 weightLimit: weightLimit(l.middle))
+                                                 ? .bytesAdding(l.output, residual: l.input) : .bytes(l.output, clampsToSix: false))
                 return .block(Block(expand: expand, depthwise: depthwise, project: project))
             }
         }
@@ -165,16 +157,14 @@ struct QuantizedNetwork: Sendable {
         }
     }
 
-    static func pointwise(_ layer: PointwiseWeights, input: ByteEncoding, output: Output,
-                          weightLimit: Int) throws(ModelError) -> QuantizedPointwise {
+    static func pointwise(_ layer: PointwiseWeights, input: ByteEncoding, output: Output) throws(ModelError) -> QuantizedPointwise {
         let (store, scales) = store(output, channels: layer.outChannels)
         let (inputScales, inputZeros) = input.perChannel(layer.inChannels)
         return try QuantizedPointwise(quantizing: layer, inputScale: inputScales, inputZero: inputZeros, outputScale: scales,
-                                      store: store, weightLimit: weightLimit, inputMax: input.top)
+                                      store: store, inputMax: input.top)
     }
 
-    static func depthwise(_ layer: DepthwiseConvolution, input: ByteEncoding, output: ByteEncoding,
-                          weightLimit: Int) throws(ModelError) -> QuantizedDepthwise {
+    static func depthwise(_ layer: DepthwiseConvolution, input: ByteEncoding, output: ByteEncoding) throws(ModelError) -> QuantizedDepthwise {
         let c = layer.channels, taps = layer.kernel * layer.kernel
         let (inputScales, inputZeros) = input.perChannel(c), (outputScales, outputZeros) = output.perChannel(c)
         guard inputZeros.allSatisfy({ $0 == 0 }), outputZeros.allSatisfy({ $0 == 0 }) else {
@@ -185,8 +175,8 @@ struct QuantizedNetwork: Sendable {
         // layers; kept tap-major as floats, as the kernels read them. A channel whose bias dwarfs its weights
         // (BatchNorm folded into a filter near zero) gets a coarser scale, so that its bias stays within the 2^23 that
         // keeps the float sums exact. Rows of the tap-major weights are read in order: no gathering per channel.
-        // L = weightLimit: 127, or 63 for kernels that multiply with vpmaddubsw.
-        let limit = Float(max(1, min(127, weightLimit)))
+        // L = 127: within ±127, as AVX2's signed byte product needs (`DEDOG_DOT4_SGN`).
+        let limit: Float = 127
         var top = [Float](repeating: 0, count: c), weightScale = [Float](repeating: 1, count: c)
         layer.tapWeights.withUnsafeBufferPointer { w in
             for t in 0..<taps { for channel in 0..<c { top[channel] = max(top[channel], abs(w[t * c + channel])) } }

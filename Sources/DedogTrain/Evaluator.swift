@@ -53,7 +53,7 @@ public enum Evaluator {
             let cache = try cacheRoot.map { root throws(TrainError) in
                 try FeatureCache(root: root, backboneFingerprint: FeatureExtractor.fingerprint(
                                     of: tensors, model: model.specification, backbone: b, input: input,
-                                    precision: precision, kernels: kernels),
+                                    precision: precision),
                                  width: EfficientNetLite.featureCount)
             }
             let phase = model.backbones.count > 1 ? "evaluate (\(network.backbone))" : "evaluate"

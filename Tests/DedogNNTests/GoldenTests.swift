@@ -76,8 +76,8 @@ enum BundledModel {
         #expect(worst <= 0.05, "\(context): a probability moved by \(worst)")
     }
 
-    /// The 8-bit engine with the bundled file's activation ranges, in every build, on one and two threads, its
-    /// layers made for that build (7-bit weights for AVX2 and AVX-512, which multiply with vpmaddubsw).
+    /// The 8-bit engine with the bundled file's activation ranges, in every build, on one and two threads (every
+    /// build runs the same layers to the same bytes: `int8IsTheSameOnEverySet`).
     @Test(arguments: KernelSet.supported)
     func int8StagesAndAnswerStayCloseToPyTorch(_ kernels: KernelSet) throws {
         let network = try Model(contentsOf: BundledModel.url, kernels: kernels).backbones[0]
@@ -143,5 +143,32 @@ enum BundledModel {
         let reference = try Self.tensor(architecture, "logits")
         #expect(top5(logits) == top5(reference))
         #expect(top5(logits).first == 207)  // golden retriever, as Lite0 says
+    }
+
+    /// Every set runs the same 8-bit layers to the same integers and stores them alike, so a model answers alike on
+    /// every CPU (issue 69): each backbone's 8-bit features of its golden input are the same bits on every set this
+    /// CPU runs as on the portable one, on one and two threads. (AVX2 once ran layers of its own, one operand in 7
+    /// bits, and named a photo near a threshold otherwise than the VNNI sets.)
+    @Test(arguments: ["efficientnet-lite0", "efficientnet-lite1", "efficientnet-lite2"])
+    func int8IsTheSameOnEverySet(_ architecture: String) throws {
+        let url = SharedData.packageRoot.appendingPathComponent("models/\(architecture)-imagenet.safetensors")
+        let input = try Self.tensor(architecture, "input")
+        var first: (KernelSet, [Float])?
+        for kernels in KernelSet.supported {
+            let network = try Model(contentsOf: url, kernels: kernels).backbones[0]
+            let size = network.input.cropSize
+            for threads in [1, 2] {
+                let session = network.makeSession(threads: threads, kernels: kernels, precision: .int8)
+                try #require(session.precision == .int8)
+                let features = try session.features(input, batch: 1, height: size, width: size)
+                guard let (set, reference) = first else {
+                    first = (kernels, features)
+                    continue
+                }
+                let differ = features.indices.filter { features[$0].bitPattern != reference[$0].bitPattern }
+                #expect(features.count == reference.count && differ.isEmpty,
+                        "\(architecture) \(kernels), \(threads) thread(s): \(differ.count) features differ from \(set)'s, the first at \(differ.first ?? -1)")
+            }
+        }
     }
 }

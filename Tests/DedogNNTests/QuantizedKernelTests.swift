@@ -18,8 +18,8 @@ struct IntegerRandom {
 /// against `ReferenceKernels`' plain integer arithmetic at every pointwise layer shape of every backbone at
 /// every input size models use, and at awkward shapes (inputs not a multiple of 4, partial panels, one pixel),
 /// with each store (bytes clamped as ReLU6, bytes with the residual added, floats), on one and two threads, with
-/// 8-bit weights and inputs, 7-bit weights, and 7-bit inputs (AVX2 and AVX-512 multiply the last two with
-/// vpmaddubsw, the first with each input byte split in two).
+/// 8-bit weights and inputs (AVX2 and AVX-512 multiply them with vpmaddubsw on inputs less 128), 7-bit weights, 7-bit
+/// inputs (vpmaddubsw as it is), and weights down to −128 (each input byte split in two).
 /// The arithmetic is exact (integer sums, then the same float operations in the same order), so every byte and
 /// every float's bits must be equal; the safe entry points' guard zones catch writes outside the output.
 @Suite struct QuantizedKernelTests {
@@ -55,7 +55,7 @@ struct IntegerRandom {
             (.bytesAddingResidual(zero: zero, low: 0, high: 255, residualZero: residualZero, residualScale: residualScale), residual),
             (.bytesAddingResidual(zero: [zero[0]], low: 0, high: 255, residualZero: [residualZero[0]], residualScale: [0.75]), residual),
         ]
-        for (weight, inputMax) in [(wide, 255), (wide.map { $0 / 2 }, 255), (wide, 127)] {
+        for (weight, inputMax) in [(wide, 255), (wide.map { $0 / 2 }, 255), (wide, 127), (wide.map { $0 == 127 ? -128 : $0 }, 255)] {
         let input = inputMax == 255 ? input : input.map { $0 / 2 }, inputZero = inputZero.map { min($0, inputMax) }
         let sums = ReferenceKernels.quantizedSums(input, pixels: pixels, inputs: cin, inputZero: inputZero, weight: weight,
                                                   bias: bias, outputs: cout)
@@ -102,7 +102,7 @@ struct IntegerRandom {
     ]
 
     /// The 8-bit depthwise kernel in every build, on one and two threads, with 8-bit weights and inputs, 7-bit weights,
-    /// and 7-bit inputs, against the plain integer sums and the same store: every byte equal (the sums are exact in
+    /// 7-bit inputs and weights down to −128 (the builds `pointwiseMatchesTheIntegerReference` names), against the plain integer sums and the same store: every byte equal (the sums are exact in
     /// floats below 2^24, the store is the pointwise one's).
     @Test(arguments: depthwiseShapes)
     func depthwiseMatchesTheIntegerReference(_ layer: LayerShape) throws {
@@ -115,7 +115,7 @@ struct IntegerRandom {
         // to a few dozen bytes, so that stores clamp at both ends as well as round.
         let spread = Float(k) * 9300
         let scale = (0..<c).map { _ in Float(random.int(in: 20...90)) / spread }
-        for (weight, inputMax) in [(wide, 255), (wide.map { $0 / 2 }, 255), (wide, 127)] {
+        for (weight, inputMax) in [(wide, 255), (wide.map { $0 / 2 }, 255), (wide, 127), (wide.map { $0 == 127 ? -128 : $0 }, 255)] {
         let input = inputMax == 255 ? input : input.map { $0 / 2 }
         let bits = "\(weight.contains { abs(Int($0)) > 63 } ? 8 : 7)-bit weights, inputs to \(inputMax)"
         let (sums, _, _) = ReferenceKernels.quantizedDepthwiseSums(input, height: h, width: w, channels: c, weight: weight,
@@ -234,25 +234,21 @@ struct IntegerRandom {
         #expect(throws: ModelError.self) { try Quantize.bytes([1e30], inverseScale: 1, zero: 0, low: 0, high: 255) }
     }
 
-    /// 8 bits are the default on every x86 set (a byte dot product, or vpmaddubsw on 7-bit weights, beats floats
-    /// there); the portable 8-bit kernels are slower than the float ones. Layers made for AVX2 and AVX-512 have
-    /// 7-bit weights, the others 8-bit ones.
+    /// 8 bits are the default on every x86 set (a byte dot product, or vpmaddubsw on signed inputs, beats floats
+    /// there); the portable 8-bit kernels are slower than the float ones. Every set's layers are the same, 8-bit
+    /// weights and inputs throughout, so that every CPU gives the same answers.
     @Test func int8IsTheDefaultWhereItIsFaster() throws {
         for kernels in KernelSet.allCases {
             #expect(Precision.preferred(for: kernels) == (kernels == .portable ? .fp32 : .int8))
-            #expect(kernels.pairsSevenBitOperands == (kernels == .avx2 || kernels == .avx512))
         }
         #expect(try BundledModel.network.makeSession(kernels: .portable).precision == .fp32)
         #expect(try BundledModel.network.makeSession(kernels: .portable, precision: .int8).precision == .int8)
         #expect(try BundledModel.network.makeSession(kernels: .avx2).precision == .int8)
-        // vpmaddubsw's pair sums fit for a 7-bit operand: 7-bit weights on the 8-bit block outputs (expansions, the
-        // head), 7-bit inputs to the 8-bit weights of the projections; VNNI's layers are 8-bit throughout.
         for kernels in [KernelSet.avx2, .avx512Vnni] {
             let layers = try Model(contentsOf: BundledModel.url, precision: .int8, kernels: kernels).backbones[0].int8PointwiseOperands
             #expect(layers.count == 16 + 15 + 1)
             for (kind, widest, inputMax) in layers {
-                let expected = !kernels.pairsSevenBitOperands ? (127, 255) : kind == "project" ? (127, 127) : (63, 255)
-                #expect(widest == expected.0 && inputMax == expected.1, "\(kernels) \(kind): weights up to \(widest), inputs up to \(inputMax)")
+                #expect(widest == 127 && inputMax == 255, "\(kernels) \(kind): weights up to \(widest), inputs up to \(inputMax)")
             }
         }
     }

@@ -5,7 +5,8 @@ import Foundation
 /// path can be tried and tested on one machine. Weights are packed once, in one layout (panels of
 /// `DEDOG_PANEL` outputs) that every set reads, so a model's packed weights do not depend on the set chosen.
 /// The VNNI sets run the float kernels of AVX2 and AVX-512 and multiply bytes with `vpdpbusd`; AVX2 and AVX-512
-/// multiply bytes with `vpmaddubsw`, one operand of each layer in 7 bits (`pairsSevenBitOperands`).
+/// multiply bytes with `vpmaddubsw` on inputs less 128, their sign moved onto the weights (`vpsignb`), which sums the
+/// same integers. Every set runs the same 8-bit layers to the same bytes: a model answers alike on every CPU.
 public enum KernelSet: String, CaseIterable, Sendable, CustomStringConvertible {
     case portable
     case avx2
@@ -48,18 +49,11 @@ public enum KernelSet: String, CaseIterable, Sendable, CustomStringConvertible {
         dedog_int8_peak(isa, 20_000_000)
     }
 
-    /// Whether this set multiplies bytes with `vpmaddubsw` (AVX2 and AVX-512), which adds two products of an input
-    /// byte and a weight in 16 bits: 2 · 255 · 63 and 2 · 127 · 127 fit, 2 · 255 · 127 does not. The 8-bit layers made
-    /// for it have one operand in 7 bits: 7-bit weights where the input is 8-bit (stem, expansions, head), 7-bit
-    /// inputs where the weights are 8-bit (depthwise, projections: 7-bit weights cost them most). Its kernels run
-    /// any layer exactly, at half the speed where neither operand fits.
-    public var pairsSevenBitOperands: Bool { self == .avx2 || self == .avx512 }
-
     /// How this set's 8-bit kernels multiply, for benchmark tables.
     public var byteMultiply: String {
         switch self {
         case .portable: "portable"
-        case .avx2, .avx512: "vpmaddubsw, one 7-bit operand"
+        case .avx2, .avx512: "vpmaddubsw on signed inputs"
         case .avxVnni: "AVX-VNNI vpdpbusd"
         case .avx512Vnni: "AVX-512 VNNI vpdpbusd"
         }
