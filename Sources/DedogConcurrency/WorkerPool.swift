@@ -55,22 +55,40 @@ public final class WorkerPool: Sendable {
     }
 
     /// What the workers share with the pool; they keep it alive until they have left their loop.
+    ///
+    /// A job reaches a worker without a lock: the caller writes `job`, then raises `generation` (releasing), and a
+    /// worker that sees the new generation (acquiring) reads `job`; the caller writes `job` again only once every
+    /// worker has counted itself out of `remaining`, after its read. The lock and the condition are only for
+    /// sleeping: a worker that once took the lock to read each job could find the caller still holding it and go to
+    /// sleep on the mutex, a futex sleep and wake-up per layer, which on a virtual machine cost more than many layers.
     private final class State: @unchecked Sendable {
         private let generation = Atomic<Int>(0)
         private let remaining = Atomic<Int>(0)
         private let stopping = Atomic<Bool>(false)
+        /// Workers asleep on the condition, or about to be: the caller wakes them only when there are some.
+        private let sleepers = Atomic<Int>(0)
         /// The caller sleeps, waiting for the last worker of the job to wake it.
         private let callerSleeps = Atomic<Bool>(false)
         private let condition = NSCondition()
-        private var job: (@Sendable (Int) -> Void)?  // guarded by `condition`
+        /// Written by the caller only while no worker runs a job (see above).
+        private var job: (@Sendable (Int) -> Void)?
 
         func start(_ body: @escaping @Sendable (Int) -> Void, workers: Int) {
-            condition.lock()
             job = body
             remaining.store(workers, ordering: .sequentiallyConsistent)
+            raiseGeneration()
+        }
+
+        /// Publishes the job (or the stop) and wakes the workers that sleep. A worker counts itself in `sleepers`
+        /// before it looks at the generation a last time, and the caller looks at `sleepers` after it raised the
+        /// generation (both sequentially consistent), so one of the two sees the other.
+        private func raiseGeneration() {
             generation.add(1, ordering: .sequentiallyConsistent)
-            condition.broadcast()
-            condition.unlock()
+            if sleepers.load(ordering: .sequentiallyConsistent) > 0 {
+                condition.lock()
+                condition.broadcast()
+                condition.unlock()
+            }
         }
 
         /// Waits until every worker has run its part, then forgets the job.
@@ -82,17 +100,12 @@ public final class WorkerPool: Sendable {
                 callerSleeps.store(false, ordering: .sequentiallyConsistent)
                 condition.unlock()
             }
-            condition.lock()
             job = nil
-            condition.unlock()
         }
 
         func stop() {
-            condition.lock()
             stopping.store(true, ordering: .sequentiallyConsistent)
-            generation.add(1, ordering: .sequentiallyConsistent)
-            condition.broadcast()
-            condition.unlock()
+            raiseGeneration()
         }
 
         func work(_ part: Int) {
@@ -100,16 +113,14 @@ public final class WorkerPool: Sendable {
             while true {
                 if !WorkerPool.lookBriefly(for: WorkerPool.workerBudget, until: { generation.load(ordering: .acquiring) != seen }) {
                     condition.lock()
-                    while generation.load(ordering: .acquiring) == seen { condition.wait() }
+                    sleepers.add(1, ordering: .sequentiallyConsistent)
+                    while generation.load(ordering: .sequentiallyConsistent) == seen { condition.wait() }
+                    sleepers.subtract(1, ordering: .sequentiallyConsistent)
                     condition.unlock()
                 }
-                condition.lock()
                 seen = generation.load(ordering: .acquiring)
-                let current = job
-                let done = stopping.load(ordering: .acquiring)
-                condition.unlock()
-                if done { return }
-                current?(part)
+                if stopping.load(ordering: .acquiring) { return }
+                job?(part)
                 // The last part of the job wakes the caller if it has gone to sleep (it sets `callerSleeps` under
                 // the lock before it checks `remaining`, so one of the two sees the other).
                 if remaining.subtract(1, ordering: .sequentiallyConsistent).newValue == 0,
