@@ -486,26 +486,122 @@ void dedog_quantize(dedog_isa isa, const float *in, size_t count, float inv_scal
     portable_quantize(in, count, inv_scale, zero, out_min, out_max, out);
 }
 
+// The portable 1×1 kernel: products of 16-bit halves summed in pairs into int32 lanes, which clang lowers to one
+// `pmaddwd` on x86-64's baseline SSE2 and to `smull`/`smlal` on NEON; exact (|x₀w₀ + x₁w₁| ≤ 2 · 255 · 128). Tiles
+// of PQ_ROWS rows × 8 outputs: per group of 4 inputs, the panel's weights of 8 outputs as the (w₀, w₁) and (w₂, w₃)
+// pairs of each, and each row's (a₀, a₁) and (a₂, a₃) repeated.
+typedef int16_t pq_i16x8 __attribute__((ext_vector_type(8)));
+typedef int32_t pq_i32x4 __attribute__((ext_vector_type(4)));
+typedef int8_t pq_i8x16 __attribute__((ext_vector_type(16)));
+typedef int16_t pq_i16x4 __attribute__((ext_vector_type(4)));
+typedef uint8_t pq_u8x4 __attribute__((ext_vector_type(4)));
+#define PQ_ROWS 4
+#define PQ_UNROLL _Pragma("clang loop unroll(full)")  // loops over constants where inlined: accumulators in registers
+
+/// Σ over pairs: lane i is a[2i]·b[2i] + a[2i+1]·b[2i+1]. On x86-64 `pmaddwd` itself (SSE2 is its baseline: this
+/// is no other instruction set), since clang turns the generic form into a `pmaddwd` per product there.
+static inline pq_i32x4 pq_madd(pq_i16x8 a, pq_i16x8 b) {
+#if defined(__x86_64__)
+    return (pq_i32x4)_mm_madd_epi16((__m128i)a, (__m128i)b);
+#else
+    const pq_i32x4 even = __builtin_convertvector(__builtin_shufflevector(a, a, 0, 2, 4, 6), pq_i32x4)
+                        * __builtin_convertvector(__builtin_shufflevector(b, b, 0, 2, 4, 6), pq_i32x4);
+    const pq_i32x4 odd = __builtin_convertvector(__builtin_shufflevector(a, a, 1, 3, 5, 7), pq_i32x4)
+                       * __builtin_convertvector(__builtin_shufflevector(b, b, 1, 3, 5, 7), pq_i32x4);
+    return even + odd;
+#endif
+}
+
+typedef float pq_f32x4 __attribute__((ext_vector_type(4)));
+
+/// `store_one` for the 4 outputs j…j+3 of `panel` (n ≤ 4 of them real) at once, for byte stores: the same float
+/// operations in the same order, each its own statement (no contraction), so the same bytes. Float stores (the
+/// head's, where a zero's sign must come out as `clampf` gives it) go through `store_one`.
+static inline void pq_store4(const dedog_qpointwise_args *g, pq_i32x4 acc, const uint8_t *panel, int j, int row, int col, int n) {
+    if (g->store == DEDOG_Q_F32 || n < 4) {
+        for (int i = 0; i < n; i++) store_one(g, acc[i], panel, j + i, row, col + i);
+        return;
+    }
+    pq_f32x4 scale, rs;
+    pq_i32x4 zero, rz;
+    memcpy(&scale, panel + QSCALE + 4 * j, 16);
+    memcpy(&zero, panel + QZERO + 4 * j, 16);
+    pq_f32x4 t = __builtin_convertvector(acc, pq_f32x4) * scale;
+    const size_t at = (size_t)row * g->out_stride + (size_t)col;
+    if (g->store == DEDOG_Q_U8_ADD) {
+        memcpy(&rz, panel + QRZERO + 4 * j, 16);
+        memcpy(&rs, panel + QRSCALE + 4 * j, 16);
+        pq_u8x4 res;
+        memcpy(&res, g->residual + at, 4);
+        const pq_f32x4 r = __builtin_convertvector(__builtin_convertvector(res, pq_i32x4) - rz, pq_f32x4) * rs;
+        t = t + r;
+    }
+    const pq_f32x4 lo = __builtin_convertvector((pq_i32x4){g->out_min, g->out_min, g->out_min, g->out_min} - zero, pq_f32x4);
+    const pq_f32x4 hi = __builtin_convertvector((pq_i32x4){g->out_max, g->out_max, g->out_max, g->out_max} - zero, pq_f32x4);
+    t = __builtin_elementwise_min(__builtin_elementwise_max(t, lo), hi);  // clampf's order; bytes keep no zero's sign
+    const pq_f32x4 big = {12582912.0f, 12582912.0f, 12582912.0f, 12582912.0f};  // round_even's 1.5 · 2^23
+    const pq_f32x4 shifted = t + big;
+    const pq_f32x4 rounded = shifted - big;
+    const pq_u8x4 bytes = __builtin_convertvector(__builtin_convertvector(rounded, pq_i32x4) + zero, pq_u8x4);
+    memcpy((uint8_t *)g->out + at, &bytes, 4);
+}
+
+/// `mr` (≤ PQ_ROWS, a constant where inlined) rows from `row` of outputs `half`·8 … +7 of `panel`.
+static inline __attribute__((always_inline)) void pq_tile(const dedog_qpointwise_args *g, const uint8_t *panel, const int mr,
+                                                          int row, int half, int first, int cols) {
+    const size_t groups = groups_of(g->inputs), full = (size_t)g->inputs / 4;
+    pq_i32x4 acc[PQ_ROWS][2], bias[2];
+    memcpy(bias, panel + 32 * half, sizeof bias);
+    PQ_UNROLL
+    for (int r = 0; r < mr; r++) {
+        acc[r][0] = bias[0];
+        acc[r][1] = bias[1];
+    }
+    for (size_t gi = 0; gi < groups; gi++) {
+        // Outputs 8·half … +7: 32 bytes, 4 a output; the pairs (w₀, w₁) of outputs o…o+3 and their (w₂, w₃).
+        pq_i8x16 b[2];
+        memcpy(b, panel + QHEAD + gi * 64 + 32 * (size_t)half, sizeof b);
+        pq_i16x8 w01[2], w23[2];
+        PQ_UNROLL
+        for (int h = 0; h < 2; h++) {
+            w01[h] = __builtin_convertvector(__builtin_shufflevector(b[h], b[h], 0, 1, 4, 5, 8, 9, 12, 13), pq_i16x8);
+            w23[h] = __builtin_convertvector(__builtin_shufflevector(b[h], b[h], 2, 3, 6, 7, 10, 11, 14, 15), pq_i16x8);
+        }
+        PQ_UNROLL
+        for (int r = 0; r < mr; r++) {
+            const uint8_t *x = g->in + (size_t)(row + r) * g->in_stride;
+            pq_u8x4 bytes;
+            if (gi < full) memcpy(&bytes, x + 4 * gi, 4);
+            else {
+                const uint32_t v = group_bytes(x, gi, g->inputs);
+                memcpy(&bytes, &v, 4);
+            }
+            const pq_i16x4 a = __builtin_convertvector(bytes, pq_i16x4);
+            const pq_i16x8 x01 = __builtin_shufflevector(a, a, 0, 1, 0, 1, 0, 1, 0, 1);
+            const pq_i16x8 x23 = __builtin_shufflevector(a, a, 2, 3, 2, 3, 2, 3, 2, 3);
+            PQ_UNROLL
+            for (int h = 0; h < 2; h++) acc[r][h] += pq_madd(x01, w01[h]) + pq_madd(x23, w23[h]);
+        }
+    }
+    PQ_UNROLL
+    for (int r = 0; r < mr; r++)
+        PQ_UNROLL
+        for (int h = 0; h < 2; h++) {
+            const int j = 8 * half + 4 * h, n = cols - j < 4 ? cols - j : 4;
+            if (n > 0) pq_store4(g, acc[r][h], panel, j, row + r, first + j, n);
+        }
+}
+
 static void portable_qpointwise(const dedog_qpointwise_args *g) {
-    const size_t size = panel_bytes(g->inputs), groups = groups_of(g->inputs);
+    const size_t size = panel_bytes(g->inputs);
     for (int p = g->first_panel; p < g->end_panel; p++) {
         const uint8_t *panel = (const uint8_t *)g->packed + (size_t)p * size;
-        int32_t bias[QPANEL];
-        memcpy(bias, panel, sizeof bias);
         const int first = p * QPANEL;
         const int cols = g->outputs - first < QPANEL ? g->outputs - first : QPANEL;
-        for (int r = 0; r < g->rows; r++) {
-            const uint8_t *x = g->in + (size_t)r * g->in_stride;
-            int32_t acc[QPANEL];
-            memcpy(acc, bias, sizeof acc);
-            for (size_t gi = 0; gi < groups; gi++) {
-                const uint32_t a = group_bytes(x, gi, g->inputs);
-                const int32_t a0 = a & 0xFF, a1 = (a >> 8) & 0xFF, a2 = (a >> 16) & 0xFF, a3 = a >> 24;
-                const int8_t *w = (const int8_t *)(panel + QHEAD + gi * 64);
-                for (int j = 0; j < QPANEL; j++)
-                    acc[j] += a0 * w[4 * j] + a1 * w[4 * j + 1] + a2 * w[4 * j + 2] + a3 * w[4 * j + 3];
-            }
-            for (int j = 0; j < cols; j++) store_one(g, acc[j], panel, j, r, first + j);
+        for (int half = 0; half < 2 && 8 * half < cols; half++) {
+            int r = 0;
+            for (; r + PQ_ROWS <= g->rows; r += PQ_ROWS) pq_tile(g, panel, PQ_ROWS, r, half, first, cols);
+            for (; r < g->rows; r++) pq_tile(g, panel, 1, r, half, first, cols);
         }
     }
 }

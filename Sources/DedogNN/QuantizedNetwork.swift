@@ -11,10 +11,12 @@ public enum Precision: String, CaseIterable, Sendable, CustomStringConvertible {
 
     public var description: String { rawValue }
 
-    /// What runs when nobody says: int8 on every x86 set (VNNI's `vpdpbusd`, or AVX2's `vpmaddubsw`, the same
-    /// integers: faster than their floats, top-1 within 0.3 points of them, docs/performance.md), fp32 on the
-    /// portable kernels (their 8-bit build is exact but slower than their float one).
-    public static func preferred(for kernels: KernelSet) -> Precision { kernels == .portable ? .fp32 : .int8 }
+    /// What runs when nobody says: int8 on every set, so that every CPU gives the same answers: every set computes
+    /// the same integers (VNNI's `vpdpbusd`, AVX2's `vpmaddubsw` on signed inputs, the portable build's pairs of
+    /// 16-bit products), each faster than its floats (the portable one about as fast on x86-64's SSE2), top-1
+    /// within 0.3 points of fp32 (docs/performance.md). The same for every `kernels`; kept as the one place that
+    /// says so.
+    public static func preferred(for kernels: KernelSet) -> Precision { .int8 }
 }
 
 /// A backbone's layers in 8 bits, made at load from the float layers and the activation ranges of its calibration:

@@ -119,9 +119,9 @@ import Testing
     /// Careful mode (the bundled default) on photos of two breeds taken out of it: each named confidently as a
     /// wrong breed by default becomes "a breed this model does not know", with its kind: a Norfolk Terrier taken for
     /// a Norwich Terrier is a terrier, a Whippet taken for a Saluki a sighthound. Each photo keeps both answers
-    /// with careful mode's threshold (`carefulBelow`) lowered by 0.3, in int8 and in fp32, so on every kernel set
-    /// (the portable one runs fp32): its rule score lies at least 0.3 below the threshold, six times what int8 and
-    /// fp32 moved the photo this test first had (n02094114_2169, answered apart on AVX2 and VNNI once, issue 69).
+    /// with careful mode's threshold (`carefulBelow`) lowered by 0.3, in int8 (every kernel set's default, the same
+    /// bytes on each) and in fp32: its rule score lies at least 0.3 below the threshold, six times what int8 and fp32
+    /// moved the photo this test first had (n02094114_2169, answered apart on AVX2 and VNNI once, issue 69).
     @Test(.needsStanfordDogs) func carefulTurnsAConfidentWrongBreedIntoAnUnknownOneWithItsKind() throws {
         for (key, photo, wrong, kind) in [("n02094114-Norfolk_terrier", "n02094114_1198.jpg", "Norwich Terrier", "Terriers (FCI group 3)"),
                                           ("n02091134-whippet", "n02091134_2339.jpg", "Saluki", "Sighthounds (FCI group 10)")] {
