@@ -4,6 +4,19 @@
 #ifndef DEDOG_QDOT4_H
 #define DEDOG_QDOT4_H
 
+#include <stdint.h>
+
+/// The bias `DEDOG_DOT4_SGN`'s builds start from (they sum (x − 128) · w): `bias` + 128 · `weight_sum`; sets `*fit`
+/// to 0 (and gives 0) where that does not fit in 32 bits. Every layout's packing computes it here.
+static inline int32_t dedog_signed_bias(int32_t bias, int64_t weight_sum, int32_t *fit) {
+    const int64_t b = (int64_t)bias + 128 * weight_sum;
+    if (b > INT32_MAX || b < INT32_MIN) {
+        *fit = 0;
+        return 0;
+    }
+    return (int32_t)b;
+}
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 

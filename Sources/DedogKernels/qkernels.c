@@ -38,17 +38,6 @@ static size_t panel_bytes(int inputs) { return 64 * (groups_of(inputs) + 7); }
 /// `widest` in magnitude: 7-bit weights (2 · 255 · 63) or 7-bit inputs (2 · 127 · 127) do.
 static int32_t pairs_fit(int widest, int input_max) { return 2 * input_max * widest < 32768; }
 
-/// The bias AVX2's signed build starts from (`DEDOG_DOT4_SGN`: it sums (x − 128) · w), given the bias′ and the sum of
-/// the weights; sets `*fit` to 0 where it does not fit in 32 bits.
-static int32_t signed_bias(int32_t bias, int64_t weight_sum, int32_t *fit) {
-    const int64_t b = (int64_t)bias + 128 * weight_sum;
-    if (b > INT32_MAX || b < INT32_MIN) {
-        *fit = 0;
-        return 0;
-    }
-    return (int32_t)b;
-}
-
 /// The largest magnitude among `count` signed weight bytes.
 static int widest_byte(const uint8_t *w, size_t count) {
     int widest = 0;
@@ -68,7 +57,7 @@ static void pack_header(uint8_t *panel, int inputs, int input_max, const int32_t
     for (int j = 0; j < QPANEL; j++) {
         int64_t sum = 0;
         for (size_t k = 0; k < 4 * groups_of(inputs); k++) sum += (int8_t)panel[QHEAD + (k / 4) * 64 + (size_t)j * 4 + k % 4];
-        sbias[j] = signed_bias(bias[j], sum, &sfit);
+        sbias[j] = dedog_signed_bias(bias[j], sum, &sfit);
     }
     memcpy(panel + QFLAGS, &fit, 4);
     memcpy(panel + QFLAGS + 4, &sfit, 4);
@@ -388,7 +377,7 @@ void dedog_qdepthwise_pack(const float *weight, const int32_t *bias, const float
             sfit &= fabsf(w) <= 127;  // false for NaN
             sum += sfit ? (int64_t)w : 0;
         }
-        const int32_t sb = signed_bias(bias[c], sum, &sfit);
+        const int32_t sb = dedog_signed_bias(bias[c], sum, &sfit);
         memcpy(b + 4 * DW_SBIAS + q * 64 + lane, &sb, 4);
     }
     memcpy(p + 8, &sfit, 4);

@@ -57,9 +57,7 @@ void dedog_qstem_pack(const int8_t *weight, const int32_t *bias, const float *sc
             within &= weight[o * 27 + i] >= -127;
             sum += weight[o * 27 + i];
         }
-        const int64_t b = (int64_t)bias[o] + 128 * sum;
-        within &= b <= INT32_MAX && b >= INT32_MIN;
-        sbias[o] = within ? (int32_t)b : 0;
+        sbias[o] = dedog_signed_bias(bias[o], sum, &within);
     }
     memcpy(p + S_SIGNED, &within, 4);
     memcpy(p + S_SBIAS, sbias, sizeof sbias);
