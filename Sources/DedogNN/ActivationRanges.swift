@@ -150,13 +150,12 @@ struct ByteEncoding: Sendable, Equatable {
     /// One per channel, or one for the tensor.
     let scales: [Float]
     let zeros: [Int]
-    /// The largest byte: 255, or 127 for a tensor in 7 bits (what AVX2's `vpmaddubsw` multiplies by 8-bit weights
-    /// without saturating).
-    let top: Int
+    /// The largest byte: every tensor is in 8 bits, whichever kernels run (`KernelSet`).
+    let top = 255
 
     /// A channel that hardly varies (one ReLU keeps at 0 on every photo) gets at least a thousandth of the widest
     /// channel's range, so that no store scale explodes.
-    init(_ ranges: [ClosedRange<Float>], top: Int = 255) {
+    init(_ ranges: [ClosedRange<Float>]) {
         var scales: [Float] = [], zeros: [Int] = []
         let widest = ranges.map { max($0.upperBound, 0) - min($0.lowerBound, 0) }.max() ?? 0
         for range in ranges {
@@ -167,7 +166,6 @@ struct ByteEncoding: Sendable, Equatable {
         }
         self.scales = scales
         self.zeros = zeros
-        self.top = top
     }
 
     var isPerTensor: Bool { scales.count == 1 }

@@ -70,7 +70,7 @@ struct QuantizedNetwork: Sendable {
             guard let range = ranges.ranges(name) else {
                 throw .badInput(detail: "8-bit network: no activation range for \(name)")
             }
-            let e = ByteEncoding(range, top: 255)
+            let e = ByteEncoding(range)
             encodings[name] = e
             return e
         }

@@ -57,7 +57,8 @@ public struct QuantizedPointwise: Sendable {
     /// `dedog_qpointwise_pack`'s layout: per panel of 16 outputs, the header (biases, scales, zero points, the
     /// residual's encoding), then weight bytes.
     let packed: AlignedBytes
-    /// The largest input byte the layer takes: 255, or 127 for an input in 7 bits (`ByteEncoding.top`).
+    /// The largest input byte the layer takes: 255 for every layer a network makes (`ByteEncoding.top`); the kernel
+    /// tests make layers for inputs up to 127 too, which AVX2's `vpmaddubsw` multiplies without its signed build.
     public let inputMax: Int
 
     /// `weight` is [outChannels × inChannels] in −127…127, `bias` (nil: zeros; |bias| ≤ 2^30) the int32 biases at
