@@ -2,6 +2,7 @@ import DedogImage
 import DedogNN
 import DedogBreedModel
 import DedogSidecar
+import DedogRecord
 
 /// What can go wrong between a photo and its ranked breeds.
 public enum ClassifierError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -32,6 +33,8 @@ public enum ClassifierError: Error, Equatable, Sendable, CustomStringConvertible
     case outsideTree(path: String, within: String)
     /// Careful mode was asked of a model that has no careful point (`Classifier.carefulMode()`).
     case noCarefulMode(model: String)
+    /// `dedog tag`: the record of the photos looked at could not be opened, read or written (`PhotoRecord`).
+    case record(RecordError)
 
     public var description: String {
         switch self {
@@ -59,6 +62,7 @@ public enum ClassifierError: Error, Equatable, Sendable, CustomStringConvertible
         case let .quiz(file, reason):
             return "\(file): not a usable quiz: \(reason)."
         case let .sidecar(error): return error.description
+        case let .record(error): return error.description
         case let .noCarefulMode(model):
             return "\(model) has no careful mode: only a model whose rule of \"a breed this model does not know\" was "
                 + "fitted on breeds held out of its training has one (the bundled models do; those `dedog train` writes do not)."

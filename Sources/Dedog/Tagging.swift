@@ -46,6 +46,8 @@ public struct TagReport: Sendable, Equatable {
         case unchanged
         /// Tagged before by the same model: not classified again (`--force` does).
         case alreadyTagged
+        /// Looked at before by the same model, and unchanged since (`PhotoRecord`): not classified again.
+        case seenBefore
         /// No dog, and no sidecar to record it in: nothing written.
         case nothingToTag
         /// dedog's keywords were taken out of the sidecar.

@@ -29,6 +29,8 @@ enum Advice {
                 if case .notXMP = problem { return "Move it aside (or rename it) and run dedog tag again to write a new one." }
                 if case .unwritable = problem { return "Make the folder writable, or tag a copy of the photos." }
                 return nil
+            case .record:
+                return "Keep the record elsewhere with --record FILE (on a local disk), or go without one with --no-record."
             }
         case let error as TrainingError:
             switch error {

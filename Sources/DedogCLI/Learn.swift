@@ -178,7 +178,8 @@ extension ClassifierError {
     var isModelProblem: Bool {
         switch self {
         case .model, .noModel, .unknownModel, .notTrainable, .noCarefulMode: return true
-        case .image, .unknownBreed, .quiz, .emptyBreedName, .ambiguousBreed, .notACatalogueBreed, .sidecar, .outsideTree: return false
+        case .image, .unknownBreed, .quiz, .emptyBreedName, .ambiguousBreed, .notACatalogueBreed, .sidecar, .outsideTree, .record:
+            return false
         }
     }
 }

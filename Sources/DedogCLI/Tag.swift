@@ -23,6 +23,14 @@ struct Tag: ParsableCommand {
             temporary file and renamed: an interrupted run leaves every sidecar as it was or complete; run again to \
             finish. The photos themselves are never changed.
 
+            dedog also remembers every photo it looked at, with or without a dog, in a record of its own (a SQLite \
+            file, $XDG_DATA_HOME/dedog/seen.sqlite, else ~/.local/share/dedog/seen.sqlite): a later run looks only at \
+            photos that are new, changed (size or modification time) or were looked at by another model or with \
+            other settings, so running it every night over a whole library costs little more than listing its files. \
+            --forget-seen empties the record for the paths given; --no-record neither reads nor writes it. Keep the \
+            record on a local disk: a record on a network share is refused. Several machines tagging one library \
+            (--shard K/N) each keep their own record, of their own part.
+
             Then let the manager read the sidecars: digiKam "Reread Metadata From Files" (with sidecars enabled for \
             reading), Immich the library's metadata refresh, darktable "load sidecar file"; see docs/photo-managers.md.
 
@@ -32,6 +40,7 @@ struct Tag: ParsableCommand {
               dedog tag --lang cs ~/Obrázky                    # Zvířata/Psi/Bígl
               dedog tag --root "Pets/Dogs" --min-probability 0.8 ~/Pictures
               dedog tag --remove ~/Pictures                    # dedog's keywords out again
+              dedog tag --forget-seen ~/Pictures/2025          # look at these photos again next time
             """
     )
 
@@ -58,6 +67,22 @@ struct Tag: ParsableCommand {
 
     @Flag(help: "Classify and tag again photos already tagged by this model.")
     var force = false
+
+    @Flag(help: ArgumentHelp("Forget the photos under the paths given from the record of photos looked at (they are "
+                             + "looked at again next time); tag nothing."))
+    var forgetSeen = false
+
+    @Option(help: ArgumentHelp("The record of the photos looked at: a SQLite file on a local disk. Default: "
+                               + "$XDG_DATA_HOME/dedog/seen.sqlite, else ~/.local/share/dedog/seen.sqlite.", valueName: "file"))
+    var record: String?
+
+    @Flag(help: ArgumentHelp("Neither read nor write the record of photos looked at: look at every photo (except those "
+                             + "this model tagged, which their sidecars tell)."))
+    var noRecord = false
+
+    @Option(help: ArgumentHelp("Tag only part K of N (0-based): the photos whose path hashes to K, so that N machines "
+                               + "tag one library together, each keeping its own record.", valueName: "K/N"))
+    var shard: Shard?
 
     @Flag(help: "Never show the progress line.")
     var noProgress = false
@@ -86,6 +111,12 @@ struct Tag: ParsableCommand {
             throw ValidationError("--root must name at least one keyword, e.g. \"Animals/Dogs\".")
         }
         if remove && force { throw ValidationError("--remove and --force do not go together: --remove classifies nothing.") }
+        if forgetSeen && (remove || force || dryRun) {
+            throw ValidationError("--forget-seen only empties the record for the paths given; run tag again without it.")
+        }
+        if noRecord && (record != nil || forgetSeen) {
+            throw ValidationError("--no-record does not go with --record or --forget-seen.")
+        }
         guard (1...256).contains(threads) else { throw ValidationError("--threads must be between 1 and 256.") }
     }
 
@@ -96,11 +127,19 @@ struct Tag: ParsableCommand {
         var summary = TagSummary(dryRun: dryRun)
         var reports: [TagReport] = []
         Interruption.catchSignals()
+        let memory = try openRecord()
+        if forgetSeen {
+            guard let memory else { throw Status.someInputsFailed }
+            try forget(in: memory, language)
+            return
+        }
         // Photos inside a folder given are tagged only when they are inside it for real (not through a link).
         var found: [(folder: TagFolder, item: PhotoFiles.Found)] = []
+        let part = ShardFilter(shard: shard)
         for path in paths {
             let folder = TagFolder(path)
-            PhotoFiles.find([path]) { found.append((folder, $0)) }
+            // A photo the record holds, unchanged, is not opened to see that it is one.
+            PhotoFiles.find([path], known: { memory?.holdsUnchanged($0) ?? false }) { if part.isMine($0) { found.append((folder, $0)) } }
         }
         let photos = found.filter { if case .image = $0.item { return true } else { return false } }.count
         let progress = !noProgress && isatty(STDERR_FILENO) == 1 && photos > 1 ? ClassifyProgress(total: photos, language: language) : nil
@@ -141,7 +180,10 @@ struct Tag: ParsableCommand {
                 case let .image(path):
                     let result = Result { () throws(ClassifierError) in
                         try folder.check(path)
-                        return try PhotoTagger.remove(photo: path, dryRun: dryRun)
+                        let report = try PhotoTagger.remove(photo: path, dryRun: dryRun)
+                        // Looked at again next time: its keywords are gone.
+                        if !dryRun { _ = try memory?.forget(path) }
+                        return report
                     }
                     report(result, path: path)
                 }
@@ -167,14 +209,23 @@ struct Tag: ParsableCommand {
         // Photos are classified side by side; their sidecars are written here, one after another, in the order
         // the photos were found.
         let work = OrderedWork<TagJob>(concurrency: classifier.configuration.workers)
+        // A photo looked at (or found tagged) goes into the record once its sidecar is written.
+        func remembered(_ visit: PhotoVisit, _ report: TagReport) -> Result<TagReport, ClassifierError> {
+            Result { () throws(ClassifierError) in
+                if let memory { try tagger.remember(visit, report, in: memory) }
+                return report
+            }
+        }
         func deliver(_ job: TagJob) {
             switch job {
             case let .skipped(path, reason): skipped(path, reason)
-            case let .done(path, outcome): report(outcome, path: path)
-            case let .answered(path, answer):
+            case let .refused(path, outcome): report(outcome, path: path)
+            case let .done(visit, outcome):
+                report(outcome.flatMap { report in remembered(visit, report) }, path: visit.photo)
+            case let .answered(visit, answer):
                 report(answer.flatMap { answer in
-                    Result { () throws(ClassifierError) in try tagger.write(photo: path, answer: answer, dryRun: dryRun) }
-                }, path: path)
+                    Result { () throws(ClassifierError) in try tagger.write(photo: visit.photo, answer: answer, dryRun: dryRun) }
+                }.flatMap { report in remembered(visit, report) }, path: visit.photo)
             }
         }
         for (folder, item) in found {
@@ -184,23 +235,75 @@ struct Tag: ParsableCommand {
                 work.submit({ .skipped(path, reason) }, deliver: deliver)
             case let .image(path):
                 do throws(ClassifierError) { try folder.check(path) } catch {
-                    work.submit({ .done(path, .failure(error)) }, deliver: deliver)
+                    work.submit({ .refused(path, .failure(error)) }, deliver: deliver)
                     continue
                 }
-                // A photo this model tagged before is not classified again.
-                if !force, let before = tagger.taggedBefore(photo: path, dryRun: dryRun) {
-                    work.submit({ .done(path, .success(before)) }, deliver: deliver)
-                    continue
+                // Its file's state is taken before it is looked at: a photo changed meanwhile is looked at next time.
+                let visit = PhotoVisit(photo: path)
+                // A photo the record says this model saw as it is now is not looked at; one the record does not
+                // know, if this model tagged it (its sidecar says so), neither.
+                if !force {
+                    var recall = Recall.unknown
+                    do throws(ClassifierError) {
+                        if let memory { recall = try tagger.recall(visit, in: memory, dryRun: dryRun) }
+                    } catch {
+                        work.submit({ .refused(path, .failure(error)) }, deliver: deliver)
+                        continue
+                    }
+                    if case let .unchanged(seen) = recall {
+                        work.submit({ .refused(path, .success(seen)) }, deliver: deliver)
+                        continue
+                    }
+                    if case .unknown = recall, let before = tagger.taggedBefore(photo: path, dryRun: dryRun) {
+                        work.submit({ .done(visit, .success(before)) }, deliver: deliver)
+                        continue
+                    }
                 }
                 work.submit({
-                    .answered(path, Result { () throws(ClassifierError) in try classifier.classify(contentsOf: URL(fileURLWithPath: path)) })
+                    .answered(visit, Result { () throws(ClassifierError) in try classifier.classify(contentsOf: URL(fileURLWithPath: path)) })
                 }, deliver: deliver)
             }
         }
         work.finish(deliver: deliver)
         progress?.clear()
         PhotoTagger.flush(reports)
+        if summary.photos == 0 && part.othersPhotos > 0, let shard {
+            Terminal.warning("none of the \(part.othersPhotos) photos found fell in part \(shard); the other parts have them")
+            return
+        }
         try finish(summary, language)
+    }
+
+    /// The record of the photos looked at, unless --no-record; nil also when no place for it is known (said).
+    private func openRecord() throws -> PhotoRecord? {
+        guard !noRecord else { return nil }
+        guard let path = record ?? PhotoRecord.defaultPath(environment: Environment.variables) else {
+            Terminal.warning("no place for the record of photos looked at (neither XDG_DATA_HOME nor HOME is set); "
+                             + "every photo is looked at (--record FILE keeps one)")
+            return nil
+        }
+        do throws(ClassifierError) {
+            return try PhotoRecord(path: path)
+        } catch {
+            Terminal.error(error)
+            throw Status.someInputsFailed
+        }
+    }
+
+    /// --forget-seen: each path given forgotten, photo or folder.
+    private func forget(in memory: PhotoRecord, _ language: Language) throws {
+        var forgotten = 0
+        for path in paths {
+            do throws(ClassifierError) { forgotten += try memory.forget(path) } catch {
+                Terminal.error(error)
+                throw Status.someInputsFailed
+            }
+        }
+        Terminal.out(language == .cs
+                     ? "Zapomenuto fotek: \(forgotten) (\(memory.path)); příště se dedog znovu podívá na ty, které tento model "
+                        + "neoznačil (--force na všechny)."
+                     : "Forgot \(forgotten) photo\(forgotten == 1 ? "" : "s") (\(memory.path)); dedog looks again next time at those this model did not tag "
+                        + "(--force at every one).")
     }
 
     private func finish(_ summary: TagSummary, _ language: Language) throws {
@@ -217,17 +320,20 @@ struct Tag: ParsableCommand {
 /// this model before, or refused), or its answer, whose sidecar is then written.
 private enum TagJob: Sendable {
     case skipped(String, String)
-    case done(String, Result<TagReport, ClassifierError>)
-    case answered(String, Result<Classification, ClassifierError>)
+    /// Known without looking, and nothing to record: refused, or seen before.
+    case refused(String, Result<TagReport, ClassifierError>)
+    /// Known without looking (tagged by this model before): recorded.
+    case done(PhotoVisit, Result<TagReport, ClassifierError>)
+    case answered(PhotoVisit, Result<Classification, ClassifierError>)
 }
 
 /// What `dedog tag` did, photo by photo and in all.
 struct TagSummary {
     let dryRun: Bool
-    var tagged = 0, dogs = 0, tags = 0, written = 0, unchanged = 0, alreadyTagged = 0, noDog = 0, removed = 0
+    var tagged = 0, dogs = 0, tags = 0, written = 0, unchanged = 0, alreadyTagged = 0, seenBefore = 0, noDog = 0, removed = 0
     var skipped = 0, failed = 0
 
-    var photos: Int { tagged + unchanged + alreadyTagged + noDog + removed + failed }
+    var photos: Int { tagged + unchanged + alreadyTagged + seenBefore + noDog + removed + failed }
 
     mutating func add(_ report: TagReport) {
         switch report.action {
@@ -237,6 +343,7 @@ struct TagSummary {
             tags += report.tags.count
         case .unchanged: unchanged += 1
         case .alreadyTagged: alreadyTagged += 1
+        case .seenBefore: seenBefore += 1
         case .nothingToTag: noDog += 1
         case .removed, .deleted, .nothingToRemove, .noSidecar:
             removed += 1
@@ -257,6 +364,8 @@ struct TagSummary {
             case .unchanged where r.tags.isEmpty: said = "žádný pes; \(r.sidecar) beze změny"
             case .unchanged: said = "\(tags), už v \(r.sidecar)"
             case .alreadyTagged: said = "už označeno tímto modelem (\(r.sidecar)); přeskočeno (--force označí znovu)"
+            case .seenBefore where r.tags.isEmpty: said = "žádný pes (viděno dříve, od té doby beze změny); přeskočeno"
+            case .seenBefore: said = "\(tags), viděno dříve (\(r.sidecar)); přeskočeno"
             case .nothingToTag: said = "žádný pes; nic nezapsáno"
             case .removed: said = "\(dry ? "bylo by odebráno" : "odebráno") \(tags.isEmpty ? "záznam dedogu" : tags) z \(r.sidecar)"
             case .deleted: said = "\(dry ? "bylo by odebráno" : "odebráno") \(tags); \(r.sidecar) \(dry ? "by byl smazán" : "smazán") "
@@ -273,6 +382,8 @@ struct TagSummary {
             case .unchanged where r.tags.isEmpty: said = "no dog; \(r.sidecar) unchanged"
             case .unchanged: said = "\(tags), already in \(r.sidecar)"
             case .alreadyTagged: said = "tagged by this model before (\(r.sidecar)); skipped (--force tags it again)"
+            case .seenBefore where r.tags.isEmpty: said = "no dog (looked at before, unchanged since); skipped"
+            case .seenBefore: said = "\(tags), looked at before (\(r.sidecar)); skipped"
             case .nothingToTag: said = "no dog; nothing written"
             case .removed: said = "\(would)remove \(tags.isEmpty ? "dedog's record" : tags) from \(r.sidecar)"
             case .deleted: said = "\(would)remove \(tags); \(would)delete \(r.sidecar) (dedog made it and nothing else is in it)"
@@ -295,6 +406,7 @@ struct TagSummary {
                       (cs ? (dryRun ? "štítků k zápisu" : "zapsaných štítků") : (dryRun ? "tags to write" : "tags written"), tags),
                       (cs ? (dryRun ? "souborů XMP k zápisu" : "zapsaných souborů XMP") : (dryRun ? "sidecars to write" : "sidecars written"), written),
                       (cs ? "beze změny" : "unchanged", unchanged), (cs ? "označeno dříve" : "tagged before", alreadyTagged),
+                      (cs ? "viděno dříve" : "seen before", seenBefore),
                       (cs ? "bez psa" : "no dog", noDog)]
         }
         parts += [(cs ? "přeskočeno" : "skipped", skipped), (cs ? "nelze zpracovat" : "failed", failed)]

@@ -16,7 +16,9 @@ public enum ImageFiles {
     /// reported, as `.image` or `.skipped`; inside folders, files that are not images are reported as `.skipped`,
     /// except photos' sidecars, which are passed over (`isSidecar`).
     /// Symbolic links to folders are not followed, so link loops cannot make the walk endless (see `FolderWalk`).
-    public static func find(_ paths: [String], visit: (Found) -> Void) {
+    /// Files `known` vouches for (a record of photos looked at says they were photos and have not changed since) are
+    /// reported as `.image` without being opened.
+    public static func find(_ paths: [String], known: (String) -> Bool = { _ in false }, visit: (Found) -> Void) {
         let fm = FileManager.default
         for path in paths {
             var isFolder: ObjCBool = false
@@ -25,12 +27,12 @@ public enum ImageFiles {
                 continue
             }
             if !isFolder.boolValue {
-                visit(classify(path))
+                visit(known(path) ? .image(path) : classify(path))
                 continue
             }
             let listing = FolderWalk.list(path)
             for problem in listing.problems { visit(.skipped(problem.path, reason: problem.reason)) }
-            for file in listing.files where !isSidecar(file) { visit(classify(file)) }
+            for file in listing.files where !isSidecar(file) { visit(known(file) ? .image(file) : classify(file)) }
         }
     }
 

@@ -24,6 +24,9 @@ struct CLI {
     }()
 
     /// Runs `dedog arguments…`, behind `launcher` if given (e.g. `setpriv …`), killing it after `timeout` seconds.
+    /// The data folder (`XDG_DATA_HOME`) of every command the tests run: dedog tag's record goes there.
+    static let testData = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-cli-data-\(getpid())")
+
     static func run(_ arguments: [String], environment: [String: String] = [:], launcher: [String] = [],
                     timeout: Double = 300, in directory: URL = SharedData.packageRoot,
                     executable: URL = binary) throws -> Result {
@@ -38,7 +41,10 @@ struct CLI {
         process.currentDirectoryURL = directory
         // English unless a test asks otherwise: output follows the locale, and the machine's may be Czech.
         let english = ["LC_ALL": "C.UTF-8", "LC_MESSAGES": "", "LANG": "C.UTF-8"]
-        process.environment = ProcessInfo.processInfo.environment.merging(english) { $1 }.merging(environment) { $1 }
+        // dedog tag's record of the photos looked at goes to a folder of the tests', never the user's.
+        let data = ["XDG_DATA_HOME": testData.path]
+        process.environment = ProcessInfo.processInfo.environment.merging(english) { $1 }.merging(data) { $1 }
+            .merging(environment) { $1 }
         // Output goes to files, not pipes: with many children exiting at once, pipe reads get EINTR, which
         // Foundation's readDataToEndOfFile does not survive.
         let capture = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-cli-\(UUID().uuidString)")

@@ -68,7 +68,7 @@ final class TagCommandTests {
         #expect(r.stdout.contains("\(photo): Animals/Dogs, Animals/Dogs/Beagle → \(photo).xmp (new)\n"), "\(r.stdout)")
         #expect(r.stdout.contains("noise.png: no dog; nothing written\n"))
         #expect(r.stdout.hasSuffix("Summary — photos: 2 · with a dog: 1 · dogs: 1 · tags written: 2 · sidecars written: 1 · "
-                                   + "unchanged: 0 · tagged before: 0 · no dog: 1 · skipped: 0 · failed: 0\n"), "\(r.stdout)")
+                                   + "unchanged: 0 · tagged before: 0 · seen before: 0 · no dog: 1 · skipped: 0 · failed: 0\n"), "\(r.stdout)")
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("walks/noise.png.xmp").path))
         #expect(FileManager.default.contentsEqual(atPath: photo, andPath: Self.beagle.path), "the photo itself changed")
 
@@ -86,12 +86,15 @@ final class TagCommandTests {
         let classified = try CLI.run(["classify", folder.appendingPathComponent("walks").path])
         #expect(classified.status == 0 && classified.stderr.isEmpty, "\(classified.stderr)")
 
-        // Again with the same model: skipped, and the file is not rewritten.
+        // Again with the same model: skipped (the record says so), and the file is not rewritten; without the record,
+        // the sidecar says so.
         let before = try FileManager.default.attributesOfItem(atPath: photo + ".xmp")
         let bytes = try Data(contentsOf: URL(fileURLWithPath: photo + ".xmp"))
         let again = try CLI.run(["tag", photo])
         #expect(again.status == 0)
-        #expect(again.stdout == "\(photo): tagged by this model before (\(photo).xmp); skipped (--force tags it again)\n")
+        #expect(again.stdout == "\(photo): Animals/Dogs, Animals/Dogs/Beagle, looked at before (\(photo).xmp); skipped\n")
+        let unrecorded = try CLI.run(["tag", "--no-record", photo])
+        #expect(unrecorded.stdout == "\(photo): tagged by this model before (\(photo).xmp); skipped (--force tags it again)\n")
         let after = try FileManager.default.attributesOfItem(atPath: photo + ".xmp")
         #expect(after[.systemFileNumber] as? Int == before[.systemFileNumber] as? Int)
         #expect(try Data(contentsOf: URL(fileURLWithPath: photo + ".xmp")) == bytes)
@@ -152,9 +155,11 @@ final class TagCommandTests {
         #expect(r.status == 0)
         #expect(r.stdout == "\(photo): Zvířata/Psi, Zvířata/Psi/beagle → \(photo).xmp (nový)\n\(noise): žádný pes; nic nezapsáno\n"
                 + "Souhrn — fotek: 2 · se psem: 1 · psů: 1 · zapsaných štítků: 2 · zapsaných souborů XMP: 1 · beze změny: 0 · "
-                + "označeno dříve: 0 · bez psa: 1 · přeskočeno: 0 · nelze zpracovat: 0\n", "\(r.stdout)")
+                + "označeno dříve: 0 · viděno dříve: 0 · bez psa: 1 · přeskočeno: 0 · nelze zpracovat: 0\n", "\(r.stdout)")
         let again = try CLI.run(["tag", "--lang", "cs", photo])
-        #expect(again.stdout == "\(photo): už označeno tímto modelem (\(photo).xmp); přeskočeno (--force označí znovu)\n")
+        #expect(again.stdout == "\(photo): Zvířata/Psi, Zvířata/Psi/beagle, viděno dříve (\(photo).xmp); přeskočeno\n")
+        let unrecorded = try CLI.run(["tag", "--lang", "cs", "--no-record", photo])
+        #expect(unrecorded.stdout == "\(photo): už označeno tímto modelem (\(photo).xmp); přeskočeno (--force označí znovu)\n")
         let removed = try CLI.run(["tag", "--lang", "cs", "--remove", photo])
         #expect(removed.stdout == "\(photo): odebráno Zvířata/Psi, Zvířata/Psi/beagle; \(photo).xmp smazán "
                 + "(vytvořil ho dedog a nic jiného v něm není)\n", "\(removed.stdout)")
@@ -225,6 +230,7 @@ final class TagCommandTests {
         process.arguments = ["tag", "--threads", "1", folder.appendingPathComponent("many").path]
         process.standardOutput = try FileHandle(forWritingTo: output)
         process.standardError = FileHandle.nullDevice
+        process.environment = ProcessInfo.processInfo.environment.merging(["XDG_DATA_HOME": CLI.testData.path]) { $1 }
         try process.run()
         let started = Date()
         while (try Data(contentsOf: output)).isEmpty && process.isRunning && Date().timeIntervalSince(started) < 60 {
@@ -246,7 +252,145 @@ final class TagCommandTests {
         }
         let again = try CLI.run(["tag", folder.appendingPathComponent("many").path])
         #expect(again.status == 0)
-        #expect(again.stdout.components(separatedBy: "tagged by this model before").count - 1 == done, "\(again.stdout)")
+        #expect(again.stdout.components(separatedBy: "looked at before").count - 1 == done, "\(again.stdout)")
+        for photo in photos {
+            #expect(try exiftool(photo + ".xmp")["TagsList"] == ["Animals/Dogs", "Animals/Dogs/Beagle"], "\(photo)")
+        }
+    }
+
+    // MARK: The record of photos looked at
+
+    /// Replaces `photo`'s bytes with bytes that are no photo, keeping its size and modification time: a run that
+    /// reads it fails on it.
+    func spoil(_ photo: String) throws {
+        var info = stat()
+        #expect(stat(photo, &info) == 0)
+        try Data(repeating: 0x5A, count: Int(info.st_size)).write(to: URL(fileURLWithPath: photo))
+        var times = [info.st_atim, info.st_mtim]  // to the nanosecond
+        #expect(utimensat(AT_FDCWD, photo, &times, 0) == 0)
+    }
+
+    /// A second run over photos that did not change reads none of them, answering from the record (the photos are
+    /// spoilt, their sizes and times kept, between the runs); a photo whose time changes is looked at again, even
+    /// one whose sidecar says this model tagged it; so is every photo when another language asks.
+    @Test func aRunWithNothingNewReadsNoPhotoAndAChangedOneIsLookedAtAgain() throws {
+        let dog = try place(Self.beagle, as: "lib/rex.jpg"), noise = try place(Self.noise, as: "lib/noise.png")
+        let library = folder.appendingPathComponent("lib").path, record = folder.appendingPathComponent("seen.sqlite").path
+        let first = try CLI.run(["tag", "--record", record, library])
+        #expect(first.status == 0, "\(first.stderr)")
+        try spoil(dog)
+        try spoil(noise)
+        let again = try CLI.run(["tag", "--record", record, library])
+        #expect(again.status == 0 && again.stderr.isEmpty, "\(again.stderr)")
+        #expect(again.stdout == "\(noise): no dog (looked at before, unchanged since); skipped\n"
+                + "\(dog): Animals/Dogs, Animals/Dogs/Beagle, looked at before (\(dog).xmp); skipped\n"
+                + "Summary — photos: 2 · with a dog: 0 · dogs: 0 · tags written: 0 · sidecars written: 0 · unchanged: 0 · "
+                + "tagged before: 0 · seen before: 2 · no dog: 0 · skipped: 0 · failed: 0\n", "\(again.stdout)")
+
+        // The spoilt noise photo's time changes: it is read, and is no photo now.
+        try FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: noise)
+        let changed = try CLI.run(["tag", "--record", record, library])
+        #expect(changed.stderr == "dedog: warning: skipping \(noise): not a JPEG, PNG, HEIC, AVIF or WebP image; it looks like text\n",
+                "\(changed.stderr)")
+        // The beagle back, a new file: looked at again although its sidecar says this model tagged it.
+        try FileManager.default.removeItem(atPath: dog)
+        try FileManager.default.copyItem(atPath: Self.beagle.path, toPath: dog)
+        let back = try CLI.run(["tag", "--record", record, dog])
+        #expect(back.stdout == "\(dog): Animals/Dogs, Animals/Dogs/Beagle, already in \(dog).xmp\n", "\(back.stdout)")
+        // Another language: its keywords are written, not skipped.
+        let czech = try CLI.run(["tag", "--record", record, "--lang", "cs", dog])
+        #expect(czech.stdout == "\(dog): Zvířata/Psi, Zvířata/Psi/beagle → \(dog).xmp\n", "\(czech.stdout)")
+        // The record forgotten: the photo this model tagged is still told by its sidecar.
+        let forgot = try CLI.run(["tag", "--record", record, "--forget-seen", library])
+        #expect(forgot.status == 0)
+        #expect(forgot.stdout == "Forgot 2 photos (\(record)); dedog looks again next time at those this model did not tag "
+                + "(--force at every one).\n", "\(forgot.stdout)")
+        let after = try CLI.run(["tag", "--record", record, "--lang", "cs", dog])
+        #expect(after.stdout.hasPrefix("\(dog): už označeno tímto modelem"), "\(after.stdout)")
+    }
+
+    /// Two machines tagging one library each keep the record of their own part: a run over the whole library with
+    /// part 0's record looks again exactly at part 1's photos.
+    @Test func eachShardRecordsItsOwnPart() throws {
+        let photos = try (0..<6).map { try place(Self.noise, as: "shared/n\($0).png") }
+        let library = folder.appendingPathComponent("shared").path
+        let records = (0..<2).map { folder.appendingPathComponent("part-\($0).sqlite").path }
+        var mine: [[String]] = []
+        for k in 0..<2 {
+            let r = try CLI.run(["tag", "--record", records[k], "--shard", "\(k)/2", library])
+            #expect(r.status == 0, "\(r.stderr)")
+            mine.append(photos.filter { r.stdout.contains("\($0): no dog; nothing written") })
+        }
+        #expect(Set(mine[0]).isDisjoint(with: mine[1]) && mine[0].count + mine[1].count == photos.count, "\(mine)")
+        let whole = try CLI.run(["tag", "--record", records[0], library])
+        for photo in photos {
+            let seen = whole.stdout.contains("\(photo): no dog (looked at before, unchanged since); skipped")
+            #expect(seen == mine[0].contains(photo), "\(photo): \(whole.stdout)")
+        }
+    }
+
+    /// A record on a network share is refused, saying where to keep it instead; so is a file that is no record.
+    @Test func aRecordThatCannotBeUsedIsSaid() throws {
+        let photo = try place(Self.noise, as: "one/n.png")
+        let junk = folder.appendingPathComponent("junk.sqlite").path
+        try Data(repeating: 7, count: 4096).write(to: URL(fileURLWithPath: junk))
+        let r = try CLI.run(["tag", "--record", junk, photo])
+        #expect(r.status == 1)
+        #expect(r.stderr.hasPrefix("dedog: error: the record of photos looked at, \(junk), is damaged ("), "\(r.stderr)")
+        #expect(r.stderr.hasSuffix("; delete it (dedog then looks at every photo again). Keep the record elsewhere with "
+                                   + "--record FILE (on a local disk), or go without one with --no-record.\n"), "\(r.stderr)")
+        let without = try CLI.run(["tag", "--no-record", photo])
+        #expect(without.status == 0 && without.stdout.hasPrefix("\(photo): no dog; nothing written\n"), "\(without.stderr)")
+    }
+
+    /// Runs killed at any moment (SIGKILL, no chance to tidy up), and two runs at once on one library and record,
+    /// leave a record the next run uses: every photo a run reported is known, and the photos' sidecars are whole.
+    @Test func killedRunsAndTwoRunsAtOnceLeaveAUsableRecord() throws {
+        let photos = try (0..<24).map { try place(Self.beagle, as: "night/dog-\(String(format: "%02d", $0)).jpg") }
+        let library = folder.appendingPathComponent("night").path, record = folder.appendingPathComponent("seen.sqlite").path
+        func start(_ output: URL) throws -> Process {
+            FileManager.default.createFile(atPath: output.path, contents: nil)
+            let process = Process()
+            process.executableURL = CLI.binary
+            process.arguments = ["tag", "--threads", "1", "--record", record, library]
+            process.standardOutput = try FileHandle(forWritingTo: output)
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            return process
+        }
+        func lines(_ output: URL) throws -> [String] {
+            try String(contentsOf: output, encoding: .utf8).split(separator: "\n").map(String.init)
+        }
+        // Killed three times, each after a few more photos.
+        var reported = Set<String>()
+        for round in 0..<3 {
+            let output = folder.appendingPathComponent("kill-\(round).txt")
+            let process = try start(output)
+            let started = Date()
+            while try lines(output).filter({ $0.hasSuffix("(new)") }).count < 2 && process.isRunning
+                    && Date().timeIntervalSince(started) < 60 {
+                Thread.sleep(forTimeInterval: 0.002)
+            }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            for line in try lines(output) where line.hasSuffix("(new)") { reported.insert(String(line.prefix { $0 != ":" })) }
+        }
+        #expect(reported.count >= 4 && reported.count < photos.count, "\(reported.count) photos reported before the kills")
+        // Two at once finish the rest; both end well.
+        let outputs = (0..<2).map { folder.appendingPathComponent("both-\($0).txt") }
+        let both = try outputs.map(start)
+        for process in both { process.waitUntilExit() }
+        #expect(both.allSatisfy { $0.terminationStatus == 0 })
+        for line in try outputs.flatMap(lines) where line.contains("looked at before") {
+            #expect(!line.hasSuffix("(new)"))
+        }
+        for photo in reported {
+            #expect(try outputs.allSatisfy { try lines($0).contains { $0.hasPrefix("\(photo): ") && $0.contains("looked at before") } },
+                    "\(photo) was reported before a kill but not recorded")
+        }
+        let last = try CLI.run(["tag", "--record", record, library])
+        #expect(last.status == 0)
+        #expect(last.stdout.components(separatedBy: "looked at before").count - 1 == photos.count, "\(last.stdout)")
         for photo in photos {
             #expect(try exiftool(photo + ".xmp")["TagsList"] == ["Animals/Dogs", "Animals/Dogs/Beagle"], "\(photo)")
         }
