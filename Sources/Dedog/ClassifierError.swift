@@ -1,3 +1,4 @@
+import DedogFiles
 import DedogImage
 import DedogNN
 import DedogBreedModel
@@ -35,6 +36,8 @@ public enum ClassifierError: Error, Equatable, Sendable, CustomStringConvertible
     case noCarefulMode(model: String)
     /// `dedog tag`: the record of the photos looked at could not be opened, read or written (`PhotoRecord`).
     case record(RecordError)
+    /// `dedog tag --watch`: the folders could not be watched.
+    case watch(FileError)
 
     public var description: String {
         switch self {
@@ -63,6 +66,7 @@ public enum ClassifierError: Error, Equatable, Sendable, CustomStringConvertible
             return "\(file): not a usable quiz: \(reason)."
         case let .sidecar(error): return error.description
         case let .record(error): return error.description
+        case let .watch(error): return "cannot watch for new photos: \(error)."
         case let .noCarefulMode(model):
             return "\(model) has no careful mode: only a model whose rule of \"a breed this model does not know\" was "
                 + "fitted on breeds held out of its training has one (the bundled models do; those `dedog train` writes do not)."

@@ -81,7 +81,7 @@ extension PhotoTagger {
     /// its keywords.
     public var looker: String {
         "\(writer) | root \(settings.root.joined(separator: "/")) | \(settings.language.rawValue)"
-            + (settings.minProbability.map { " | from \($0)" } ?? "")
+            + (settings.minProbability.map { " | from \($0)" } ?? "") + (firstLook ? " | first look" : "")
     }
 
     /// What `record` says of the photo of `visit`: seen by this looker as the file is now (its report), changed

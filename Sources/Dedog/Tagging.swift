@@ -81,8 +81,12 @@ public struct PhotoTagger: Sendable {
     public let writer: String
     private let catalogue: Catalogue
 
-    public init(modelURL: URL, catalogue: Catalogue, settings: TagSettings) throws(ClassifierError) {
+    /// Whether a first look (`FirstLook`) passes over photos before the model's: recorded with who looked.
+    public let firstLook: Bool
+
+    public init(modelURL: URL, catalogue: Catalogue, settings: TagSettings, firstLook: Bool = false) throws(ClassifierError) {
         self.settings = settings
+        self.firstLook = firstLook
         self.catalogue = catalogue
         let bytes: Data
         do throws(FileError) { bytes = try FileReader.mappedData(modelURL.path, limit: 1 << 31) } catch {

@@ -255,6 +255,11 @@ case "check-sets":
     let args = CommandLine.arguments
     try! makeCheckSets(dataset: URL(fileURLWithPath: args[2]), out: URL(fileURLWithPath: args[3]))
 
+case "first-look":
+    // first-look LIST [--threads T]: the first look's signals and the full look's answer, a JSON line per photo
+    // (see FirstLookStudy.swift).
+    try! firstLookStudy(list: URL(fileURLWithPath: CommandLine.arguments[2]), threads: option("--threads", 2))
+
 case "looks":
     // looks MODEL SET [--threads T] [--every N]: one JSON line per photo of a check set (see CheckSets.swift).
     let args = CommandLine.arguments

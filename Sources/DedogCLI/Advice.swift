@@ -23,7 +23,7 @@ enum Advice {
                 return nil
             case .unknownBreed:
                 return "To add a breed, put its photos in a folder of the dataset and run dedog train --resume."
-            case .model, .unknownModel, .notTrainable, .quiz, .outsideTree: return nil
+            case .model, .unknownModel, .notTrainable, .quiz, .outsideTree, .watch: return nil
             case .noCarefulMode: return "Leave out --careful, or classify with a bundled model (--model default or fast)."
             case let .sidecar(problem):
                 if case .notXMP = problem { return "Move it aside (or rename it) and run dedog tag again to write a new one." }

@@ -21,6 +21,9 @@ enum Interruption {
         }
     }
 
+    /// Whether a signal came (a command that ends on one as its normal way, `tag --watch`, asks).
+    static var requested: Bool { received.load(ordering: .relaxed) != 0 }
+
     /// When a signal came: reports `message` and exits with 128 + its number, at once: output is written
     /// unbuffered (Terminal), and work other threads have in flight is abandoned, not finished, so no exit
     /// handler runs (LeakSanitizer's would count the abandoned work as leaks and change the status).

@@ -178,7 +178,7 @@ extension ClassifierError {
     var isModelProblem: Bool {
         switch self {
         case .model, .noModel, .unknownModel, .notTrainable, .noCarefulMode: return true
-        case .image, .unknownBreed, .quiz, .emptyBreedName, .ambiguousBreed, .notACatalogueBreed, .sidecar, .outsideTree, .record:
+        case .image, .unknownBreed, .quiz, .emptyBreedName, .ambiguousBreed, .notACatalogueBreed, .sidecar, .outsideTree, .record, .watch:
             return false
         }
     }

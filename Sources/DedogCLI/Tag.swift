@@ -84,6 +84,16 @@ struct Tag: ParsableCommand {
                                + "tag one library together, each keeping its own record.", valueName: "K/N"))
     var shard: Shard?
 
+    @Flag(help: ArgumentHelp("After tagging the folders given, keep watching them: tag each photo added or changed "
+                             + "(once its writer has closed it and it has settled for a second), until Ctrl-C or SIGTERM. "
+                             + "A folder removed is waited for and watched again when it is made again."))
+    var watch = false
+
+    @Flag(help: ArgumentHelp("Look at every photo with the model's full look. By default a cheap first look (the fast "
+                             + "model, once, on the photo as decoded) passes over photos that show no dog, which are "
+                             + "most of a library; chosen to miss no dog the full look finds (docs/performance.md)."))
+    var fullLook = false
+
     @Flag(help: "Never show the progress line.")
     var noProgress = false
 
@@ -114,6 +124,9 @@ struct Tag: ParsableCommand {
         if forgetSeen && (remove || force || dryRun) {
             throw ValidationError("--forget-seen only empties the record for the paths given; run tag again without it.")
         }
+        if watch && (remove || forgetSeen) {
+            throw ValidationError("--watch tags the photos that arrive; it does not go with --remove or --forget-seen.")
+        }
         if noRecord && (record != nil || forgetSeen) {
             throw ValidationError("--no-record does not go with --record or --forget-seen.")
         }
@@ -132,6 +145,14 @@ struct Tag: ParsableCommand {
             guard let memory else { throw Status.someInputsFailed }
             try forget(in: memory, language)
             return
+        }
+        // Watching starts before the first walk, so that no photo arriving during it is missed.
+        var photoWatch: PhotoWatch?
+        if watch {
+            do throws(ClassifierError) { photoWatch = try PhotoWatch(paths) } catch {
+                Terminal.error(error)
+                throw Status.someInputsFailed
+            }
         }
         // Photos inside a folder given are tagged only when they are inside it for real (not through a link).
         var found: [(folder: TagFolder, item: PhotoFiles.Found)] = []
@@ -194,21 +215,22 @@ struct Tag: ParsableCommand {
         }
 
         let catalogue = try loadCatalogue(nil)
-        let classifier: Classifier, tagger: PhotoTagger
+        let classifier: Classifier, tagger: PhotoTagger, firstLook: FirstLook?
         guard let kernelSet = Environment.kernelsOrReport(kernels) else { throw Status.modelUnavailable }
         do throws(ClassifierError) {
             var configuration = ClassifierConfiguration(kernels: kernelSet, precision: precision)
             configuration.share(threads: threads, manyPhotos: photos > 1)
             let url = try Environment.model(model)
             classifier = try CarefulMode.classifier(try Classifier(modelURL: url, configuration: configuration), careful: careful)
-            tagger = try PhotoTagger(modelURL: url, catalogue: catalogue, settings: settings)
+            firstLook = fullLook ? nil : try FirstLook(configuration: configuration)
+            tagger = try PhotoTagger(modelURL: url, catalogue: catalogue, settings: settings, firstLook: firstLook != nil)
         } catch {
             Terminal.error(error)
             throw Status.modelUnavailable
         }
         // Photos are classified side by side; their sidecars are written here, one after another, in the order
         // the photos were found.
-        let work = OrderedWork<TagJob>(concurrency: classifier.configuration.workers)
+        var work = OrderedWork<TagJob>(concurrency: classifier.configuration.workers)
         // A photo looked at (or found tagged) goes into the record once its sidecar is written.
         func remembered(_ visit: PhotoVisit, _ report: TagReport) -> Result<TagReport, ClassifierError> {
             Result { () throws(ClassifierError) in
@@ -223,20 +245,27 @@ struct Tag: ParsableCommand {
             case let .done(visit, outcome):
                 report(outcome.flatMap { report in remembered(visit, report) }, path: visit.photo)
             case let .answered(visit, answer):
+                // Watching, a photo still being written (its writer closed it once and opened it again) is looked
+                // at again when it next changes.
+                if photoWatch != nil, case let .failure(error) = answer, [.truncated, .empty].contains(error.photoProblem) {
+                    progress?.clear()
+                    Terminal.warning(language == .cs ? "\(visit.photo): zatím neúplná; podívám se znovu, až se změní"
+                                     : "\(visit.photo): not complete yet; looked at again when it changes")
+                    return
+                }
                 report(answer.flatMap { answer in
                     Result { () throws(ClassifierError) in try tagger.write(photo: visit.photo, answer: answer, dryRun: dryRun) }
                 }.flatMap { report in remembered(visit, report) }, path: visit.photo)
             }
         }
-        for (folder, item) in found {
-            stopIfAsked()
+        func submit(_ folder: TagFolder, _ item: PhotoFiles.Found) {
             switch item {
             case let .skipped(path, reason):
                 work.submit({ .skipped(path, reason) }, deliver: deliver)
             case let .image(path):
                 do throws(ClassifierError) { try folder.check(path) } catch {
                     work.submit({ .refused(path, .failure(error)) }, deliver: deliver)
-                    continue
+                    return
                 }
                 // Its file's state is taken before it is looked at: a photo changed meanwhile is looked at next time.
                 let visit = PhotoVisit(photo: path)
@@ -248,30 +277,63 @@ struct Tag: ParsableCommand {
                         if let memory { recall = try tagger.recall(visit, in: memory, dryRun: dryRun) }
                     } catch {
                         work.submit({ .refused(path, .failure(error)) }, deliver: deliver)
-                        continue
+                        return
                     }
                     if case let .unchanged(seen) = recall {
                         work.submit({ .refused(path, .success(seen)) }, deliver: deliver)
-                        continue
+                        return
                     }
                     if case .unknown = recall, let before = tagger.taggedBefore(photo: path, dryRun: dryRun) {
                         work.submit({ .done(visit, .success(before)) }, deliver: deliver)
-                        continue
+                        return
                     }
                 }
+                let url = URL(fileURLWithPath: path)
                 work.submit({
-                    .answered(visit, Result { () throws(ClassifierError) in try classifier.classify(contentsOf: URL(fileURLWithPath: path)) })
+                    .answered(visit, Result { () throws(ClassifierError) in
+                        if let firstLook { return try classifier.classify(contentsOf: url, after: firstLook) }
+                        return try classifier.classify(contentsOf: url)
+                    })
                 }, deliver: deliver)
             }
+        }
+        for (folder, item) in found {
+            stopIfAsked()
+            submit(folder, item)
         }
         work.finish(deliver: deliver)
         progress?.clear()
         PhotoTagger.flush(reports)
-        if summary.photos == 0 && part.othersPhotos > 0, let shard {
-            Terminal.warning("none of the \(part.othersPhotos) photos found fell in part \(shard); the other parts have them")
+        guard let photoWatch else {
+            if summary.photos == 0 && part.othersPhotos > 0, let shard {
+                Terminal.warning("none of the \(part.othersPhotos) photos found fell in part \(shard); the other parts have them")
+                return
+            }
+            try finish(summary, language)
             return
         }
-        try finish(summary, language)
+        // Watching: each batch of photos that arrived is tagged as the first walk's were, until a signal.
+        if summary.photos + summary.skipped > 1 || summary.failed > 0 { Terminal.out(summary.text(language)) }
+        Terminal.progress(language == .cs ? "dedog: sleduji \(paths.joined(separator: ", ")); ukončíte Ctrl-C"
+                          : "dedog: watching \(paths.joined(separator: ", ")); Ctrl-C stops")
+        let folders = paths.map(TagFolder.init)
+        while true {
+            if Interruption.requested {
+                Terminal.progress(language == .cs ? "dedog: sledování ukončeno; každý soubor XMP je celý"
+                                  : "dedog: stopped watching; every sidecar is whole")
+                return
+            }
+            let arrived = photoWatch.next(timeout: 0.5).filter(part.isMine)
+            guard !arrived.isEmpty else { continue }
+            work = OrderedWork<TagJob>(concurrency: classifier.configuration.workers)
+            reports.removeAll()
+            for item in arrived {
+                let folder = folders.first { item.path.hasPrefix($0.path.hasSuffix("/") ? $0.path : $0.path + "/") } ?? TagFolder(item.path)
+                submit(folder, item)
+            }
+            work.finish(deliver: deliver)
+            PhotoTagger.flush(reports)
+        }
     }
 
     /// The record of the photos looked at, unless --no-record; nil also when no place for it is known (said).

@@ -9,6 +9,13 @@ public enum ImageFiles {
         case image(String)
         /// A file that is not an image (or cannot be opened), with the reason; callers usually warn and go on.
         case skipped(String, reason: String)
+
+        /// The file's path.
+        public var path: String {
+            switch self {
+            case let .image(path), let .skipped(path, _): path
+            }
+        }
     }
 
     /// Calls `visit` for every file given and every file under every folder given (recursively, in sorted order,
@@ -39,7 +46,7 @@ public enum ImageFiles {
     /// Whether `path` is a photo's metadata companion, which a folder of photos is expected to hold and a walk
     /// passes over without a word: XMP sidecars (`photo.jpg.xmp`, `photo.xmp`, as `dedog tag` and the photo managers
     /// write them) and Apple's edit files (`IMG_0042.AAE`).
-    static func isSidecar(_ path: String) -> Bool {
+    public static func isSidecar(_ path: String) -> Bool {
         let lower = path.lowercased()
         return lower.hasSuffix(".xmp") || lower.hasSuffix(".aae")
     }

@@ -395,4 +395,81 @@ final class TagCommandTests {
             #expect(try exiftool(photo + ".xmp")["TagsList"] == ["Animals/Dogs", "Animals/Dogs/Beagle"], "\(photo)")
         }
     }
+
+    // MARK: Watching folders
+
+    /// `tag --watch`: a photo copied in and a photo written slowly (half of it, a pause longer than the settling
+    /// time, the rest) are tagged whole; the folder removed and made again is watched again; SIGTERM stops it cleanly.
+    @Test func watchTagsPhotosAsTheyArriveAndStopsOnSIGTERM() throws {
+        let watched = folder.appendingPathComponent("incoming")
+        try FileManager.default.createDirectory(at: watched, withIntermediateDirectories: true)
+        let output = folder.appendingPathComponent("watch.out"), errors = folder.appendingPathComponent("watch.err")
+        for file in [output, errors] { _ = FileManager.default.createFile(atPath: file.path, contents: nil) }
+        let process = Process()
+        process.executableURL = CLI.binary
+        process.arguments = ["tag", "--watch", "--record", folder.appendingPathComponent("seen.sqlite").path, watched.path]
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardError = try FileHandle(forWritingTo: errors)
+        process.environment = ProcessInfo.processInfo.environment.merging(["LC_ALL": "C.UTF-8"]) { $1 }
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        func text(_ file: URL) -> String { (try? String(contentsOf: file, encoding: .utf8)) ?? "" }
+        func waitFor(_ file: URL, _ wanted: String) -> Bool {
+            let started = Date()
+            while Date().timeIntervalSince(started) < 50 {
+                if text(file).contains(wanted) { return true }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            return false
+        }
+        #expect(waitFor(errors, "dedog: watching \(watched.path); Ctrl-C stops"), "\(text(errors))")
+
+        let copied = watched.appendingPathComponent("copied.jpg").path
+        try FileManager.default.copyItem(atPath: Self.beagle.path, toPath: copied)
+        let slow = watched.appendingPathComponent("slow.jpg").path
+        let bytes = try Data(contentsOf: Self.beagle)
+        let handle = try #require(FileHandle(forWritingAtPath: { FileManager.default.createFile(atPath: slow, contents: nil); return slow }()))
+        try handle.write(contentsOf: bytes.prefix(bytes.count / 2))
+        Thread.sleep(forTimeInterval: 2.5)
+        try handle.write(contentsOf: bytes.dropFirst(bytes.count / 2))
+        try handle.close()
+        for photo in [copied, slow] {
+            #expect(waitFor(output, "\(photo): Animals/Dogs, Animals/Dogs/Beagle → \(photo).xmp (new)"),
+                    "\(text(output))")
+        }
+        // The folder removed and made again: watched again.
+        try FileManager.default.removeItem(at: watched)
+        Thread.sleep(forTimeInterval: 1)
+        try FileManager.default.createDirectory(at: watched, withIntermediateDirectories: true)
+        let later = watched.appendingPathComponent("later.jpg").path
+        try FileManager.default.copyItem(atPath: Self.beagle.path, toPath: later)
+        #expect(waitFor(output, "\(later): Animals/Dogs, Animals/Dogs/Beagle → \(later).xmp (new)"),
+                "\(text(output))")
+
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let said = try String(contentsOf: errors, encoding: .utf8)
+        #expect(said.hasSuffix("dedog: stopped watching; every sidecar is whole\n"), "\(said)")
+        #expect(!said.contains("error:"), "\(said)")
+        // The slow photo, made empty and closed before its writer opened it again, may have been seen half-way: then
+        // it was said to be incomplete, and tagged whole when its writer closed it.
+        for line in said.split(separator: "\n") where line.contains("warning") {
+            #expect(line == "dedog: warning: \(slow): not complete yet; looked at again when it changes", "\(said)")
+        }
+        // Nothing was looked at twice, and no sidecar of dedog's own was taken for a photo.
+        let lines = try String(contentsOf: output, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 3, "\(lines)")
+    }
+
+    @Test func watchingWhatIsNoFolderIsRefused() throws {
+        let photo = try place(Self.beagle, as: "single/rex.jpg")
+        let r = try CLI.run(["tag", "--watch", photo])
+        #expect(r.status == 1)
+        #expect(r.stderr == "dedog: error: cannot watch for new photos: \(photo) is a file, not a folder; only folders can be "
+                + "watched.\n", "\(r.stderr)")
+        let both = try CLI.run(["tag", "--watch", "--remove", folder.path])
+        #expect(both.status == 64)
+        #expect(both.stderr.contains("--watch tags the photos that arrive; it does not go with --remove or --forget-seen."))
+    }
 }

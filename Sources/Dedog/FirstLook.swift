@@ -1,0 +1,92 @@
+import Foundation
+import DedogImage
+import DedogBreedModel
+
+/// A cheap first look at a photo, before the model's full look: most photos of a library show no dog, and the full
+/// look (two backbones, each photo and its mirror image, the detector, a second look at a small dog) costs as much on
+/// them as on a photo with one. The first look runs the fast model's Lite0 once, on the photo as decoded for the full
+/// look (JPEG's DCT scaling and a HEIC's thumbnail make that a few hundred pixels, not 12 megapixels): the ImageNet
+/// head's share on dogs, and the dog detector's best box. Only a photo that may show a dog by either goes on.
+///
+/// The thresholds are chosen to lose no dog the full look finds (`scripts/bench-library`, docs/performance.md):
+/// low, so that a dog hidden in a large scene, which the full look finds by zooming in on the detector's box, passes
+/// on the detector's word.
+public final class FirstLook: Sendable {
+    /// What the first look saw of a photo.
+    public struct Signals: Sendable, Equatable, Codable {
+        /// The ImageNet head's mass on dog classes.
+        public var dogShare: Float
+        /// The detector's best box's score (0 when it has none).
+        public var detector: Float
+    }
+
+    /// From when a photo may show a dog.
+    public struct Thresholds: Sendable, Equatable {
+        public var dogShareFrom: Float
+        public var detectorFrom: Float
+
+        public init(dogShareFrom: Float, detectorFrom: Float) {
+            self.dogShareFrom = dogShareFrom
+            self.detectorFrom = detectorFrom
+        }
+
+        /// Chosen on ../shared's photos with and without dogs (docs/performance.md, "A first look").
+        public static let standard = Thresholds(dogShareFrom: 0.02, detectorFrom: 0.1)
+    }
+
+    let classifier: Classifier
+    public let thresholds: Thresholds
+
+    /// The first look of the fast model at `modelURL` (nil: the bundled `fast`), with `configuration`'s kernels,
+    /// precision and threads.
+    public init(modelURL: URL? = nil, configuration: ClassifierConfiguration, thresholds: Thresholds = .standard) throws(ClassifierError) {
+        var configuration = configuration
+        configuration.averagesMirror = [false]
+        configuration.zoom = nil
+        configuration.separatesDogs = false
+        let url: URL
+        if let modelURL { url = modelURL } else { url = try ModelLocator.url(ofBundled: "fast") }
+        classifier = try Classifier(modelURL: url, configuration: configuration)
+        self.thresholds = thresholds
+    }
+
+    /// What the first look sees of `image`.
+    public func signals(_ image: RGBImage) throws(ClassifierError) -> Signals {
+        let seen = try classifier.views(of: image, maps: true)
+        let answer = try classifier.decide(features: seen.features, top: 1)
+        var best: Float = 0
+        if let detector = classifier.model.detector, let pyramid = seen.pyramid {
+            do {
+                best = try detector.candidates(pyramid, minimumScore: 0.01).map(\.score).max() ?? 0
+            } catch {
+                throw .model(error)
+            }
+        }
+        return Signals(dogShare: answer.dogProbability ?? 1, detector: best)
+    }
+
+    /// Whether a photo of `signals` may show a dog: then the full look decides.
+    public func mayShowDog(_ signals: Signals) -> Bool {
+        signals.dogShare >= thresholds.dogShareFrom || signals.detector >= thresholds.detectorFrom
+    }
+}
+
+extension Classifier {
+    /// The answer for the photo at `url` after `first` looked at it: "no dog" (with the first look's dog share) when
+    /// the first look sees none, else the full look's answer. The photo is decoded once, for the full look.
+    public func classify(contentsOf url: URL, top: Int = 3, after first: FirstLook) throws(ClassifierError) -> Classification {
+        let image: RGBImage
+        do {
+            image = try ImageDecoder(options: decoderOptions).decode(contentsOf: url)
+        } catch {
+            throw .image(error)
+        }
+        let signals = try first.signals(image)
+        guard first.mayShowDog(signals) else {
+            return Classification(verdict: .noDog, breeds: [], dogProbability: signals.dogShare)
+        }
+        return try looks(at: image, top: top, zoom: configuration.zoom) { options throws(ImageError) in
+            try ImageDecoder(options: options).decode(contentsOf: url)
+        }.answer
+    }
+}

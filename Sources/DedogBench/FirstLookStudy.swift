@@ -1,0 +1,35 @@
+// The first look's study (issue 71): for each photo, what the cheap first look sees (`FirstLook.Signals`) and
+// whether the full look, as `dedog tag` runs it, finds a dog; from these scripts/bench-library chooses and checks the
+// first look's thresholds. Not a test: it measures.
+import DedogConcurrency
+import DedogImage
+@_spi(Testing) @_spi(Benchmarks) import Dedog
+import Foundation
+
+/// One JSON line per photo of `list` (one path per line) on stdout: `file`, the first look's `dogShare` and
+/// `detector`, and `dog` (the full look's answer tags a dog: `PhotoTagger`'s rule) or `error`.
+func firstLookStudy(list: URL, threads: Int) throws {
+    let paths = try String(contentsOf: list, encoding: .utf8).split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+    let configuration = ClassifierConfiguration(workers: threads, threadsPerWorker: 1)
+    let full = try Classifier(configuration: configuration)
+    let first = try FirstLook(configuration: configuration)
+    let rows = parallelMap(paths.count, threads: threads) { i -> String in
+        let url = URL(fileURLWithPath: paths[i])
+        var row: [String: Any] = ["file": paths[i]]
+        do throws(ClassifierError) {
+            let image: RGBImage
+            do throws(ImageError) { image = try ImageDecoder(options: full.decoderOptions).decode(contentsOf: url) } catch { throw .image(error) }
+            let signals = try first.signals(image)
+            let answer = try full.classify(contentsOf: url)
+            row["dogShare"] = signals.dogShare
+            row["detector"] = signals.detector
+            let dogs = answer.dogs.isEmpty ? [answer] : answer.dogs
+            row["dog"] = dogs.contains { $0.verdict != .noDog }
+        } catch {
+            row["error"] = error.description
+        }
+        let data = (try? JSONSerialization.data(withJSONObject: row, options: [.sortedKeys])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+    for row in rows { print(row) }
+}
