@@ -91,7 +91,8 @@ struct Tag: ParsableCommand {
 
     @Flag(help: ArgumentHelp("Look at every photo with the model's full look. By default a cheap first look (the fast "
                              + "model, once, on the photo as decoded) passes over photos that show no dog, which are "
-                             + "most of a library; chosen to miss no dog the full look finds (docs/performance.md)."))
+                             + "most of a library; chosen to miss no dog the full look finds (docs/performance.md). "
+                             + "The fast model has none: its full look is hardly dearer."))
     var fullLook = false
 
     @Flag(help: "Never show the progress line.")
@@ -222,7 +223,9 @@ struct Tag: ParsableCommand {
             configuration.share(threads: threads, manyPhotos: photos > 1)
             let url = try Environment.model(model)
             classifier = try CarefulMode.classifier(try Classifier(modelURL: url, configuration: configuration), careful: careful)
-            firstLook = fullLook ? nil : try FirstLook(configuration: configuration)
+            // Where the model's own look is hardly dearer than the first look (the fast model), there is none.
+            let first = fullLook ? nil : try FirstLook(configuration: configuration)
+            firstLook = first.flatMap { $0.pays(before: classifier) ? $0 : nil }
             tagger = try PhotoTagger(modelURL: url, catalogue: catalogue, settings: settings, firstLook: firstLook != nil)
         } catch {
             Terminal.error(error)

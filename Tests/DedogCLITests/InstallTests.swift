@@ -10,6 +10,24 @@ import DedogTestSupport
         return (r.status, r.stdout + r.stderr)
     }
 
+    /// --watch-service adds a systemd user unit that runs the installed dedog's `tag --watch`, not enabled; uninstall
+    /// takes it away with the rest.
+    @Test func theWatchServiceIsInstalledOnlyWhenAskedFor() throws {
+        let prefix = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-prefix-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: prefix) }
+        let unit = prefix.appendingPathComponent("lib/systemd/user/dedog-tag-watch.service")
+        let plain = try Self.script("install", ["--prefix", prefix.path, "--binary", CLI.binary.path])
+        #expect(plain.status == 0 && !FileManager.default.fileExists(atPath: unit.path), "\(plain.output)")
+        let installed = try Self.script("install", ["--prefix", prefix.path, "--binary", CLI.binary.path, "--watch-service"])
+        #expect(installed.status == 0, "\(installed.output)")
+        let text = try String(contentsOf: unit, encoding: .utf8)
+        #expect(text.contains("ExecStart=/bin/sh -c 'exec \"\(prefix.path)/bin/dedog\" tag --watch --no-progress $DEDOG_TAG_FOLDERS'"), "\(text)")
+        #expect(text.contains("Environment=DEDOG_TAG_FOLDERS=%h/Pictures") && text.contains("WantedBy=default.target"))
+        #expect(installed.output.contains("not enabled; start it with systemctl --user enable --now dedog-tag-watch"))
+        #expect(try Self.script("install", ["--uninstall", "--prefix", prefix.path]).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: unit.path))
+    }
+
     @Test func installRunsAnywhereAndUninstallRemovesEverything() throws {
         let prefix = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-prefix-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: prefix) }
