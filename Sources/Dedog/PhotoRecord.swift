@@ -1,5 +1,6 @@
 import Foundation
 import DedogRecord
+import DedogSidecar
 
 /// `dedog tag`'s memory of every photo it has looked at (`SeenPhotos`, a SQLite file): a photo without a dog gets no
 /// sidecar, so without it every run would look at every such photo again. A photo is looked at again when its size
@@ -89,9 +90,7 @@ extension PhotoTagger {
     public func recall(_ visit: PhotoVisit, in record: PhotoRecord, dryRun: Bool) throws(ClassifierError) -> Recall {
         guard let seen = try record.lookup(visit.key) else { return .unknown }
         guard let state = visit.state, seen.state == state, seen.looker == looker else { return .changed }
-        let sidecars = [visit.photo + ".xmp"] + (visit.photo.lastIndex(of: ".").map { dot in
-            visit.photo[dot...].contains("/") ? [] : [String(visit.photo[..<dot]) + ".xmp"]
-        } ?? [])
+        let sidecars = Sidecar.names(for: visit.photo)
         let sidecar = sidecars.first { FileManager.default.fileExists(atPath: $0) }
         guard seen.tags.isEmpty || sidecar != nil else { return .changed }
         return .unchanged(TagReport(photo: visit.photo, sidecar: sidecar ?? sidecars[0], action: .seenBefore, tags: seen.tags,

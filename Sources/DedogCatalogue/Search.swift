@@ -74,6 +74,7 @@ extension Catalogue {
         let query = TextKey.normalized(text)
         guard !query.isEmpty else { return [] }
         let limit = Self.typoLimit(query.count)
+        let queryWords = query.split(separator: " ").map(String.init)
         var best: [String: SearchHit] = [:]
         for (breed, names) in zip(breeds, searchKeys) {
             for name in names {
@@ -87,6 +88,10 @@ extension Catalogue {
                     hit = SearchHit(breed: breed, kind: .wordPrefix, matched: name.name, isAlias: name.isAlias, distance: 0)
                 } else if key.contains(query) {
                     hit = SearchHit(breed: breed, kind: .substring, matched: name.name, isAlias: name.isAlias, distance: 0)
+                } else if let d = Self.wordsMatch(queryWords, name.words, limit: limit) {
+                    // Several words, each the beginning of one of the name's words or a near miss, in order.
+                    hit = SearchHit(breed: breed, kind: d == 0 ? .wordPrefix : .similar, matched: name.name, isAlias: name.isAlias,
+                                    distance: d)
                 } else {
                     // Whole name, or any single word of it, within the limit.
                     let d = ([key] + name.words).map { Self.editDistance(query, $0, limit: limit) }.min() ?? .max
@@ -128,6 +133,31 @@ extension Catalogue {
     }
 
     static func typoLimit(_ length: Int) -> Int { length >= 10 ? 3 : length >= 6 ? 2 : 1 }
+
+    /// For a query of two or more words: the typos it takes for each word, in order, to be the beginning of a
+    /// different word of `name` ("central asian" in "central asia shepherd dog": 1, "asian" against "asia"), at
+    /// most 1 a word of 4 or 5 letters and 2 from 6 (none below 4), `limit` in all; nil when the words do not fit.
+    static func wordsMatch(_ query: [String], _ name: [String], limit: Int) -> Int? {
+        guard query.count >= 2, query.count <= name.count else { return nil }
+        var next = 0, total = 0
+        for word in query {
+            let allowed = word.count >= 6 ? 2 : word.count >= 4 ? 1 : 0
+            var found: (index: Int, distance: Int)?
+            for i in next..<name.count {
+                let candidate = name[i]
+                let d = candidate.hasPrefix(word) ? 0
+                    : allowed == 0 ? allowed + 1
+                    : min(editDistance(word, candidate, limit: allowed),
+                          editDistance(word, String(candidate.prefix(word.count)), limit: allowed))
+                if d <= allowed, d < (found?.distance ?? .max) { found = (i, d) }
+                if d == 0 { break }
+            }
+            guard let found else { return nil }
+            total += found.distance
+            next = found.index + 1
+        }
+        return total <= limit ? total : nil
+    }
 
     /// Damerau–Levenshtein (optimal string alignment) distance, giving up early above `limit`.
     static func editDistance(_ a: String, _ b: String, limit: Int) -> Int {

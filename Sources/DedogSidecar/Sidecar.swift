@@ -43,11 +43,9 @@ public final class Sidecar {
 
     /// The sidecar of `photo` (see the type's note on which file); empty when there is none yet.
     public init(photo: String) throws(SidecarError) {
-        let withExtension = photo + ".xmp"
-        let dot = photo.lastIndex(of: ".").flatMap { photo[$0...].contains("/") ? nil : $0 }
-        let withoutExtension = dot.map { String(photo[..<$0]) + ".xmp" }
-        let found = [withExtension, withoutExtension].lazy.compactMap { $0 }.compactMap { path in Self.kind(of: path).map { (path, $0) } }.first
-        let chosen = found?.0 ?? withExtension
+        let names = Self.names(for: photo)
+        let found = names.lazy.compactMap { path in Self.kind(of: path).map { (path, $0) } }.first
+        let chosen = found?.0 ?? names[0]
         path = chosen
         switch found?.1 {
         case nil:
@@ -65,6 +63,13 @@ public final class Sidecar {
         default:
             throw .unreadable(path: chosen, .notRegularFile(kind: "a folder or special file"))
         }
+    }
+
+    /// Where `photo`'s sidecar may be, in the order it is looked for: `photo.jpg.xmp` (where a new one goes), then
+    /// `photo.xmp`.
+    public static func names(for photo: String) -> [String] {
+        let dot = photo.lastIndex(of: ".").flatMap { photo[$0...].contains("/") ? nil : $0 }
+        return [photo + ".xmp"] + (dot.map { [String(photo[..<$0]) + ".xmp"] } ?? [])
     }
 
     /// Whether `bytes` start as a sidecar must for Exiv2 (digiKam's and darktable's reader, `isXmpType`): after an

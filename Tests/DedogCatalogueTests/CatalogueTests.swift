@@ -83,6 +83,37 @@ import DedogCatalogue
         #expect(ids.contains("old-english-sheepdog"))
     }
 
+    /// Several words, each the beginning of a word of the name or a near miss (issue 72: "central asian" answered
+    /// Australian Kelpie, Australian Terrier, Silky Terrier).
+    @Test(arguments: [("central asian", "central-asia-shepherd-dog"), ("Central Asian Shepherd Dog", "central-asia-shepherd-dog"),
+                      ("german shep", "german-shepherd-dog"), ("bernese mountian", "bernese-mountain-dog"),
+                      ("stredoasijsky pastevecky", "central-asia-shepherd-dog"), ("nemecky ovcak", "german-shepherd-dog")])
+    func severalWordsFindTheBreedWhoseWordsTheyBegin(_ query: String, _ id: String) {
+        #expect(catalogue.search(query).first?.breed.id == id, "\(query): \(catalogue.search(query).prefix(3).map(\.breed.id))")
+    }
+
+    /// The AKC's names for FCI breeds (scripts/catalogue/akc-names.tsv) name their breeds, as `learn --breed` matches
+    /// a name; a name the AKC gives two FCI breeds is ambiguous between exactly those.
+    @Test func theAKCsNamesNameTheirBreeds() throws {
+        let table = try String(contentsOf: DedogTestSupport.SharedData.packageRoot.appendingPathComponent("scripts/catalogue/akc-names.tsv"),
+                               encoding: .utf8)
+        var breeds: [String: Set<String>] = [:]
+        for line in table.split(separator: "\n") where !line.hasPrefix("#") {
+            let fields = line.split(separator: "\t").map(String.init)
+            breeds[fields[0], default: []].insert(fields[1])
+        }
+        #expect(breeds.count >= 40)
+        for (name, ids) in breeds {
+            switch catalogue.match(className: name) {
+            case let .breed(breed, _): #expect(ids == [breed.id], "\(name)")
+            case let .ambiguous(found): #expect(Set(found.map(\.id)) == ids, "\(name)")
+            case .unknown: Issue.record("\(name) names no breed")
+            }
+        }
+        #expect(catalogue.match(className: "lowchen").breed?.id == "little-lion-dog")
+        #expect(catalogue.search("lowchen").first?.breed.id == "little-lion-dog")
+    }
+
     @Test func substringMatchesComeBeforeTypoMatches() {
         let hits = catalogue.search("terrier")
         #expect(hits.count > 10)

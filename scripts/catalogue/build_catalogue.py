@@ -29,6 +29,7 @@ parser.add_argument("--czech-names", type=Path, required=True)
 parser.add_argument("--crosses", type=Path, required=True)
 parser.add_argument("--more-classes", type=Path, required=True)
 parser.add_argument("--vocabulary", type=Path, required=True)
+parser.add_argument("--akc-names", type=Path, required=True)
 parser.add_argument("--output", type=Path, required=True)
 args = parser.parse_args()
 
@@ -533,6 +534,21 @@ for b in breeds:
             seen.add(key(name))
             b["aliases"]["cs"].append(name)
             note(source, "aliases.cs")
+
+# ---------------------------------------------------------------- the AKC's names for FCI breeds
+# akc-names.tsv: each AKC name that differs from its breed's catalogue names is an English alias of that breed.
+for line in open(args.akc_names, encoding="utf-8"):
+    if line.startswith("#") or not line.strip():
+        continue
+    akc_name, breed_id = line.rstrip("\n").split("\t")
+    assert akc_name in akc, f"akc-names.tsv: {akc_name!r} is not in akc-data-latest.csv"
+    assert breed_id in by_id, f"akc-names.tsv: no breed {breed_id!r}"
+    b = by_id[breed_id]
+    if key(akc_name) not in {key(x) for x in [b["name"]["en"]] + b["aliases"]["en"]}:
+        b["aliases"]["en"].append(akc_name)
+        fields = b["sources"].setdefault("akc", [])
+        if "aliases.en" not in fields:
+            fields.append("aliases.en")
 
 # ---------------------------------------------------------------- the bundled models' other classes
 for r in table(args.more_classes, delimiter="\t"):
