@@ -347,6 +347,8 @@ struct Tag: ParsableCommand {
                              + "every photo is looked at (--record FILE keeps one)")
             return nil
         }
+        // A dry run writes nothing, not even a new record.
+        if dryRun && !FileManager.default.fileExists(atPath: path) { return nil }
         do throws(ClassifierError) {
             return try PhotoRecord(path: path)
         } catch {

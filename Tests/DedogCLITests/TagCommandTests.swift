@@ -276,6 +276,8 @@ final class TagCommandTests {
     @Test func aRunWithNothingNewReadsNoPhotoAndAChangedOneIsLookedAtAgain() throws {
         let dog = try place(Self.beagle, as: "lib/rex.jpg"), noise = try place(Self.noise, as: "lib/noise.png")
         let library = folder.appendingPathComponent("lib").path, record = folder.appendingPathComponent("seen.sqlite").path
+        let dry = try CLI.run(["tag", "--dry-run", "--record", record, library])
+        #expect(dry.status == 0 && !FileManager.default.fileExists(atPath: record), "a dry run made a record")
         let first = try CLI.run(["tag", "--record", record, library])
         #expect(first.status == 0, "\(first.stderr)")
         try spoil(dog)
