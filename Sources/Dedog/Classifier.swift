@@ -109,12 +109,19 @@ public final class Classifier: Sendable {
         model.breedLabels ?? model.imagenetLabels?.filter(\.isDog) ?? []
     }
 
-    public func classify(contentsOf url: URL, top: Int = 3) throws(ClassifierError) -> Classification {
+    /// The answer for the photo at `url`. After a first look (`FirstLook`, `dedog tag`'s), a photo it sees no dog in
+    /// is answered "no dog" with the first look's dog share, without the model's own look; the photo is decoded
+    /// once, for the model's look, and the first look reads that decode.
+    public func classify(contentsOf url: URL, top: Int = 3, after first: FirstLook? = nil) throws(ClassifierError) -> Classification {
         let image: RGBImage
         do {
             image = try ImageDecoder(options: decoderOptions).decode(contentsOf: url)
         } catch {
             throw .image(error)
+        }
+        if let first {
+            let signals = try first.signals(image)
+            guard first.mayShowDog(signals) else { return Classification(verdict: .noDog, breeds: [], dogProbability: signals.dogShare) }
         }
         return try looks(at: image, top: top, zoom: configuration.zoom) { options throws(ImageError) in
             try ImageDecoder(options: options).decode(contentsOf: url)

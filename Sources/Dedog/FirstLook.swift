@@ -81,23 +81,3 @@ public final class FirstLook: Sendable {
         signals.dogShare >= thresholds.dogShareFrom || signals.detector >= thresholds.detectorFrom
     }
 }
-
-extension Classifier {
-    /// The answer for the photo at `url` after `first` looked at it: "no dog" (with the first look's dog share) when
-    /// the first look sees none, else the full look's answer. The photo is decoded once, for the full look.
-    public func classify(contentsOf url: URL, top: Int = 3, after first: FirstLook) throws(ClassifierError) -> Classification {
-        let image: RGBImage
-        do {
-            image = try ImageDecoder(options: decoderOptions).decode(contentsOf: url)
-        } catch {
-            throw .image(error)
-        }
-        let signals = try first.signals(image)
-        guard first.mayShowDog(signals) else {
-            return Classification(verdict: .noDog, breeds: [], dogProbability: signals.dogShare)
-        }
-        return try looks(at: image, top: top, zoom: configuration.zoom) { options throws(ImageError) in
-            try ImageDecoder(options: options).decode(contentsOf: url)
-        }.answer
-    }
-}

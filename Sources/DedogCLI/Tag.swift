@@ -293,10 +293,7 @@ struct Tag: ParsableCommand {
                 }
                 let url = URL(fileURLWithPath: path)
                 work.submit({
-                    .answered(visit, Result { () throws(ClassifierError) in
-                        if let firstLook { return try classifier.classify(contentsOf: url, after: firstLook) }
-                        return try classifier.classify(contentsOf: url)
-                    })
+                    .answered(visit, Result { () throws(ClassifierError) in try classifier.classify(contentsOf: url, after: firstLook) })
                 }, deliver: deliver)
             }
         }

@@ -145,12 +145,14 @@ extension Catalogue {
             var found: (index: Int, distance: Int)?
             for i in next..<name.count {
                 let candidate = name[i]
-                let d = candidate.hasPrefix(word) ? 0
-                    : allowed == 0 ? allowed + 1
-                    : min(editDistance(word, candidate, limit: allowed),
-                          editDistance(word, String(candidate.prefix(word.count)), limit: allowed))
+                if candidate.hasPrefix(word) {
+                    found = (i, 0)
+                    break
+                }
+                guard allowed > 0 else { continue }
+                let d = min(editDistance(word, candidate, limit: allowed),
+                            editDistance(word, String(candidate.prefix(word.count)), limit: allowed))
                 if d <= allowed, d < (found?.distance ?? .max) { found = (i, d) }
-                if d == 0 { break }
             }
             guard let found else { return nil }
             total += found.distance

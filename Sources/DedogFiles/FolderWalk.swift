@@ -12,6 +12,8 @@ public enum FolderWalk {
         public var files: [String] = []
         /// Entries that are not usable files, with the reason, sorted by path.
         public var problems: [(path: String, reason: String)] = []
+        /// The folders walked, `folder` itself among them, sorted (what a watch on the whole tree watches).
+        public var folders: [String] = []
     }
 
     public static func list(_ folder: String) -> Listing {
@@ -25,6 +27,7 @@ public enum FolderWalk {
                 continue
             }
             defer { closedir(handle) }
+            listing.folders.append(dir)
             while let entry = readdir(handle) {
                 // Up to the NUL only: glibc allocates a directory entry just long enough for its name, so loading
                 // the whole 256-byte d_name field reads past the end of the stream's buffer (AddressSanitizer
@@ -67,6 +70,7 @@ public enum FolderWalk {
         var seen = direct
         listing.files += linked.sorted { $0.path < $1.path }.filter { seen.insert($0.id).inserted }.map(\.path)
         listing.files.sort()
+        listing.folders.sort()
         listing.problems.sort { $0.path < $1.path }
         return listing
     }

@@ -34,8 +34,7 @@ public final class FolderWatch {
         guard fd >= 0 else { throw .system("cannot watch folders: \(String(cString: strerror(errno)))") }
         roots = folders.map { $0.count > 1 && $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
         for root in roots {
-            var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: root, isDirectory: &isFolder), isFolder.boolValue else {
+            guard FolderWalk.isFolder(root) else {
                 close(fd)
                 if FileManager.default.fileExists(atPath: root) {
                     throw .system("\(root) is a file, not a folder; only folders can be watched")
@@ -124,35 +123,30 @@ public final class FolderWatch {
 
     /// Roots made again since they went: watched again, their files reported.
     private func lookForMissingRoots() {
-        for root in missing {
-            var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: root, isDirectory: &isFolder), isFolder.boolValue else { continue }
+        for root in missing where FolderWalk.isFolder(root) {
             if (try? addTree(root, reportingFiles: true)) != nil { missing.remove(root) }
         }
     }
 
-    /// Watches `folder` and every folder under it (links not followed, hidden ones passed over); with
-    /// `reportingFiles`, every file already in them is pending (it may have arrived before the watch did).
+    /// Watches `folder` and every folder under it, as the folder walk finds them (`FolderWalk`: links to folders
+    /// not followed, hidden ones passed over); with `reportingFiles`, every file already in them is pending (it may
+    /// have arrived before the watch did).
     private func addTree(_ folder: String, reportingFiles: Bool) throws(FileError) {
-        let wd = inotify_add_watch(fd, folder, Self.mask)
-        guard wd >= 0 else {
-            if errno == ENOSPC {
-                throw .system("cannot watch \(folder): the system's limit of watched folders is reached "
-                              + "(fs.inotify.max_user_watches)")
+        let listing = FolderWalk.list(folder)
+        for path in listing.folders {
+            let wd = inotify_add_watch(fd, path, Self.mask)
+            guard wd >= 0 else {
+                if errno == ENOSPC {
+                    throw .system("cannot watch \(path): the system's limit of watched folders is reached "
+                                  + "(fs.inotify.max_user_watches)")
+                }
+                continue  // gone already, or unreadable: nothing to watch
             }
-            return  // gone already, or unreadable: nothing to watch
+            folders[wd] = path
         }
-        folders[wd] = folder
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
-        for name in names {
-            let path = folder + "/" + name
-            var info = stat()
-            guard lstat(path, &info) == 0 else { continue }
-            switch info.st_mode & S_IFMT {
-            case S_IFDIR: try addTree(path, reportingFiles: reportingFiles)
-            case S_IFREG where reportingFiles: pending[path] = Self.now()
-            default: break
-            }
+        if reportingFiles {
+            let now = Self.now()
+            for file in listing.files { pending[file] = now }
         }
     }
 

@@ -23,10 +23,33 @@ struct CLI {
         return here.appendingPathComponent("dedog")
     }()
 
-    /// Runs `dedog arguments…`, behind `launcher` if given (e.g. `setpriv …`), killing it after `timeout` seconds.
     /// The data folder (`XDG_DATA_HOME`) of every command the tests run: dedog tag's record goes there.
     static let testData = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-cli-data-\(getpid())")
 
+    /// The environment of every command the tests run, with `extra` over it: English unless a test asks otherwise
+    /// (output follows the locale, and the machine's may be Czech), and dedog tag's record of the photos looked at
+    /// in a folder of the tests', never the user's.
+    static func environment(_ extra: [String: String] = [:]) -> [String: String] {
+        let english = ["LC_ALL": "C.UTF-8", "LC_MESSAGES": "", "LANG": "C.UTF-8"]
+        return ProcessInfo.processInfo.environment.merging(english) { $1 }.merging(["XDG_DATA_HOME": testData.path]) { $1 }
+            .merging(extra) { $1 }
+    }
+
+    /// Starts `dedog arguments…` with the tests' environment and leaves it running: its output goes to `stdout`, its
+    /// errors to `stderr` (each made empty first; nil: nowhere).
+    static func start(_ arguments: [String], stdout: URL, stderr: URL? = nil) throws -> Process {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.environment = environment()
+        for file in [stdout] + (stderr.map { [$0] } ?? []) { _ = FileManager.default.createFile(atPath: file.path, contents: nil) }
+        process.standardOutput = try FileHandle(forWritingTo: stdout)
+        process.standardError = try stderr.map { try FileHandle(forWritingTo: $0) } ?? FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    /// Runs `dedog arguments…`, behind `launcher` if given (e.g. `setpriv …`), killing it after `timeout` seconds.
     static func run(_ arguments: [String], environment: [String: String] = [:], launcher: [String] = [],
                     timeout: Double = 300, in directory: URL = SharedData.packageRoot,
                     executable: URL = binary) throws -> Result {
@@ -39,12 +62,7 @@ struct CLI {
             process.arguments = launcher.dropFirst() + [executable.path] + arguments
         }
         process.currentDirectoryURL = directory
-        // English unless a test asks otherwise: output follows the locale, and the machine's may be Czech.
-        let english = ["LC_ALL": "C.UTF-8", "LC_MESSAGES": "", "LANG": "C.UTF-8"]
-        // dedog tag's record of the photos looked at goes to a folder of the tests', never the user's.
-        let data = ["XDG_DATA_HOME": testData.path]
-        process.environment = ProcessInfo.processInfo.environment.merging(english) { $1 }.merging(data) { $1 }
-            .merging(environment) { $1 }
+        process.environment = Self.environment(environment)
         // Output goes to files, not pipes: with many children exiting at once, pipe reads get EINTR, which
         // Foundation's readDataToEndOfFile does not survive.
         let capture = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-cli-\(UUID().uuidString)")

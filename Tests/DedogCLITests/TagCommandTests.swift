@@ -224,14 +224,7 @@ final class TagCommandTests {
             try Data(XMPFixtures.darktableSidecar.utf8).write(to: URL(fileURLWithPath: photo + ".xmp"))
         }
         let output = folder.appendingPathComponent("stdout.txt")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
-        let process = Process()
-        process.executableURL = CLI.binary
-        process.arguments = ["tag", "--threads", "1", folder.appendingPathComponent("many").path]
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = FileHandle.nullDevice
-        process.environment = ProcessInfo.processInfo.environment.merging(["XDG_DATA_HOME": CLI.testData.path]) { $1 }
-        try process.run()
+        let process = try CLI.start(["tag", "--threads", "1", folder.appendingPathComponent("many").path], stdout: output)
         let started = Date()
         while (try Data(contentsOf: output)).isEmpty && process.isRunning && Date().timeIntervalSince(started) < 60 {
             Thread.sleep(forTimeInterval: 0.002)
@@ -351,14 +344,7 @@ final class TagCommandTests {
         let photos = try (0..<24).map { try place(Self.beagle, as: "night/dog-\(String(format: "%02d", $0)).jpg") }
         let library = folder.appendingPathComponent("night").path, record = folder.appendingPathComponent("seen.sqlite").path
         func start(_ output: URL) throws -> Process {
-            FileManager.default.createFile(atPath: output.path, contents: nil)
-            let process = Process()
-            process.executableURL = CLI.binary
-            process.arguments = ["tag", "--threads", "1", "--record", record, library]
-            process.standardOutput = try FileHandle(forWritingTo: output)
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            return process
+            try CLI.start(["tag", "--threads", "1", "--record", record, library], stdout: output)
         }
         func lines(_ output: URL) throws -> [String] {
             try String(contentsOf: output, encoding: .utf8).split(separator: "\n").map(String.init)
@@ -406,14 +392,8 @@ final class TagCommandTests {
         let watched = folder.appendingPathComponent("incoming")
         try FileManager.default.createDirectory(at: watched, withIntermediateDirectories: true)
         let output = folder.appendingPathComponent("watch.out"), errors = folder.appendingPathComponent("watch.err")
-        for file in [output, errors] { _ = FileManager.default.createFile(atPath: file.path, contents: nil) }
-        let process = Process()
-        process.executableURL = CLI.binary
-        process.arguments = ["tag", "--watch", "--record", folder.appendingPathComponent("seen.sqlite").path, watched.path]
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = try FileHandle(forWritingTo: errors)
-        process.environment = ProcessInfo.processInfo.environment.merging(["LC_ALL": "C.UTF-8"]) { $1 }
-        try process.run()
+        let process = try CLI.start(["tag", "--watch", "--record", folder.appendingPathComponent("seen.sqlite").path, watched.path],
+                                    stdout: output, stderr: errors)
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         func text(_ file: URL) -> String { (try? String(contentsOf: file, encoding: .utf8)) ?? "" }
         func waitFor(_ file: URL, _ wanted: String) -> Bool {
