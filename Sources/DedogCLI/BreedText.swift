@@ -82,6 +82,9 @@ enum BreedText {
         var rows: [[String]] = [["id", b.id]]
         let aliases = (czech ? b.aliases.cs + b.aliases.en : b.aliases.en + b.aliases.cs)
         if !aliases.isEmpty { rows.append([czech ? "také" : "also known as", aliases.joined(separator: ", ")]) }
+        if !b.aliases.fci.isEmpty {
+            rows.append([czech ? "názvy FCI" : "FCI names", b.aliases.fci.joined(separator: ", ")])
+        }
         if let cross = b.cross {
             let parents = cross.parents.map { czech ? $0.name.cs ?? $0.name.en : $0.name.en }
             rows.append([czech ? "kříženec plemen" : "a cross of", parents.joined(separator: " × ")])
@@ -116,6 +119,7 @@ enum BreedText {
         let fieldNames = czech ? ["fci": "FCI", "origin": "původ", "height": "výška", "weight": "hmotnost",
                                   "lifeSpan": "délka života", "coat": "srst", "colours": "barvy",
                                   "temperament": "povaha", "name.cs": "český název", "aliases.cs": "další české názvy",
+                                  "aliases.en": "další anglické názvy", "aliases.fci": "názvy FCI v dalších jazycích",
                                   "cross": "rodičovská plemena", "cross.cs": "česká jména rodičovských plemen"] : [:]
         let sources = b.sources.map { use in
             "\(titles[use.source] ?? use.source): \(use.fields.map { fieldNames[$0] ?? $0 }.joined(separator: ", "))"

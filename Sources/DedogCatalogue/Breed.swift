@@ -36,6 +36,22 @@ public struct Breed: Codable, Sendable, Equatable {
     public struct Aliases: Codable, Sendable, Equatable {
         public var en: [String]
         public var cs: [String]
+        /// The breed's names in the FCI's other languages (German, French, Spanish: "Berner Sennenhund", "Teckel"),
+        /// those that differ from its other names. Empty in catalogues written before them.
+        public var fci: [String]
+
+        public init(en: [String], cs: [String], fci: [String] = []) {
+            self.en = en
+            self.cs = cs
+            self.fci = fci
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            en = try c.decode([String].self, forKey: .en)
+            cs = try c.decode([String].self, forKey: .cs)
+            fci = try c.decodeIfPresent([String].self, forKey: .fci) ?? []
+        }
     }
 
     public struct FCI: Codable, Sendable, Equatable {
@@ -99,7 +115,7 @@ public struct Breed: Codable, Sendable, Equatable {
     }
 
     /// Every name and alias, English first.
-    public var allNames: [String] { [name.en] + (name.cs.map { [$0] } ?? []) + aliases.en + aliases.cs }
+    public var allNames: [String] { [name.en] + (name.cs.map { [$0] } ?? []) + aliases.en + aliases.cs + aliases.fci }
 }
 
 /// Languages of the catalogue's names.

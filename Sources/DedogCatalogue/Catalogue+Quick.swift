@@ -92,15 +92,16 @@ extension Breed.Names {
 
 extension Breed.Aliases {
     init(reading r: inout JSONReader) throws(JSONError) {
-        var en: [String]?, cs: [String]?
+        var en: [String]?, cs: [String]?, fci: [String]?
         try r.object { r, key throws(JSONError) in
             switch key {
             case "en": en = try strings(&r)
             case "cs": cs = try strings(&r)
+            case "fci": fci = try strings(&r)
             default: try r.skip()
             }
         }
-        self.init(en: try required(en), cs: try required(cs))
+        self.init(en: try required(en), cs: try required(cs), fci: fci ?? [])
     }
 }
 

@@ -28,18 +28,25 @@ struct SearchKey: Sendable {
     let words: [String]
     /// An alias (an everyday form, a variety, an older name), not one of the breed's two names.
     let isAlias: Bool
+    /// The words a misspelt single word is compared with: the name's own words, or none for a name in the FCI's
+    /// other languages, whose common words ("chasse", "perro", "chien") would otherwise be near misses of any
+    /// short word typed ("class0" is two letters from "chasse"). Such a name is still found whole, by a word's
+    /// beginning, and with typos when several words are typed.
+    let typoWords: [String]
 
-    init(_ name: String, isAlias: Bool) {
+    init(_ name: String, isAlias: Bool, foreign: Bool = false) {
         self.name = name
         key = TextKey.normalized(name)
         words = key.split(separator: " ").map(String.init)
         self.isAlias = isAlias
+        typoWords = foreign ? [] : words
     }
 
     /// A breed's names, then its aliases.
     static func keys(for breed: Breed) -> [SearchKey] {
         ([breed.name.en] + (breed.name.cs.map { [$0] } ?? [])).map { SearchKey($0, isAlias: false) }
             + (breed.aliases.en + breed.aliases.cs).map { SearchKey($0, isAlias: true) }
+            + breed.aliases.fci.map { SearchKey($0, isAlias: true, foreign: true) }
     }
 }
 
@@ -94,7 +101,7 @@ extension Catalogue {
                                     distance: d)
                 } else {
                     // Whole name, or any single word of it, within the limit.
-                    let d = ([key] + name.words).map { Self.editDistance(query, $0, limit: limit) }.min() ?? .max
+                    let d = ([key] + name.typoWords).map { Self.editDistance(query, $0, limit: limit) }.min() ?? .max
                     hit = d <= limit ? SearchHit(breed: breed, kind: .similar, matched: name.name, isAlias: name.isAlias, distance: d) : nil
                 }
                 if let hit, best[breed.id].map({ Self.ranks(hit, before: $0) }) ?? true {
@@ -110,7 +117,7 @@ extension Catalogue {
         let query = TextKey.normalized(text)
         var scored: [(distance: Int, breed: Breed)] = []
         for (breed, names) in zip(breeds, searchKeys) {
-            let keys = names.flatMap { [$0.key] + $0.words }
+            let keys = names.flatMap { [$0.key] + $0.typoWords }
             let distance = keys.map { Self.editDistance(query, $0, limit: 64) }.min() ?? Int.max
             scored.append((distance, breed))
         }

@@ -57,7 +57,7 @@ import DedogTestSupport
         {"formatVersion": 2, "future": [1],
          "sources": [{"id": "s", "title": "T", "repository": "r/r", "commit": "c", "path": "p", "licence": "l"}],
          "vocabulary": {"cs": {"Terriers": "teriéři"}},
-         "breeds": [{"id": "x", "labels": ["n0-x"], "name": {"en": "X", "cs": "x"}, "aliases": {"en": ["Ex"], "cs": ["ex"]},
+         "breeds": [{"id": "x", "labels": ["n0-x"], "name": {"en": "X", "cs": "x"}, "aliases": {"en": ["Ex"], "cs": ["ex"], "fci": ["Iks"]},
                      "fci": {"number": 1, "group": 3, "groupName": "Terriers", "section": "S", "provisional": true, "variety": "V"},
                      "fciNote": "n", "origin": "o", "size": "small",
                      "height": {"min": 30, "max": 40.5, "unit": "cm", "male": {"min": 35, "max": 40.5, "unit": "cm"},

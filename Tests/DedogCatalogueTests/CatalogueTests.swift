@@ -92,6 +92,18 @@ import DedogCatalogue
         #expect(catalogue.search(query).first?.breed.id == id, "\(query): \(catalogue.search(query).prefix(3).map(\.breed.id))")
     }
 
+    /// The FCI's names in German, French and Spanish (scripts/catalogue/fci-names-de-fr-es.tsv) find their breed
+    /// first, by a word's beginning too ("berner"), and `learn --breed` takes them; `breeds show` lists them.
+    @Test(arguments: [("berner", "bernese-mountain-dog"), ("Berner Sennenhund", "bernese-mountain-dog"), ("teckel", "dachshund"),
+                      ("berger allemand", "german-shepherd-dog"), ("Mittelasiatischer Schäferhund", "central-asia-shepherd-dog"),
+                      ("berger d'asie centrale", "central-asia-shepherd-dog"), ("terranova", "newfoundland"),
+                      ("bouvier bernois", "bernese-mountain-dog")])
+    func theFCIsNamesInItsLanguagesFindTheirBreed(_ query: String, _ id: String) throws {
+        #expect(catalogue.search(query).first?.breed.id == id, "\(query): \(catalogue.search(query).prefix(3).map(\.breed.id))")
+        if query.count > 8 { #expect(catalogue.match(className: query).breed?.id == id, "\(query)") }
+        #expect(try #require(catalogue.breed(id: id)).aliases.fci.isEmpty == false)
+    }
+
     /// The AKC's names for FCI breeds (scripts/catalogue/akc-names.tsv) name their breeds, as `learn --breed` matches
     /// a name; a name the AKC gives two FCI breeds is ambiguous between exactly those.
     @Test func theAKCsNamesNameTheirBreeds() throws {

@@ -30,6 +30,7 @@ parser.add_argument("--crosses", type=Path, required=True)
 parser.add_argument("--more-classes", type=Path, required=True)
 parser.add_argument("--vocabulary", type=Path, required=True)
 parser.add_argument("--akc-names", type=Path, required=True)
+parser.add_argument("--fci-names", type=Path, required=True, help="fci-names-de-fr-es.tsv: the FCI's names in German, French and Spanish")
 parser.add_argument("--output", type=Path, required=True)
 args = parser.parse_args()
 
@@ -40,6 +41,9 @@ SOURCES = [
     {"id": "akc", "title": "American Kennel Club breed data (metric)", "repository": "tmfilho/akcdata",
      "commit": "102a19db9d322b09c7dc34a21da8373f3b25d6f3", "path": "data/akc-data-latest.csv",
      "licence": "MIT (data: American Kennel Club)"},
+    {"id": "fci-languages", "title": "FCI breed nomenclature in German, French and Spanish (scraped from fci.be)",
+     "repository": "paiv/fci-breeds", "commit": "f50dd4acaf4228baf8f602935d580842a253952b",
+     "path": "fci-breeds-de.csv, fci-breeds-fr.csv, fci-breeds-es.csv", "licence": "MIT"},
     {"id": "akc-by-sex", "title": "American Kennel Club breed data (imperial, by sex)",
      "repository": "datarobot-community/dogsnap-workshop", "commit": "a9e668ab12433ac6b65b266204ee994d83b8b725",
      "path": "scripts/akc_info.csv", "licence": "Apache-2.0 (data: American Kennel Club)"},
@@ -107,6 +111,14 @@ SPLIT_ALIASES_EN = {"Grossspitz": ["Grossspitz"], "Mittelspitz": ["Mittelspitz"]
 def title(s):
     small = {"and", "of", "des", "de", "du", "the"}
     words = re.split(r"(\s+|-|\()", " ".join(s.lower().split()))
+    return "".join(w if w in small and i else w[:1].upper() + w[1:] for i, w in enumerate(words))
+
+
+def title_foreign(s):
+    """`title` for the FCI's French and Spanish names too, whose elisions keep their small word: "Berger d'Asie
+    Centrale", "Chien d'Artois"."""
+    small = {"and", "of", "des", "de", "du", "the", "d", "l", "la", "le", "les", "del", "los", "las", "el", "y", "et", "van", "von"}
+    words = re.split(r"(\s+|-|\(|')", " ".join(s.lower().split()))
     return "".join(w if w in small and i else w[:1].upper() + w[1:] for i, w in enumerate(words))
 
 
@@ -296,7 +308,7 @@ def entry(english, *, labels=(), aliases_en=(), fci_row=None, variety=None, fci_
         "id": slug(english, stable),
         "labels": list(labels),
         "name": {"en": english, "cs": None},
-        "aliases": {"en": aliases, "cs": []},
+        "aliases": {"en": aliases, "cs": [], "fci": []},
         "fci": {"number": int(fci_row["id"]), "group": FCI_GROUPS[fci_row["group"]],
                 "groupName": FCI_GROUP_NAMES.get(fci_row["group"], fci_row["group"]),
                 "section": fci_row["section"] or None, "provisional": bool(fci_row["provisional"].strip()),
@@ -549,6 +561,24 @@ for line in open(args.akc_names, encoding="utf-8"):
         fields = b["sources"].setdefault("akc", [])
         if "aliases.en" not in fields:
             fields.append("aliases.en")
+
+# ---------------------------------------------------------------- the FCI's names in its other languages
+# fci-names-de-fr-es.tsv: each German, French or Spanish name that differs from its breed's catalogue names is an
+# alias of every variety of that FCI standard ("Berner Sennenhund", "Teckel", "Berger Allemand").
+for line in open(args.fci_names, encoding="utf-8"):
+    if line.startswith("#") or not line.strip():
+        continue
+    number_, *foreign = line.rstrip("\n").split("\t")
+    for b in by_number.get(int(number_), []):
+        known = {key(x) for x in [b["name"]["en"], b["name"]["cs"] or ""] + b["aliases"]["en"] + b["aliases"]["cs"] + b["aliases"]["fci"]}
+        for name in foreign:
+            name = title_foreign(name.strip()) if name.strip() else ""
+            if name and key(name) not in known:
+                known.add(key(name))
+                b["aliases"]["fci"].append(name)
+                fields = b["sources"].setdefault("fci-languages", [])
+                if "aliases.fci" not in fields:
+                    fields.append("aliases.fci")
 
 # ---------------------------------------------------------------- the bundled models' other classes
 for r in table(args.more_classes, delimiter="\t"):
