@@ -38,6 +38,15 @@ public enum ClassifierError: Error, Equatable, Sendable, CustomStringConvertible
     case record(RecordError)
     /// `dedog tag --watch`: the folders could not be watched.
     case watch(FileError)
+    /// `learn --export`: the breed is one the model was trained on, not taught (only taught breeds travel).
+    case notTaught(name: String)
+    /// `learn --import`: the taught breed's file was made on other backbones than the model's (each as
+    /// "architecture (fingerprint)").
+    case otherBackbones(file: String, taughtOn: [String], model: [String])
+    /// `learn --import`: the model was trained on that breed already.
+    case alreadyTrained(name: String)
+    /// `learn --import`: the file is not a taught breed's file this dedog can read (`reason`: what is wrong).
+    case notASharedBreed(file: String, reason: String)
 
     public var description: String {
         switch self {
@@ -70,6 +79,16 @@ public enum ClassifierError: Error, Equatable, Sendable, CustomStringConvertible
         case let .noCarefulMode(model):
             return "\(model) has no careful mode: only a model whose rule of \"a breed this model does not know\" was "
                 + "fitted on breeds held out of its training has one (the bundled models do; those `dedog train` writes do not)."
+        case let .notTaught(name):
+            return "\(name) is one of the breeds the model was trained on, not a taught one; only a breed taught with "
+                + "dedog learn can be exported (a trained breed comes with the model file itself)."
+        case let .otherBackbones(file, taughtOn, model):
+            return "\(file) was taught on \(taughtOn.joined(separator: " + ")), and this model's backbones are "
+                + "\(model.joined(separator: " + ")); a taught breed moves only between models of the same backbones."
+        case let .alreadyTrained(name):
+            return "the model was trained on \(name) already; teach it more photos with dedog learn instead."
+        case let .notASharedBreed(file, reason):
+            return "\(file) is not a taught breed's file that dedog can read: \(reason). Such files are made by dedog learn --export."
         case let .outsideTree(path, within):
             return "\(path) leads outside \(within) through a symbolic link; dedog tag writes sidecars only inside the folders "
                 + "it is given (name the photo or its folder itself to tag it)."

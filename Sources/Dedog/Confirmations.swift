@@ -207,7 +207,7 @@ public enum Confirmations {
     /// as `change(b, &labels)` leaves them, less the taught breeds none of whose photos is left. A model with taught
     /// breeds before or after has their rows made again from their photos (`TaughtBreed.write`); otherwise only the
     /// photos are written.
-    private static func rewrite(_ tensors: SafeTensors, _ model: Model, _ confirmed: ConfirmedPhotos, to url: URL,
+    static func rewrite(_ tensors: SafeTensors, _ model: Model, _ confirmed: ConfirmedPhotos, to url: URL,
                                 labels change: (Int, inout [Label]) -> Void = { _, _ in }) throws(ClassifierError) {
         var description = model.specification
         // Format 1 cannot hold confirmed photos: the file moves to the current format (it still loads the same).
@@ -280,7 +280,7 @@ public enum Confirmations {
         try load(url).1.confirmedPhotos.photos
     }
 
-    private static func load(_ url: URL) throws(ClassifierError) -> (SafeTensors, Model) {
+    static func load(_ url: URL) throws(ClassifierError) -> (SafeTensors, Model) {
         do {
             let tensors = try SafeTensors(contentsOf: url)
             return (tensors, try Model(tensors: tensors))

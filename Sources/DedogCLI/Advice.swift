@@ -23,7 +23,9 @@ enum Advice {
                 return nil
             case .unknownBreed:
                 return "To add a breed, put its photos in a folder of the dataset and run dedog train --resume."
-            case .model, .unknownModel, .notTrainable, .quiz, .outsideTree, .watch: return nil
+            case .model, .unknownModel, .notTrainable, .quiz, .outsideTree, .watch, .alreadyTrained, .notASharedBreed: return nil
+            case .notTaught: return "See which breeds the model was taught with dedog forget --list --model FILE."
+            case .otherBackbones: return "Import it into a model of those backbones, or teach the breed anew from photos."
             case .noCarefulMode: return "Leave out --careful, or classify with a bundled model (--model default or fast)."
             case let .sidecar(problem):
                 if case .notXMP = problem { return "Move it aside (or rename it) and run dedog tag again to write a new one." }

@@ -39,19 +39,34 @@ struct Learn: ParsableCommand {
             no dog are refused. `dedog forget` undoes it (a taught breed goes with its last photo); \
             `dedog train --resume` keeps the confirmed photos and the taught breeds.
 
+            A taught breed can be shared: --export NAME FILE writes it to a small file (its photos' \
+            features, not the photos), and --import FILE adds it to another model of the same backbones, \
+            as if its photos had been learned there (a breed it was taught already takes in the photos it \
+            lacks). A file made on other backbones, or one that is not a taught breed's, is refused and the \
+            model left as it was.
+
             Examples:
               dedog learn rex.jpg --breed čivava --model mydogs.safetensors
               dedog learn photos/confirmed/*.jpg --breed "border collie" --model mydogs.safetensors
               dedog learn max1.jpg max2.jpg max3.jpg --breed jezevčík --model mydogs.safetensors   # a new breed
               dedog learn bo*.jpg --breed "Bohemian Shepherd mix" --new-breed --model mydogs.safetensors
+              dedog learn --export jezevčík dachshund.dedogbreed --model mydogs.safetensors
+              dedog learn --import dachshund.dedogbreed --model theirdogs.safetensors
             """
     )
 
-    @Argument(help: ArgumentHelp("Photos showing the breed.", valueName: "photo"))
-    var photos: [String]
+    @Argument(help: ArgumentHelp("Photos showing the breed (with --export: the file to write).", valueName: "photo"))
+    var photos: [String] = []
 
     @Option(help: ArgumentHelp("The breed they show.", valueName: "name"))
-    var breed: String
+    var breed: String?
+
+    @Option(help: ArgumentHelp("Write the taught breed NAME to the file given as the argument, to share it.", valueName: "name"))
+    var export: String?
+
+    @Option(name: .customLong("import"), help: ArgumentHelp("Add the taught breed in FILE (from --export) to the model.",
+                                                            valueName: "file"))
+    var importFile: String?
 
     @Option(help: ArgumentHelp("The model file to teach (default: $DEDOG_MODEL).", valueName: "file"))
     var model: String?
@@ -65,9 +80,30 @@ struct Learn: ParsableCommand {
     @Option(help: "Threads for the network.")
     var threads = ProcessInfo.processInfo.activeProcessorCount
 
+    func validate() throws {
+        if let export {
+            guard importFile == nil else { throw ValidationError("--export and --import are two things; give one.") }
+            guard photos.count == 1 else {
+                throw ValidationError("--export \(export) writes one file: give its name as the one argument "
+                                      + "(e.g. dedog learn --export \"\(export)\" breed.dedogbreed --model FILE).")
+            }
+            guard breed == nil, !newBreed else { throw ValidationError("--export names the breed itself; leave out --breed and --new-breed.") }
+        } else if importFile != nil {
+            guard photos.isEmpty, breed == nil, !newBreed else {
+                throw ValidationError("--import adds the breed in its file, photos and all; give no photos, --breed or --new-breed.")
+            }
+        } else {
+            guard !photos.isEmpty else { throw ValidationError("give the photos to learn (or --export NAME FILE, or --import FILE).") }
+            guard breed != nil else { throw ValidationError("say which breed the photos show with --breed NAME.") }
+        }
+    }
+
     func run() throws {
         let url = try teachableModel(model)
+        if let importFile { return try importBreed(from: importFile, into: url) }
         let breeds = try loadCatalogue(catalogue)
+        if let export { return try exportBreed(export, from: url, catalogue: breeds) }
+        let breed = breed ?? ""
         let report: Confirmations.LearnReport
         do throws(ClassifierError) {
             report = try Confirmations.learn(photos: photos.map { URL(fileURLWithPath: $0) }, breed: breed, model: url,
@@ -94,6 +130,38 @@ struct Learn: ParsableCommand {
         }
         Terminal.out("\(url.path) remembers \(report.confirmedCount) confirmed photo\(report.confirmedCount == 1 ? "" : "s").")
         if !report.failed.isEmpty { throw Status.someInputsFailed }
+    }
+
+    private func exportBreed(_ name: String, from url: URL, catalogue: Catalogue) throws {
+        let file = photos[0]
+        do throws(ClassifierError) {
+            let report = try Confirmations.export(breed: name, model: url, catalogue: catalogue, to: URL(fileURLWithPath: file))
+            let breed = catalogue.breed(id: report.label.breed, label: report.label.key)?.name.en ?? report.label.name
+            Terminal.out("\(file): \(breed), taught from \(report.photos) photo\(report.photos == 1 ? "" : "s") "
+                         + "(\(max(1, report.bytes / 1024)) KB); dedog learn --import \(file) adds it to another model of the same backbones.")
+        } catch {
+            Terminal.error(error)
+            throw error.isModelProblem ? Status.modelUnavailable : Status.someInputsFailed
+        }
+    }
+
+    private func importBreed(from file: String, into url: URL) throws {
+        do throws(ClassifierError) {
+            let report = try Confirmations.importBreed(from: URL(fileURLWithPath: file), model: url)
+            let plural = { (n: Int) in n == 1 ? "" : "s" }
+            if report.taughtNewBreed {
+                Terminal.out("\(url.path) now knows \(report.label.name), taught from \(report.added) photo\(plural(report.added)) of \(file).")
+            } else if report.added > 0 {
+                Terminal.out("\(report.label.name) took in \(report.added) photo\(plural(report.added)) of \(file)"
+                             + (report.alreadyKnown > 0 ? " (it had \(report.alreadyKnown) of them already)." : "."))
+            } else {
+                Terminal.out("\(url.path) is unchanged: it had all \(report.alreadyKnown) photo\(plural(report.alreadyKnown)) of \(file) already.")
+            }
+            Terminal.out("\(url.path) remembers \(report.confirmedCount) confirmed photo\(plural(report.confirmedCount)).")
+        } catch {
+            Terminal.error(error)
+            throw error.isModelProblem ? Status.modelUnavailable : Status.someInputsFailed
+        }
     }
 
     /// "Chihuahua 92.1 %", or the verdict when it names no breed.
@@ -177,8 +245,9 @@ struct Forget: ParsableCommand {
 extension ClassifierError {
     var isModelProblem: Bool {
         switch self {
-        case .model, .noModel, .unknownModel, .notTrainable, .noCarefulMode: return true
-        case .image, .unknownBreed, .quiz, .emptyBreedName, .ambiguousBreed, .notACatalogueBreed, .sidecar, .outsideTree, .record, .watch:
+        case .model, .noModel, .unknownModel, .notTrainable, .noCarefulMode, .otherBackbones: return true
+        case .image, .unknownBreed, .quiz, .emptyBreedName, .ambiguousBreed, .notACatalogueBreed, .sidecar, .outsideTree, .record, .watch,
+             .notTaught, .alreadyTrained, .notASharedBreed:
             return false
         }
     }

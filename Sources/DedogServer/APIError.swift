@@ -96,7 +96,7 @@ public struct APIError: Error, Sendable, Equatable {
             return APIError(.internalServerError, code: "modelFailed", message: error.description)
         case .noCarefulMode:
             return APIError(.badRequest, code: "noCarefulMode", message: error.description + " Leave out careful=true.", field: "careful")
-        case .sidecar, .outsideTree, .record, .watch:  // `dedog tag`'s own, never from a route
+        case .sidecar, .outsideTree, .record, .watch, .notTaught, .otherBackbones, .alreadyTrained, .notASharedBreed:  // the command line's own, never from a route
             return APIError(.internalServerError, code: "internal", message: error.description)
         }
     }

@@ -157,6 +157,49 @@ import Testing
         #expect(restored == before, "forgetting the taught breed gives back exactly the answers from before")
     }
 
+    /// A taught breed travels: exported from the model it was taught in and imported into a copy of that model from
+    /// before, it answers every photo as it does there; a trained breed is not exported; a truncated file and one made
+    /// on other backbones are refused, the model left as it was; importing it again adds nothing.
+    @Test func aTaughtBreedIsExportedAndImportedIntoAnotherModel() throws {
+        let (data, model, checks) = try trained("share")
+        defer { data.remove(); try? FileManager.default.removeItem(at: checks[0].deletingLastPathComponent()) }
+        try acceptingSyntheticDogs(model)
+        let fresh = data.root.appendingPathComponent("fresh.safetensors")
+        try FileManager.default.copyItem(at: model, to: fresh)
+        let file = data.root.appendingPathComponent("checks.dedogbreed")
+        #expect(throws: ClassifierError.notTaught(name: "discs")) {
+            try Confirmations.export(breed: "discs", model: model, catalogue: nil, to: file)
+        }
+        _ = try Confirmations.learn(photos: Array(checks.prefix(3)), breed: "checks", model: model, catalogue: nil, allowingNewName: true)
+        let exported = try Confirmations.export(breed: "checks", model: model, catalogue: nil, to: file)
+        #expect(exported.photos == 3 && exported.label.taught && exported.bytes < 32 << 10, "\(exported.bytes) bytes")
+
+        let untouched = try Data(contentsOf: fresh)
+        let bytes = try Data(contentsOf: file)
+        let truncated = data.root.appendingPathComponent("truncated.dedogbreed")
+        try bytes.prefix(bytes.count - 100).write(to: truncated)
+        let cut = #expect(throws: ClassifierError.self) { try Confirmations.importBreed(from: truncated, model: fresh) }
+        guard case .notASharedBreed? = cut else { Issue.record("\(String(describing: cut))"); return }
+        var other = try TaughtBreedFile(bytes, file: file.path)
+        other.backbones[0].fingerprint = "0123456789abcdef"
+        let elsewhere = data.root.appendingPathComponent("elsewhere.dedogbreed")
+        try other.encoded().write(to: elsewhere)
+        let refused = #expect(throws: ClassifierError.self) { try Confirmations.importBreed(from: elsewhere, model: fresh) }
+        guard case let .otherBackbones(_, taughtOn, _)? = refused else { Issue.record("\(String(describing: refused))"); return }
+        #expect(taughtOn.first?.contains("0123456789abcdef") == true)
+        #expect(try Data(contentsOf: fresh) == untouched, "a refused file changes nothing")
+
+        let report = try Confirmations.importBreed(from: file, model: fresh)
+        #expect(report.taughtNewBreed && report.added == 3 && report.alreadyKnown == 0 && report.confirmedCount == 3)
+        #expect(try Model(contentsOf: fresh).breedLabels?.map(\.key) == ["discs", "stripes", "checks"])
+        let photos = ["discs", "stripes"].flatMap { kind in (0..<8).map { data.root.appendingPathComponent("\(kind)/\($0).png") } } + checks
+        let there = try photos.map { try classifier(model).classify(contentsOf: $0, top: 2) }
+        let here = try photos.map { try classifier(fresh).classify(contentsOf: $0, top: 2) }
+        #expect(here == there, "the imported breed answers as the taught one")
+        let again = try Confirmations.importBreed(from: file, model: fresh)
+        #expect(!again.taughtNewBreed && again.added == 0 && again.alreadyKnown == 3)
+    }
+
     /// Bad input is refused, saying why, and leaves the model file as it was: an empty name, names several catalogue
     /// breeds answer to, a name only near a catalogue breed's, a photo that cannot be read, a photo without a dog.
     @Test func badNamesAndPhotosChangeNothing() throws {
