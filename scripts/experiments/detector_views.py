@@ -12,6 +12,10 @@ From the Stanford train split restored to its proportions (the photos not held o
     box widths and heights, drawn from the 757 train photos of several dogs: from touching to far apart), its edges
     blended over a few pixels, its height 60-140 % of the first dog's;
   - with probability --mosaics, two or three photos side by side;
+  - with probability --close-ups, a close view of the dog (issue 70: owners photograph their dogs close, the dog
+    filling or leaving the frame): its box with a margin of -15 % to +5 % of its size (the dog fills the frame or
+    overflows it), the box with one side cut by 25-50 % (half a dog), or a square of 45-70 % of the box's shorter
+    side in its upper part (a head, as most of Stanford's dogs hold theirs); the dog's box is what of it shows;
   - a photo of several dogs, --several-again more views at other scales.
 pets-real's cats, as they are and mirrored, are views without a dog. The held-out photos (validation) are given
 as they are and mirrored, nothing made up.
@@ -94,6 +98,41 @@ def zoomed(rng, img, boxes):
     x, y = rng.randint(0, w - pw), rng.randint(0, h - ph)
     canvas.paste(img.resize((pw, ph), Image.BILINEAR), (x, y))
     return canvas, [(x + x0 * s, y + y0 * s, x + x1 * s, y + y1 * s) for x0, y0, x1, y1 in boxes]
+
+
+def close_up(rng, img, boxes):
+    """A close view of one of the dogs (see the module's description); nil where the box is too small to look at."""
+    w, h = img.size
+    x0, y0, x1, y1 = boxes[rng.randrange(len(boxes))]
+    bw, bh = x1 - x0, y1 - y0
+    if min(bw, bh) < 48:
+        return None
+    kind = rng.random()
+    if kind < 0.4:  # the dog fills or overflows the frame
+        m = rng.uniform(-0.15, 0.05)
+        c = [x0 - m * bw, y0 - m * bh, x1 + m * bw, y1 + m * bh]
+    elif kind < 0.7:  # half a dog: one side cut
+        c = [x0, y0, x1, y1]
+        cut = rng.uniform(0.25, 0.5)
+        side = rng.randrange(4)
+        if side == 0: c[0] += cut * bw
+        elif side == 1: c[2] -= cut * bw
+        elif side == 2: c[1] += cut * bh
+        else: c[3] -= cut * bh
+    else:  # a head: a square in the box's upper part
+        side = rng.uniform(0.45, 0.7) * min(bw, bh)
+        cx = rng.uniform(x0 + side / 2, x1 - side / 2)
+        cy = rng.uniform(y0 + side / 2, y0 + max(side / 2, 0.45 * bh))
+        c = [cx - side / 2, cy - side / 2, cx + side / 2, cy + side / 2]
+    c = [max(0, c[0]), max(0, c[1]), min(w, c[2]), min(h, c[3])]
+    if c[2] - c[0] < 32 or c[3] - c[1] < 32:
+        return None
+    shown = []
+    for d in boxes:  # every dog, as much of it as the view shows
+        v = (max(d[0], c[0]) - c[0], max(d[1], c[1]) - c[1], min(d[2], c[2]) - c[0], min(d[3], c[3]) - c[1])
+        if v[2] - v[0] > 0.1 * (d[2] - d[0]) and v[3] - v[1] > 0.1 * (d[3] - d[1]):
+            shown.append(v)
+    return img.crop(tuple(int(round(v)) for v in c)), shown
 
 
 def pair_offsets(rows, names):
@@ -198,6 +237,8 @@ def main():
     ap.add_argument("--crop", type=int, required=True)
     ap.add_argument("--pairs", type=float, default=0.5)
     ap.add_argument("--mosaics", type=float, default=0.15)
+    ap.add_argument("--close-ups", type=float, default=0.0,
+                    help="the share of photos that also give a close view of a dog (issue 70)")
     ap.add_argument("--several-again", type=int, default=0,
                     help="photos of several dogs give this many more views at other scales (they are few)")
     ap.add_argument("--seed", type=int, default=1)
@@ -242,6 +283,10 @@ def main():
             made = paired(rng, img, bx, other, obx, offsets)
             if made:
                 emit(*made, n + "#pair")
+        if a.close_ups and rng.random() < a.close_ups:
+            made = close_up(rng, img, bx)
+            if made:
+                emit(*made, n + "#close")
         if rng.random() < a.mosaics:
             k = 2 if rng.random() < 0.7 else 3
             parts = [(img, bx)] + [load(a.restored, m, *rows[m][1:3], rows[m][3])

@@ -31,8 +31,14 @@ confidently.
 Careful mode (`carefulBelow`): the fewest right answers held back, in steps of half a point, at which the folds name at
 most --careful (25 %) of the held-out breeds' photos confidently; its threshold is set on the final model at that share.
 
+Views (issue 70): where unknown_breeds.py was given views of the photos (--views), the rule is fitted, standardised
+and thresholded on the originals and their views together (--sources: which of them), so that a photo the backbones
+never learnt is not "a breed this model does not know" for being new: every Stanford photo is in ImageNet's training
+set, and its features sit closer to its breed than an owner's photo's. The table then says each part apart
+(originals, views).
+
 Usage: fit_unknown_breed_rule.py SIGNALS.npz [--signals p1,margin,cosine,energy] [--lost 0.05] [--careful 0.25]
-         [--unsure-below 0.45] [--unsure-margin 0] [--answers ANSWERS.npz] [--out RULE.json]
+         [--unsure-below 0.45] [--unsure-margin 0] [--sources original,cut,…] [--answers ANSWERS.npz] [--out RULE.json]
 """
 import argparse, json, re
 import numpy as np
@@ -50,10 +56,20 @@ parser.add_argument("--restored", default=r"^n\d{8}-",
 parser.add_argument("--careful", type=float, default=0.25,
                     help="careful mode: the share of held-out breeds' photos still named confidently it answers at")
 parser.add_argument("--answers", help="write each fold's held-out verdicts here (npz), for kind_of_dog.py")
+parser.add_argument("--sources", help="the photos fitted on, by source (original, or a view's name; all: every one); "
+                                       "all unless set")
 parser.add_argument("--out")
 args = parser.parse_args()
 names = args.names.split(",")
 everything = list(np.load(args.signals, allow_pickle=True)["folds"])
+for f in everything:
+    f.setdefault("source", np.full(len(f["is_known"]), "original"))
+    f["fit"] = (np.isin(f["source"], args.sources.split(",")) if args.sources and args.sources != "all"
+                else np.ones(len(f["is_known"]), dtype=bool))
+sources = sorted({str(v) for f in everything for v in f["source"]}, key=lambda v: (v != "original", v))
+parts = {"originals": lambda f: f["source"] == "original"}
+if len(sources) > 1:
+    parts["views"] = lambda f: f["source"] != "original"
 folds = [f for f in everything if (~f["is_known"]).any()]
 finals = [f for f in everything if not (~f["is_known"]).any()]
 assert len(finals) <= 1, "one model without a held-out list at most"
@@ -64,7 +80,7 @@ def raw(f):
 
 
 def scale_of(f):
-    x = raw(f)[f["is_known"]]
+    x = raw(f)[f["is_known"] & f["fit"]]
     return x.mean(0), x.std(0) + 1e-9
 
 
@@ -74,8 +90,8 @@ def standardised(f):
 
 
 def fit(fs):
-    xs = np.concatenate([standardised(f) for f in fs])
-    ys = np.concatenate([f["is_known"].astype(float) for f in fs])
+    xs = np.concatenate([standardised(f)[f["fit"]] for f in fs])
+    ys = np.concatenate([f["is_known"][f["fit"]].astype(float) for f in fs])
     wk = np.where(ys == 1, 0.5 / ys.mean(), 0.5 / (1 - ys.mean()))
 
     def loss(w):
@@ -92,9 +108,10 @@ def restored_known(f):
     return f["is_known"] & np.array([re.match(args.restored, str(d)) is not None for d in f["folder"]])
 
 
-def right_answers(f):
-    """Known photos restored to their true proportions whose top breed is right, whatever the verdict."""
-    return restored_known(f) & f["right"]
+def right_answers(f, part=None):
+    """Known photos restored to their true proportions whose top breed is right, whatever the verdict: of the photos
+    fitted on, or of `part` (a mask)."""
+    return restored_known(f) & f["right"] & (f["fit"] if part is None else part)
 
 
 def unsure(f):
@@ -107,14 +124,14 @@ def named(f):
     return ~f["noDog"] & ~unsure(f)
 
 
-def takeable(f):
+def takeable(f, part=None):
     """The right answers the rule can take: it comes after "no dog", and those answered "unsure" are held back already."""
-    return right_answers(f) & named(f)
+    return right_answers(f, part) & named(f)
 
 
-def unsure_right(f):
+def unsure_right(f, part=None):
     """The right answers "unsure" holds back whatever the rule says."""
-    return right_answers(f) & ~f["noDog"] & unsure(f)
+    return right_answers(f, part) & ~f["noDog"] & unsure(f)
 
 
 def threshold(score, f, lost):
@@ -125,9 +142,9 @@ def threshold(score, f, lost):
     return scores[most] if 0 <= most < len(scores) else (-np.inf if most < 0 else np.inf)
 
 
-def taken(score, f, below):
-    """The share of the right answers held back at `below` ("unsure" or the rule's)."""
-    return np.sum(unsure_right(f) | (takeable(f) & (score < below))) / right_answers(f).sum()
+def taken(score, f, below, part=None):
+    """The share of the right answers held back at `below` ("unsure" or the rule's), of those fitted on or of `part`."""
+    return np.sum(unsure_right(f, part) | (takeable(f, part) & (score < below))) / right_answers(f, part).sum()
 
 
 print(f"signals: {', '.join(names)}")
@@ -144,32 +161,53 @@ print("\n| right answers held back (known photos, restored) | " + " | ".join(f"f
 print("|---" * (len(folds) + 3) + "|")
 
 
-def still_named(s, f, lost):
-    """Fold `f`'s unknown photos still named confidently when the verdict (the rule's scores `s`) holds back `lost` of
-    its right answers."""
-    k = f["is_known"]
-    return named(f)[~k] & ~(s < threshold(s, f, lost))[~k]
+def rows_of(f, part):
+    """The photos fitted on, or those of `part` (a function of the fold giving a mask)."""
+    return f["fit"] if part is None else part(f)
 
 
-def named_over_folds(lost):
+def still_named(s, f, lost, part=None):
+    """Fold `f`'s unknown photos (fitted on, or of `part`) still named confidently when the verdict (the rule's scores
+    `s`) holds back `lost` of its right answers (those fitted on)."""
+    unknown = ~f["is_known"] & rows_of(f, part)
+    return named(f)[unknown] & ~(s < threshold(s, f, lost))[unknown]
+
+
+def named_over_folds(lost, part=None):
     """Over all folds, each scored by a rule fitted on the others: the share of unknown photos still named
     confidently when the verdict holds back `lost` of each fold's right answers."""
-    return sum(still_named(s, f, lost).sum() for s, f in zip(held_scores, folds)) / sum((~f["is_known"]).sum() for f in folds)
+    return (sum(still_named(s, f, lost, part).sum() for s, f in zip(held_scores, folds))
+            / sum((~f["is_known"] & rows_of(f, part)).sum() for f in folds))
 
 
-def wrongly_named_over_folds(lost):
+def wrongly_named_over_folds(lost, part=None):
     """Over all folds: the share of the known breeds' restored photos named confidently as a wrong breed."""
     wrong = total = 0
     for s, f in zip(held_scores, folds):
-        known = restored_known(f)
+        known = restored_known(f) & rows_of(f, part)
         wrong += np.sum(known & ~f["right"] & named(f) & ~(s < threshold(s, f, lost)))
         total += known.sum()
     return wrong / total
 
 
+def held_back_over_folds(lost, part):
+    """Over all folds: the share of `part`'s right answers held back where each fold holds back `lost` of those fitted
+    on."""
+    return (sum(taken(s, f, threshold(s, f, lost), part(f)) * right_answers(f, part(f)).sum() for s, f in zip(held_scores, folds))
+            / sum(right_answers(f, part(f)).sum() for f in folds))
+
+
 for lost in sorted({0.03, 0.04, 0.05, 0.06, 0.08, 0.10, 0.15, args.lost}):
     cells = [f"{still_named(s, f, lost).mean():.1%}" for s, f in zip(held_scores, folds)]
     print(f"| {100 * lost:g}%{' (chosen)' if lost == args.lost else ''} | " + " | ".join(cells) + f" | {named_over_folds(lost):.1%} | {wrongly_named_over_folds(lost):.1%} |")
+if len(parts) > 1:
+    print("\nEach part apart (the folds' known photos' right answers held back, and held-out breeds' photos named "
+          "confidently, each fold thresholded on the photos fitted on):")
+    print("| right answers held back (fitted on) | " + " | ".join(f"{n}: held back | {n}: held-out named" for n in parts) + " |")
+    print("|---" * (2 * len(parts) + 1) + "|")
+    for lost in sorted({0.03, 0.04, 0.05, 0.06, 0.08, 0.10, args.lost}):
+        print(f"| {100 * lost:g}% | " + " | ".join(f"{held_back_over_folds(lost, part):.1%} | {named_over_folds(lost, part):.1%}"
+                                                   for part in parts.values()) + " |")
 
 
 # Careful mode: the fewest right answers taken (in steps of half a point) at which the folds name at most
@@ -202,6 +240,19 @@ if finals:
     print(f"\n{str(final['model']).split('/')[-1]}: {final['is_known'].sum()} validation photos, "
           f"{right_answers(final).sum()} restored ones with their top breed right; the verdict holds back "
           f"{taken(score, final, below):.1%} of those at the threshold")
+    if len(parts) > 1:
+        # The shift (issue 70): each signal's mean over the right answers of the views, in units of its spread over
+        # the originals' right answers, from the originals' mean; and the rule's weight on it.
+        original, views = right_answers(final, parts["originals"](final)), right_answers(final, parts["views"](final))
+        x = raw(final)
+        print("\n| signal | originals (right answers) | views | shift, in the originals' spreads | weight |")
+        print("|---|---|---|---|---|")
+        for i, n in enumerate(names):
+            a, b = x[original, i], x[views, i]
+            print(f"| {n} | {a.mean():.3f} | {b.mean():.3f} | {(b.mean() - a.mean()) / (a.std() + 1e-9):+.2f} | {w[i]:+.2f} |")
+    for name, part in parts.items():
+        print(f"  {name}: {taken(score, final, below, part(final)):.1%} of {right_answers(final, part(final)).sum()}"
+              + (f" (careful: {taken(score, final, rule['carefulBelow'], part(final)):.1%})" if "carefulBelow" in rule else ""))
 print("\nrule:", json.dumps(rule))
 if args.out:
     json.dump(rule, open(args.out, "w"), indent=1)

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Reads `dedog classify --format json` lines (stdin or files) of photos in class folders (the folder a photo is in
 is its breed's model key) and prints, per file given: photos, top-1, named right, the share of right answers held
-back ("a breed this model does not know", "unsure" or "no dog"), "no dog", and the mean similarity (cosine to the top
+back ("a breed this model does not know", "unsure" or "no dog"), "no dog", named confidently (a breed named, right
+or wrong: for photos of a breed the model does not know, every one is wrong), and the mean similarity (cosine to the top
 breed's prototype) and top probability of the right answers: the rule's signals, to see them shift between photos
 the backbones learnt and photos they did not (issue 70).
 
@@ -9,8 +10,8 @@ the backbones learnt and photos they did not (issue 70).
 """
 import json, os, sys
 
-print("| photos | n | top-1 | named right | right answers held back | no dog | similarity (right) | p1 (right) |")
-print("|---|---|---|---|---|---|---|---|")
+print("| photos | n | top-1 | named right | right answers held back | no dog | named confidently | similarity (right) | p1 (right) |")
+print("|---|---|---|---|---|---|---|---|---|")
 for arg in sys.argv[1:]:
     name, path = arg.split("=", 1)
     rows = [json.loads(l) for l in open(path) if l.strip()]
@@ -24,4 +25,5 @@ for arg in sys.argv[1:]:
     p1 = [r["breeds"][0]["probability"] for r in right]
     mean = lambda xs: sum(xs) / len(xs) if xs else float("nan")
     print(f"| {name} | {n} | {len(right) / n:.1%} | {len(named) / n:.1%} | {held / max(1, len(right)):.1%} | {nodog / n:.1%} | "
+          f"{sum(r['verdict'] == 'dog' for r in rows) / n:.1%} | "
           f"{mean(sim):.3f} | {mean(p1):.3f} |")

@@ -25,6 +25,8 @@ parser.add_argument("--catalogue", required=True)
 parser.add_argument("--aim", type=float, default=0.8)
 parser.add_argument("--sections", action="store_true", help="also measure sections (else the group); slow")
 parser.add_argument("--mode", choices=["group", "section"], default="group", help="which way --out writes")
+parser.add_argument("--sources", default="original",
+                    help="the photos measured, by source (unknown_breeds.py --views: original, or a view's name; all: every one)")
 parser.add_argument("--out")
 args = parser.parse_args()
 
@@ -88,6 +90,8 @@ def unsure(f, i):
 def unknown_answers(f, i):
     other = answers[f"other_{i}"]
     unknown = ~f["is_known"]
+    if args.sources != "all" and "source" in f:
+        unknown = unknown & np.isin(f["source"], args.sources.split(","))
     has_truth = np.array([kind_of_key.get(str(folder)) is not None for folder in f["folder"]])
     not_named = (other | unsure(f, i)) & ~f["noDog"]
     return unknown & not_named & has_truth

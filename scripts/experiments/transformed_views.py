@@ -5,6 +5,11 @@ resolution, noise or other light makes it a photo they have not seen. Writes OUT
 each photo listed (restored to its proportions, boxes from boxes.tsv), seeded so that every machine makes the same.
 
   transformed_views.py --boxes boxes.tsv --restored .work/stanford-restored --list FILES --out OUT [--views a,b]
+                       [--pick N]
+
+With --pick N, each photo gets N of the views, drawn (seeded by its name) from --views: the views the unknown-breed
+rule is fitted on (fit_unknown_breed_rule.py), one for each photo, so that the views weigh as much as the originals.
+A photo without a box in boxes.tsv (more-breeds-224's) has the whole photo for its box.
 
 Views: cut (the dog's box with one side cut by 35 % of its size, so the dog leaves the frame), closer (the box with
 a 5 % margin), wider (the photo in a frame 1.6 times its size, grey), blur (Gaussian, 2 % of the shorter side),
@@ -21,6 +26,7 @@ p.add_argument("--restored", required=True)
 p.add_argument("--list", required=True, help="one file per line, relative to --restored")
 p.add_argument("--out", required=True)
 p.add_argument("--views", default=",".join(VIEWS))
+p.add_argument("--pick", type=int, help="this many of the views for each photo, drawn at random (seeded)")
 a = p.parse_args()
 boxes = {r["file"]: [[int(v) for v in b.split(",")] for b in r["boxes"].split(";") if b]
          for r in csv.DictReader(open(a.boxes), delimiter="\t")}
@@ -34,7 +40,7 @@ for line in open(a.list):
     w, h = image.size
     box = boxes.get(name, [[0, 0, w, h]])[0]
     x0, y0, x1, y1 = box
-    for view in views:
+    for view in (sorted(rng.sample(views, a.pick), key=views.index) if a.pick else views):
         if view == "cut":
             side = rng.choice("lrtb")
             bw, bh = x1 - x0, y1 - y0
