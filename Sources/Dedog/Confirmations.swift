@@ -275,6 +275,21 @@ public enum Confirmations {
         return ForgetReport(removed: removed, forgottenBreeds: gone.map(\.name), confirmedCount: confirmed.count)
     }
 
+    /// One breed of a model and the confirmed photos it has of it.
+    public struct ModelBreed: Sendable {
+        public var label: ModelInfo.Label
+        /// Its confirmed photos: for a taught breed, those it is made from (it grows with each one learned).
+        public var photos: Int
+    }
+
+    /// Each breed of the model at `url`, in the model's order, with its confirmed photos.
+    public static func breeds(model url: URL) throws(ClassifierError) -> [ModelBreed] {
+        let model = try load(url).1
+        var counts: [String: Int] = [:]
+        for photo in model.confirmedPhotos.photos { counts[photo.label, default: 0] += 1 }
+        return (model.breedLabels ?? []).map { ModelBreed(label: ModelInfo.Label($0), photos: counts[$0.key] ?? 0) }
+    }
+
     /// The confirmed photos of the model at `url`, oldest first.
     public static func photos(model url: URL) throws(ClassifierError) -> [ConfirmedPhoto] {
         try load(url).1.confirmedPhotos.photos

@@ -76,7 +76,8 @@ enum BreedText {
         }
     }
 
-    static func details(_ b: Breed, catalogue: Catalogue, language: Language) -> String {
+    /// `model`: what a model file knows of the breed (`breeds show --model`), said in the row "this model".
+    static func details(_ b: Breed, catalogue: Catalogue, language: Language, model: ModelKnows? = nil) -> String {
         let czech = language == .cs
         let t = { (term: String) in catalogue.term(term, in: language) }
         var rows: [[String]] = [["id", b.id]]
@@ -115,6 +116,7 @@ enum BreedText {
         row("bundled model", "vestavěný model",
             b.bundledModel ? (czech ? "rozpozná" : "recognises it") : (czech ? "nerozpozná" : "does not recognise it"))
         if !b.labels.isEmpty { row("model labels", "štítky modelu", b.labels.joined(separator: ", ")) }
+        if let model { row("this model", "tento model", model.text(czech: czech)) }
         let titles = Dictionary(uniqueKeysWithValues: catalogue.sources.map { ($0.id, "\(t($0.title)) (\($0.repository))") })
         let fieldNames = czech ? ["fci": "FCI", "origin": "původ", "height": "výška", "weight": "hmotnost",
                                   "lifeSpan": "délka života", "coat": "srst", "colours": "barvy",
@@ -126,5 +128,24 @@ enum BreedText {
         }
         rows.append([czech ? "zdroje" : "sources", sources.joined(separator: "; ")])
         return title(b, language) + "\n" + table(rows.map { ["  " + $0[0], $0[1]] })
+    }
+}
+
+/// What a model file knows of one breed, for `breeds show --model`: nothing, a trained breed, or a taught one, with the
+/// confirmed photos it has of it (a taught breed's are what it was made from, and it grows with each).
+enum ModelKnows {
+    case unknown
+    case trained(photos: Int)
+    case taught(photos: Int)
+
+    func text(czech: Bool) -> String {
+        switch self {
+        case .unknown: return czech ? "nezná" : "does not know it"
+        case let .trained(n) where n == 0: return czech ? "zná (natrénováno)" : "knows it (trained)"
+        case let .trained(n):
+            return czech ? "zná (natrénováno); potvrzené fotografie: \(n)" : "knows it (trained); \(n) confirmed photo\(n == 1 ? "" : "s")"
+        case let .taught(n):
+            return czech ? "zná (naučeno z potvrzených fotografií: \(n))" : "knows it, taught from \(n) confirmed photo\(n == 1 ? "" : "s")"
+        }
     }
 }

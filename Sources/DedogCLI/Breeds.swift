@@ -109,6 +109,22 @@ struct Breeds: ParsableCommand {
     }
 
     struct Show: ParsableCommand {
+        /// What `--model` knows of `breed`; nil without `--model`.
+        func knows(_ breed: Breed) throws -> ModelKnows? {
+            guard let model else { return nil }
+            let breeds: [Confirmations.ModelBreed]
+            do throws(ClassifierError) {
+                breeds = try Confirmations.breeds(model: URL(fileURLWithPath: model))
+            } catch {
+                Terminal.error(error)
+                throw error.isModelProblem ? Status.modelUnavailable : Status.someInputsFailed
+            }
+            guard let known = breeds.first(where: { $0.label.breed == breed.id || breed.labels.contains($0.label.key) }) else {
+                return .unknown
+            }
+            return known.label.taught ? .taught(photos: known.photos) : .trained(photos: known.photos)
+        }
+
         static let configuration = CommandConfiguration(commandName: "show", abstract: "Show everything the catalogue knows about a breed.")
 
         @Argument(help: ArgumentHelp("Breed name (English or Czech, any case, with or without diacritics) or id.",
@@ -116,6 +132,10 @@ struct Breeds: ParsableCommand {
         var name: String
 
         @OptionGroup var options: CatalogueOptions
+
+        @Option(help: ArgumentHelp("Also say whether this model file knows the breed: trained, or taught with dedog learn "
+                                   + "and from how many confirmed photos (in text output).", valueName: "file"))
+        var model: String?
 
         func validate() throws { try Breeds.checkLength(name) }
 
@@ -147,7 +167,7 @@ struct Breeds: ParsableCommand {
             if options.json {
                 Terminal.out(BreedText.json(breed))
             } else {
-                Terminal.out(BreedText.details(breed, catalogue: catalogue, language: options.language))
+                Terminal.out(BreedText.details(breed, catalogue: catalogue, language: options.language, model: try knows(breed)))
             }
         }
     }

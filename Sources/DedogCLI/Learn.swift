@@ -226,6 +226,10 @@ struct Forget: ParsableCommand {
             if list {
                 let entries = try Confirmations.photos(model: url)
                 for e in entries { Terminal.out("\(Self.name(e.label, breeds))\t\(e.photo)\t\(e.added)") }
+                // Each taught breed and how many photos it is made from: it grows with each one learned.
+                for b in try Confirmations.breeds(model: url) where b.label.taught {
+                    Terminal.out("\(Self.name(b.label.key, breeds)): a taught breed, from \(b.photos) photo\(b.photos == 1 ? "" : "s").")
+                }
                 Terminal.out("\(entries.count) confirmed photo\(entries.count == 1 ? "" : "s").")
                 return
             }

@@ -168,8 +168,27 @@ import Testing
 
         let list = try CLI.run(["forget", "--list", "--model", model.path])
         #expect(list.stdout.split(separator: "\n").map { $0.split(separator: "\t").prefix(2).joined(separator: " ") }
-                == ["Dachshund beagle.jpg", "Dachshund beagle.webp", "Dachshund beagle.heic", "3 confirmed photos."],
+                == ["Dachshund beagle.jpg", "Dachshund beagle.webp", "Dachshund beagle.heic",
+                    "Dachshund: a taught breed, from 3 photos.", "3 confirmed photos."],
                 "the breed named as learn names it: \(list.stdout)")
+        let shown = try CLI.run(["breeds", "show", "jezevčík", "--model", model.path])
+        #expect(shown.stdout.contains("\n  this model     knows it, taught from 3 confirmed photos\n"), "\(shown.stdout)")
+        #expect(try CLI.run(["breeds", "show", "beagle", "--model", model.path]).stdout.contains("  this model     knows it (trained)\n"))
+
+        // Shared: exported, and imported into a copy of the model from before, it answers the same.
+        let shared = Self.temporary("dachshund-breed")
+        let fresh = Self.temporary("fresh")
+        try FileManager.default.copyItem(at: Self.fast, to: fresh)
+        defer { try? FileManager.default.removeItem(at: shared); try? FileManager.default.removeItem(at: fresh) }
+        let exported = try CLI.run(["learn", "--export", "jezevčík", shared.path, "--model", model.path])
+        #expect(exported.status == 0 && exported.stdout.hasPrefix("\(shared.path): Dachshund, taught from 3 photos ("), "\(exported.stdout)")
+        let imported = try CLI.run(["learn", "--import", shared.path, "--model", fresh.path])
+        #expect(imported.status == 0 && imported.stdout.hasPrefix("\(fresh.path) now knows Dachshund, taught from 3 photos of "),
+                "\(imported.stdout)\(imported.stderr)")
+        #expect(try CLI.run(["classify", Self.beagle, "--model", fresh.path, "-k", "3", "--json"]).stdout
+                == CLI.run(["classify", Self.beagle, "--model", model.path, "-k", "3", "--json"]).stdout)
+        let refused = try CLI.run(["learn", "--import", Self.beagle, "--model", fresh.path])
+        #expect(refused.status == 1 && refused.stderr.contains("is not a taught breed's file that dedog can read"), "\(refused.stderr)")
         let forgot = try CLI.run(["forget", "--breed", "Dachshund", "--model", model.path])
         #expect(forgot.status == 0, "\(forgot.stderr)")
         #expect(forgot.stdout.contains("forgot the taught breed Dachshund with its last photo"), "\(forgot.stdout)")

@@ -31,7 +31,7 @@ public enum CzechWords {
             let name = b["name"] as? [String: Any] ?? [:], aliases = b["aliases"] as? [String: [String]] ?? [:]
             names.append(b["id"] as? String ?? "")
             names += [name["en"] as? String, name["cs"] as? String].compactMap { $0 }
-            names += (aliases["en"] ?? []) + (aliases["cs"] ?? []) + (b["labels"] as? [String] ?? [])
+            names += (aliases["en"] ?? []) + (aliases["cs"] ?? []) + (aliases["fci"] ?? []) + (b["labels"] as? [String] ?? [])
         }
         names += (catalogue["sources"] as? [[String: Any]] ?? []).compactMap { $0["repository"] as? String }
         names += ["American Kennel Club", "Stanford Dogs", "70 Dog Breeds"]
