@@ -38,6 +38,12 @@ public enum TaughtBreed {
                 return zip(units[i], others).reduce(Float(0)) { $0 + $1.0 * $1.1 }
             }.reduce(0, +) / Float(units.count)
         }
+        // Photos more alike than a breed's photos typically are (one photographer's frame, one session, a photo and
+        // its own crop) say more about how they were taken than about the breed: the likeness is capped at the
+        // typical value, or the row would reach few of the breed's other photos (an American Bulldog taught from
+        // three framed owners' photos, likeness 0.835: top breed of 29 % of its other photos, 68 % capped;
+        // scripts/experiments/taught_likeness.py, docs/accuracy.md).
+        alike = min(alike, Self.singlePhotoLikeness)
         let rho = alike + towardsOne * (1 - alike)
         var lengths: [Float] = [], logits: [Float] = []
         for c in 0..<breeds {
