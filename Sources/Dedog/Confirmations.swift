@@ -160,35 +160,24 @@ public enum Confirmations {
                                       + "a confirmed photo must show one", noDog: true))
                 continue
             }
-            let known = confirmed.photos.contains { $0.fingerprint == fingerprint && $0.label == label.key }
-            learned.append(Learned(photo: reported, fingerprint: fingerprint, before: before, after: nil, added: !known))
-            guard !known else { continue }
-            // A photo remembered as another breed is corrected, not kept twice.
-            confirmed.removeAll { $0.fingerprint == fingerprint }
+            let added: Bool
             do throws(ModelError) {
-                try confirmed.append(ConfirmedPhoto(label: label.key, photo: shortName, fingerprint: fingerprint, added: now),
-                                     features: features.map(Model.direction))
+                added = try confirmed.confirm(ConfirmedPhoto(label: label.key, photo: shortName, fingerprint: fingerprint, added: now),
+                                              features: features.map(Model.direction))
             } catch {
                 throw .model(error)
             }
-            learnedFeatures.append(features)
+            learned.append(Learned(photo: reported, fingerprint: fingerprint, before: before, after: nil, added: added))
+            if added { learnedFeatures.append(features) }
         }
         let taughtNewBreed: Bool
         if case .new = target { taughtNewBreed = learned.contains(where: \.added) } else { taughtNewBreed = false }
         if learned.contains(where: \.added) {
-            // A new breed joins the model's labels, taught from its photos; a taught breed's photos' typical length
-            // takes in the new ones. A new breed with no photo readable changes nothing.
-            let added = learnedFeatures.count, before = model.confirmedPhotos.photos.filter { $0.label == label.key }.count
+            // A new breed with no photo readable changes nothing.
+            let before = model.confirmedPhotos.photos.filter { $0.label == label.key }.count
             let lengths = TaughtBreed.featureLengths(learnedFeatures, backbones: model.backbones.count)
-            try rewrite(tensors, model, confirmed, to: url) { b, labels in
-                if taughtNewBreed {
-                    labels.append(Label(key: label.key, name: label.name, isDog: true, breed: label.breed,
-                                        taught: Taught(featureLength: lengths[b]), kind: label.kind))
-                } else if let i = labels.firstIndex(where: { $0.key == label.key }), let old = labels[i].taught {
-                    let mean = (old.featureLength * Float(before) + lengths[b] * Float(added)) / Float(before + added)
-                    labels[i].taught = Taught(featureLength: mean)
-                }
-            }
+            try rewrite(tensors, model, confirmed, to: url,
+                        labels: teaching(label, isNew: taughtNewBreed, before: before, added: learnedFeatures.count, lengths: lengths))
             // The answers afterwards, from the file as written.
             let updated = try Classifier(modelURL: url, threads: threads)
             var k = 0
@@ -228,6 +217,21 @@ public enum Confirmations {
             }
         } catch {
             throw .model(error)
+        }
+    }
+
+    /// How `rewrite` changes each backbone's labels when `added` photos of `label` join the `before` it had, their
+    /// features' typical length `lengths[b]` on backbone b: a new breed (`isNew`) joins the labels, taught from them; a
+    /// taught breed's typical length takes in the new ones.
+    static func teaching(_ label: Label, isNew: Bool, before: Int, added: Int, lengths: [Float]) -> (Int, inout [Label]) -> Void {
+        { b, labels in
+            if isNew {
+                labels.append(Label(key: label.key, name: label.name, isDog: true, breed: label.breed,
+                                    taught: Taught(featureLength: lengths[b]), kind: label.kind))
+            } else if let i = labels.firstIndex(where: { $0.key == label.key }), let old = labels[i].taught {
+                let mean = (old.featureLength * Float(before) + lengths[b] * Float(added)) / Float(before + added)
+                labels[i].taught = Taught(featureLength: mean)
+            }
         }
     }
 

@@ -49,6 +49,12 @@ extension Confirmations {
         }
     }
 
+    /// Each backbone's fingerprint in the model file `tensors` described by `spec` (`FeatureExtractor.fingerprint`):
+    /// what a taught breed's file must have been made on.
+    static func fingerprints(_ tensors: SafeTensors, _ spec: ModelDescription) -> [String] {
+        spec.backbones.indices.map { FeatureExtractor.fingerprint(of: tensors, model: spec, backbone: $0) }
+    }
+
     /// Writes the taught breed `breed` (any name `learn` takes for it) of the model at `url` to `file`, atomically.
     /// A breed the model was trained on is refused (`notTaught`): only taught breeds travel.
     public static func export(breed: String, model url: URL, catalogue: Catalogue?, to file: URL) throws(ClassifierError) -> ExportReport {
@@ -56,11 +62,10 @@ extension Confirmations {
         let label = try label(named: breed.trimmingCharacters(in: .whitespacesAndNewlines), in: model, catalogue: catalogue)
         guard label.taught != nil else { throw .notTaught(name: catalogue?.breed(id: label.breed, label: label.key)?.name.en ?? label.name) }
         let photos = model.confirmedPhotos.filter { $0.label == label.key }
-        let backbones = model.specification.backbones.indices.map { b in
-            TaughtBreedFile.Backbone(architecture: model.specification.backbones[b].architecture,
-                                     fingerprint: FeatureExtractor.fingerprint(of: tensors, model: model.specification, backbone: b),
-                                     featureLength: model.specification.backbones[b].breedHead?.labels
-                                        .first { $0.key == label.key }?.taught?.featureLength ?? 0)
+        let spec = model.specification
+        let backbones = zip(spec.backbones, fingerprints(tensors, spec)).map { backbone, fingerprint in
+            TaughtBreedFile.Backbone(architecture: backbone.architecture, fingerprint: fingerprint,
+                                     featureLength: backbone.breedHead?.labels.first { $0.key == label.key }?.taught?.featureLength ?? 0)
         }
         let bytes: Data
         do {
@@ -98,11 +103,11 @@ extension Confirmations {
             throw .notTrainable(reason: "it has no breed head of its own (it is an ImageNet base); train one with dedog train first")
         }
         let spec = model.specification
-        let fingerprints = spec.backbones.indices.map { FeatureExtractor.fingerprint(of: tensors, model: spec, backbone: $0) }
-        guard shared.backbones.map(\.fingerprint) == fingerprints else {
+        let ours = fingerprints(tensors, spec)
+        guard shared.backbones.map(\.fingerprint) == ours else {
             throw .otherBackbones(file: file.lastPathComponent,
                                   taughtOn: shared.backbones.map { "\($0.architecture) (\($0.fingerprint))" },
-                                  model: zip(spec.backbones, fingerprints).map { "\($0.architecture) (\($1))" })
+                                  model: zip(spec.backbones, ours).map { "\($0.architecture) (\($1))" })
         }
         let key = shared.label.key
         let existing = labels.first { $0.key == key || (shared.label.breed != nil && $0.breed == shared.label.breed) }
@@ -110,36 +115,25 @@ extension Confirmations {
         // A breed taught here already under another key (the same catalogue breed) takes the photos under its own.
         let target = existing?.key ?? key
         var confirmed = model.confirmedPhotos
-        var added = 0, known = 0
+        var added = 0
         let before = confirmed.photos.filter { $0.label == target }.count
         for i in shared.photos.photos.indices {
             var photo = shared.photos.photos[i]
-            if confirmed.photos.contains(where: { $0.fingerprint == photo.fingerprint && $0.label == target }) {
-                known += 1
-                continue
-            }
-            // A photo remembered as another breed is corrected, as `learn` does.
-            confirmed.removeAll { $0.fingerprint == photo.fingerprint }
             photo.label = target
             do throws(ModelError) {
-                try confirmed.append(photo, features: shared.backbones.indices.map { Array(shared.photos.features(of: i, backbone: $0)) })
+                if try confirmed.confirm(photo, features: shared.backbones.indices.map { Array(shared.photos.features(of: i, backbone: $0)) }) {
+                    added += 1
+                }
             } catch {
                 throw .model(error)
             }
-            added += 1
         }
+        let known = shared.photos.count - added
         let taughtNewBreed = existing == nil
         if added > 0 {
-            try rewrite(tensors, model, confirmed, to: url) { b, labels in
-                let length = shared.backbones[b].featureLength
-                if taughtNewBreed {
-                    labels.append(Label(key: key, name: shared.label.name, isDog: true, breed: shared.label.breed,
-                                        taught: Taught(featureLength: length), kind: shared.label.kind))
-                } else if let i = labels.firstIndex(where: { $0.key == target }), let old = labels[i].taught {
-                    let mean = (old.featureLength * Float(before) + length * Float(added)) / Float(before + added)
-                    labels[i].taught = Taught(featureLength: mean)
-                }
-            }
+            try rewrite(tensors, model, confirmed, to: url,
+                        labels: teaching(existing ?? shared.label, isNew: taughtNewBreed, before: before, added: added,
+                                         lengths: shared.backbones.map(\.featureLength)))
         }
         var reported = ModelInfo.Label(existing ?? shared.label)
         reported.taught = true

@@ -41,6 +41,16 @@ public struct ConfirmedPhotos: Sendable, Equatable {
         for b in rows.indices { features[b] += rows[b] }
     }
 
+    /// Adds `photo` with its features unless the same photo (by content) is remembered as its breed already; one
+    /// remembered as another breed is corrected, not kept twice. Whether it was added.
+    @discardableResult
+    public mutating func confirm(_ photo: ConfirmedPhoto, features rows: [[Float]]) throws(ModelError) -> Bool {
+        guard !photos.contains(where: { $0.fingerprint == photo.fingerprint && $0.label == photo.label }) else { return false }
+        removeAll { $0.fingerprint == photo.fingerprint }
+        try append(photo, features: rows)
+        return true
+    }
+
     /// Takes out the photos `shouldRemove` picks, with their rows; returns them. Asks once per photo, and
     /// copies nothing when none is picked (learning asks this for every new photo).
     @discardableResult
