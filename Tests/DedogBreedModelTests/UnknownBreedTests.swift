@@ -18,7 +18,7 @@ import DedogTestSupport
         var dice = Dice(seed: 7)
         let weight = (0..<(3 * 1280)).map { _ in dice.uniform() * 0.1 }
         let prototypes = (0..<3).flatMap { c in Model.direction(Array(weight[(c * 1280)..<((c + 1) * 1280)])) }
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-unknown-\(getpid())-\(name.prefix(20)).safetensors")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-unknown-\(name.prefix(20))-\(UUID().uuidString).safetensors")
         let part = ModelFile.Part(base: base, source: source, breedWeight: weight, breedBias: [0.5, -0.25, 0], prototypes: prototypes)
         try ModelFile.write(ModelDescription(backbones: [backbone], decision: DecisionThresholds(unknownBreed: rule)), parts: [part], to: url)
         return (try Model(contentsOf: url), url)
