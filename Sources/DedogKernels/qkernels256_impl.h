@@ -12,7 +12,11 @@
 // and KFN(qdepthwise) are used outside.
 
 #define K256 static inline __attribute__((always_inline)) KTARGET
-#define K256_MR 6  // a tile of 6 rows × 16 outputs: 12 accumulators, 2 weight vectors and a broadcast in 16 ymm
+// A tile of K256_MR rows × 16 outputs: 6 rows (12 accumulators, 2 weight vectors and a broadcast in 16 ymm) where the
+// dot product needs no more; 4 rows for the signed build, whose input's sign and magnitude take two registers more
+// (6 rows there spilled accumulators to the stack inside the loop).
+#define K256_MR (XSIGNED ? 4 : 6)
+#define K256_MR_MAX 6
 
 /// The 16 sums of row `row` from column `col` (`acc0` outputs 0–7, `acc1` 8–15), `n` ≤ 16 of them real, stored as
 /// `store_one` stores each. `plain` (a constant where inlined): bytes with every zero point 0 and the clamp 0…255,
@@ -66,12 +70,12 @@ K256 void KFN(qpw_store16)(const dedog_qpointwise_args *g, const int plain, __m2
 /// mr (≤ K256_MR, a constant where inlined) rows of one panel.
 K256 void KFN(qpw_tile)(const dedog_qpointwise_args *g, const int plain, const uint8_t *in, const int mr,
                         const uint8_t *panel, int row, int col, int cols) {
-    __m256i acc[K256_MR][2];
+    __m256i acc[K256_MR_MAX][2];
     const uint8_t *bias = panel + (XSIGNED ? QSBIAS : 0);
     const __m256i b0 = _mm256_loadu_si256((const __m256i *)bias), b1 = _mm256_loadu_si256((const __m256i *)(bias + 32));
     UNROLL
     for (int r = 0; r < mr; r++) { acc[r][0] = b0; acc[r][1] = b1; }
-    const uint8_t *x[K256_MR];
+    const uint8_t *x[K256_MR_MAX];
     UNROLL
     for (int r = 0; r < mr; r++) x[r] = in + (size_t)r * g->in_stride;
     const uint8_t *w = panel + QHEAD;
@@ -164,65 +168,94 @@ K256 void KFN(dw_store)(const KFN(dw_row) *a, const int fast, const __m256i acc[
     _mm256_storeu_si256((__m256i *)(a->out_row + (size_t)ox * (size_t)a->C + (size_t)a->base), bytes);
 }
 
-/// Columns j0…j0+S·P−1 of the padded row, as `dw_chunk` streams them; `edge`: some column or row of the chunk
-/// may lie outside the image (read as zeros).
-K256 void KFN(dw_chunk)(const KFN(dw_row) *a, const int K, const int S, const int fast, const int edge, int j0,
-                        __m256i acc[DW_SLOTS][4]) {
-    const int P = (K + S - 1) / S, G = (K + DW_ROWS - 1) / DW_ROWS;
+/// Output pixels per pass of a row (`dw_interleave` then `dw_pixels`), and the input columns they read at most.
+#define DW256_PIXELS 32
+#define DW256_COLUMNS ((DW256_PIXELS - 1) * 2 + 5)
+/// Vectors kept per group, column and quarter: the quadruples, or for the signed build x − 128 and |x − 128|.
+#define DW256_PLANES (XSIGNED ? 2 : 1)
+#define DW256_BUFFER (((DW_SLOTS + DW_ROWS - 1) / DW_ROWS) * DW256_COLUMNS * 4 * DW256_PLANES)
+
+/// Input columns c0…c0+columns−1 of the padded row, as the kernel-row quadruples of the half's 32 channels: for each
+/// group of 4 kernel rows gg and column, quarter q's 8 int32 lanes (Q[q]: channels 4q… and 16 + 4q…, as `dw_store`
+/// packs them), zeros outside the image. Interleaved once here, each is read by every kernel column that passes it:
+/// streaming the row with every open pixel's sums in registers (4 · ⌈K/S⌉ of them, 20 for 5×5) needed more than AVX2's
+/// 16 registers, and the spills cost more than this buffer's stores.
+K256 void KFN(dw_interleave)(const KFN(dw_row) *a, const int K, int c0, int columns, __m256i *buf) {
+    const int G = (K + DW_ROWS - 1) / DW_ROWS;
     UNROLL
-    for (int u = 0; u < S * P; u++) {
-        const int ix = j0 + u - a->pad_left;
-        const int column = (unsigned)ix < (unsigned)a->W;
-        UNROLL
-        for (int gg = 0; gg < G; gg++) {
+    for (int gg = 0; gg < G; gg++) {
+        for (int c = 0; c < columns; c++) {
+            const int ix = c0 + c - a->pad_left;
+            const int column = (unsigned)ix < (unsigned)a->W;
             __m256i r[DW_ROWS];
             UNROLL
             for (int k = 0; k < DW_ROWS; k++) {
                 const int ky = DW_ROWS * gg + k;
-                if (ky >= K || (edge && !(column && a->inside[ky]))) r[k] = _mm256_setzero_si256();
+                if (ky >= K || !(column && a->inside[ky])) r[k] = _mm256_setzero_si256();
                 else r[k] = _mm256_loadu_si256((const __m256i *)(a->rows[ky] + (size_t)ix * (size_t)a->C + (size_t)a->base));
             }
             const __m256i ab_lo = _mm256_unpacklo_epi8(r[0], r[1]), ab_hi = _mm256_unpackhi_epi8(r[0], r[1]);
             const __m256i cd_lo = _mm256_unpacklo_epi8(r[2], r[3]), cd_hi = _mm256_unpackhi_epi8(r[2], r[3]);
             const __m256i Q[4] = {_mm256_unpacklo_epi16(ab_lo, cd_lo), _mm256_unpackhi_epi16(ab_lo, cd_lo),
                                   _mm256_unpacklo_epi16(ab_hi, cd_hi), _mm256_unpackhi_epi16(ab_hi, cd_hi)};
+            __m256i *at = buf + (size_t)((gg * DW256_COLUMNS + c) * 4 * DW256_PLANES);
             UNROLL
-            for (int kx = 0; kx < K; kx++) {
-                if (((u - kx) % S + S) % S != 0) continue;
-                const int slot = (((u - kx) / S) % P + P) % P;
-                UNROLL
-                for (int q = 0; q < 4; q++)
-                    acc[slot][q] = DOT4(acc[slot][q], Q[q],
-                                        _mm256_loadu_si256((const __m256i *)(a->weights + ((gg * K + kx) * 4 + q) * 64)));
+            for (int q = 0; q < 4; q++) {
+#if XSIGNED
+                const __m256i xs = _mm256_xor_si256(Q[q], _mm256_set1_epi8((char)0x80));
+                _mm256_store_si256(at + 2 * q, xs);
+                _mm256_store_si256(at + 2 * q + 1, _mm256_abs_epi8(xs));
+#else
+                _mm256_store_si256(at + q, Q[q]);
+#endif
             }
-        }
-        if (((u - (K - 1)) % S + S) % S == 0) {
-            const int slot = (((u - (K - 1)) / S) % P + P) % P;
-            const int start = j0 + u - (K - 1);
-            if (start >= 0 && start / S < a->out_width) KFN(dw_store)(a, fast, acc[slot], start / S);
-            UNROLL
-            for (int q = 0; q < 4; q++) acc[slot][q] = _mm256_loadu_si256((const __m256i *)(a->bias + DW_SBIAS * XSIGNED + 16 * q));
         }
     }
 }
 
-K256 void KFN(dw_stream)(const KFN(dw_row) *a, const int K, const int S, const int fast, int all_rows) {
-    const int P = (K + S - 1) / S, U = S * P;
-    __m256i acc[DW_SLOTS][4];
-    UNROLL
-    for (int i = 0; i < P; i++)
+/// Output pixels ox0…ox0+n−1 of the row from the columns `dw_interleave` left in `buf` (from column ox0 · S): each
+/// pixel's 32 sums in 4 registers over its K × K taps, then stored.
+K256 void KFN(dw_pixels)(const KFN(dw_row) *a, const int K, const int S, const int fast, int ox0, int n,
+                         const __m256i *buf) {
+    const int G = (K + DW_ROWS - 1) / DW_ROWS;
+    for (int p = 0; p < n; p++) {
+        __m256i acc[4];
         UNROLL
-        for (int q = 0; q < 4; q++) acc[i][q] = _mm256_loadu_si256((const __m256i *)(a->bias + DW_SBIAS * XSIGNED + 16 * q));
-    const int end = (a->out_width - 1) * S + K;
-    for (int j0 = 0; j0 < end; j0 += U) {
-        if (all_rows && j0 >= a->pad_left && j0 + U - a->pad_left <= a->W) KFN(dw_chunk)(a, K, S, fast, 0, j0, acc);
-        else KFN(dw_chunk)(a, K, S, fast, 1, j0, acc);
+        for (int q = 0; q < 4; q++) acc[q] = _mm256_loadu_si256((const __m256i *)(a->bias + DW_SBIAS * XSIGNED + 16 * q));
+        UNROLL
+        for (int gg = 0; gg < G; gg++) {
+            UNROLL
+            for (int kx = 0; kx < K; kx++) {
+                const __m256i *at = buf + (size_t)((gg * DW256_COLUMNS + p * S + kx) * 4 * DW256_PLANES);
+                const uint8_t *w = a->weights + (size_t)((gg * K + kx) * 4) * 64;
+                UNROLL
+                for (int q = 0; q < 4; q++) {
+                    const __m256i wq = _mm256_loadu_si256((const __m256i *)(w + q * 64));
+#if XSIGNED
+                    acc[q] = _mm256_add_epi32(acc[q], _mm256_madd_epi16(
+                        _mm256_maddubs_epi16(_mm256_load_si256(at + 2 * q + 1), _mm256_sign_epi8(wq, _mm256_load_si256(at + 2 * q))),
+                        _mm256_set1_epi16(1)));
+#else
+                    acc[q] = DOT4(acc[q], _mm256_load_si256(at + q), wq);
+#endif
+                }
+            }
+        }
+        KFN(dw_store)(a, fast, acc, ox0 + p);
+    }
+}
+
+K256 void KFN(dw_stream)(const KFN(dw_row) *a, const int K, const int S, const int fast, __m256i *buf) {
+    for (int ox0 = 0; ox0 < a->out_width; ox0 += DW256_PIXELS) {
+        const int n = a->out_width - ox0 < DW256_PIXELS ? a->out_width - ox0 : DW256_PIXELS;
+        KFN(dw_interleave)(a, K, ox0 * S, (n - 1) * S + K, buf);
+        KFN(dw_pixels)(a, K, S, fast, ox0, n, buf);
     }
 }
 
 /// The rows of `g` and its channels first_channel…end32−1 (32 at a time, from a multiple of 64) for a K×K kernel at
 /// stride S.
-K256 void KFN(dw_rows)(const dedog_qdepthwise_args *g, int end32, const int K, const int S, const int fast) {
+K256 void KFN(dw_rows)(const dedog_qdepthwise_args *g, int end32, const int K, const int S, const int fast, __m256i *buf) {
     KFN(dw_row) a;
     a.C = g->channels;
     a.W = g->width;
@@ -241,15 +274,13 @@ K256 void KFN(dw_rows)(const dedog_qdepthwise_args *g, int end32, const int K, c
         a.bias = (const int32_t *)(block + (size_t)G * (size_t)K * 4 * 64) + 8 * half;
         for (int oy = g->first_row; oy < g->end_row; oy++) {
             const int iy0 = oy * S - g->pad_top;
-            int all_rows = 1;
             a.out_row = g->out + (size_t)(oy - g->out_first_row) * (size_t)g->out_width * (size_t)g->channels;
             for (int ky = 0; ky < K; ky++) {
                 const int iy = iy0 + ky, inside = iy >= 0 && iy < g->height;
-                all_rows &= inside;
                 a.rows[ky] = g->in + (size_t)((inside ? iy : g->in_first_row) - g->in_first_row) * row_bytes;
                 a.inside[ky] = inside;
             }
-            KFN(dw_stream)(&a, K, S, fast, all_rows);
+            KFN(dw_stream)(&a, K, S, fast, buf);
         }
     }
 }
@@ -259,14 +290,20 @@ KTARGET static void KFN(qdepthwise)(const dedog_qdepthwise_args *g, int end32) {
     int32_t small;
     memcpy(&small, g->packed, 4);
     const int fast = small && g->out_zero == 0 && g->out_min == 0 && g->out_max == 255;
+    __m256i buf[DW256_BUFFER];  // 34 KB for the signed build
 #define DW256_CASE(k, s) \
-    if (g->kernel == k && g->stride == s) { if (fast) KFN(dw_rows)(g, end32, k, s, 1); else KFN(dw_rows)(g, end32, k, s, 0); return; }
+    if (g->kernel == k && g->stride == s) { if (fast) KFN(dw_rows)(g, end32, k, s, 1, buf); else KFN(dw_rows)(g, end32, k, s, 0, buf); return; }
     DW256_CASE(3, 1) DW256_CASE(3, 2) DW256_CASE(5, 1) DW256_CASE(5, 2)
 #undef DW256_CASE
 }
 
 #undef K256
 #undef K256_MR
+#undef K256_MR_MAX
+#undef DW256_PIXELS
+#undef DW256_COLUMNS
+#undef DW256_PLANES
+#undef DW256_BUFFER
 #undef KTARGET
 #undef KFN
 #undef DOT4
