@@ -104,17 +104,94 @@ K256 void KFN(qpw_tile)(const dedog_qpointwise_args *g, const int plain, const u
     for (int r = 0; r < mr; r++) KFN(qpw_store16)(g, plain, acc[r][0], acc[r][1], panel, row + r, col, cols);
 }
 
+#if XSIGNED
+/// Inputs the signed build reads from `qpw_signed_rows`' copy (beyond them, from the rows as they are).
+#define QPW_SIGNED_MAX 4096
+
+/// Rows in…in+mr−1 as the signed dot product reads them, each padded with zero bytes to whole groups of 4: x − 128 in
+/// `xs` and |x − 128| in `ax` (rows `stride` bytes apart). Made once for a row block, they are read by every panel
+/// of its chunk: the loop then has no `xor` and `abs` per broadcast, two of its ten instructions per row and group.
+K256 void KFN(qpw_signed_rows)(const dedog_qpointwise_args *g, const uint8_t *in, const int mr, size_t stride,
+                               uint8_t *xs, uint8_t *ax) {
+    const int n = g->inputs;
+    for (int r = 0; r < mr; r++) {
+        const uint8_t *x = in + (size_t)r * g->in_stride;
+        uint8_t *s = xs + (size_t)r * stride, *a = ax + (size_t)r * stride;
+        int i = 0;
+        for (; i + 32 <= n; i += 32) {
+            const __m256i v = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(x + i)), _mm256_set1_epi8((char)0x80));
+            _mm256_storeu_si256((__m256i *)(s + i), v);
+            _mm256_storeu_si256((__m256i *)(a + i), _mm256_abs_epi8(v));
+        }
+        for (; i < (int)stride; i++) {
+            const int v = (i < n ? (int)x[i] : 0) - 128;
+            s[i] = (uint8_t)(int8_t)v;
+            a[i] = (uint8_t)(v < 0 ? -v : v);
+        }
+    }
+}
+
+/// `qpw_tile` on the rows `qpw_signed_rows` made: per row and group of 4 inputs, two broadcasts, and per weight
+/// vector `vpsignb`, `vpmaddubsw`, `vpmaddwd` and the add; the same sums as `DEDOG_DOT4_SGN`.
+K256 void KFN(qpw_tile_signed)(const dedog_qpointwise_args *g, const int plain, const uint8_t *xs, const uint8_t *ax,
+                               size_t stride, const int mr, const uint8_t *panel, int row, int col, int cols) {
+    __m256i acc[K256_MR_MAX][2];
+    const __m256i b0 = _mm256_loadu_si256((const __m256i *)(panel + QSBIAS));
+    const __m256i b1 = _mm256_loadu_si256((const __m256i *)(panel + QSBIAS + 32));
+    UNROLL
+    for (int r = 0; r < mr; r++) { acc[r][0] = b0; acc[r][1] = b1; }
+    const uint8_t *w = panel + QHEAD;
+    const size_t groups = groups_of(g->inputs);
+    const __m256i ones = _mm256_set1_epi16(1);
+    for (size_t gi = 0; gi < groups; gi++, w += 64) {
+        const __m256i w0 = _mm256_loadu_si256((const __m256i *)w), w1 = _mm256_loadu_si256((const __m256i *)(w + 32));
+        UNROLL
+        for (int r = 0; r < mr; r++) {
+            int32_t sv, av;
+            memcpy(&sv, xs + (size_t)r * stride + 4 * gi, 4);
+            memcpy(&av, ax + (size_t)r * stride + 4 * gi, 4);
+            const __m256i s = _mm256_set1_epi32(sv), a = _mm256_set1_epi32(av);
+            acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(_mm256_maddubs_epi16(a, _mm256_sign_epi8(w0, s)), ones));
+            acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(_mm256_maddubs_epi16(a, _mm256_sign_epi8(w1, s)), ones));
+        }
+    }
+    UNROLL
+    for (int r = 0; r < mr; r++) KFN(qpw_store16)(g, plain, acc[r][0], acc[r][1], panel, row + r, col, cols);
+}
+#endif
+
 /// Row blocks of K256_MR over chunks of panels whose weights stay in L2 (≤ 256 KB) while every row block passes
 /// them; a row block's inputs stay in L1 across its chunk.
-K256 void KFN(qpw_blocks)(const dedog_qpointwise_args *g, const int plain) {
+K256 void KFN(qpw_blocks)(const dedog_qpointwise_args *g, const int plain, uint8_t *signed_rows) {
     const size_t size = panel_bytes(g->inputs);
     int chunk = (int)(262144 / size);
     if (chunk < 1) chunk = 1;
+    const size_t stride = 4 * groups_of(g->inputs);
     for (int p0 = g->first_panel; p0 < g->end_panel; p0 += chunk) {
         const int p1 = p0 + chunk < g->end_panel ? p0 + chunk : g->end_panel;
         for (int r = 0; r < g->rows; r += K256_MR) {
             const int mr = g->rows - r < K256_MR ? g->rows - r : K256_MR;
             const uint8_t *in = g->in + (size_t)r * g->in_stride;
+#if XSIGNED
+            uint8_t *xs = signed_rows, *ax = signed_rows + K256_MR * stride;
+            if (signed_rows) {
+                KFN(qpw_signed_rows)(g, in, mr, stride, xs, ax);
+                for (int p = p0; p < p1; p++) {
+                    const uint8_t *panel = (const uint8_t *)g->packed + (size_t)p * size;
+                    const int col = p * QPANEL, cols = g->outputs - col < QPANEL ? g->outputs - col : QPANEL;
+                    switch (mr) {
+                    case 1: KFN(qpw_tile_signed)(g, plain, xs, ax, stride, 1, panel, r, col, cols); break;
+                    case 2: KFN(qpw_tile_signed)(g, plain, xs, ax, stride, 2, panel, r, col, cols); break;
+                    case 3: KFN(qpw_tile_signed)(g, plain, xs, ax, stride, 3, panel, r, col, cols); break;
+                    default: KFN(qpw_tile_signed)(g, plain, xs, ax, stride, K256_MR, panel, r, col, cols); break;
+                    }
+                }
+                continue;
+            }
+#else
+            (void)signed_rows;
+            (void)stride;
+#endif
             for (int p = p0; p < p1; p++) {
                 const uint8_t *panel = (const uint8_t *)g->packed + (size_t)p * size;
                 const int col = p * QPANEL, cols = g->outputs - col < QPANEL ? g->outputs - col : QPANEL;
@@ -132,8 +209,17 @@ K256 void KFN(qpw_blocks)(const dedog_qpointwise_args *g, const int plain) {
 }
 
 KTARGET static void KFN(qpointwise)(const dedog_qpointwise_args *g) {
-    if (plain_bytes(g)) KFN(qpw_blocks)(g, 1);
-    else KFN(qpw_blocks)(g, 0);
+#if XSIGNED
+    uint8_t rows[2 * K256_MR * QPW_SIGNED_MAX];  // 32 KB
+    // Worth its copy where a row block meets several panels and the copy is whole vectors (DedogBench pointwise8:
+    // 15 % faster on Lite0's layers from 40 inputs on, slower on those of 16 and 24 inputs and on a single panel).
+    const int panels = g->end_panel - g->first_panel;
+    uint8_t *signed_rows = g->inputs >= 32 && g->inputs <= QPW_SIGNED_MAX && panels >= 2 ? rows : 0;
+#else
+    uint8_t *signed_rows = 0;
+#endif
+    if (plain_bytes(g)) KFN(qpw_blocks)(g, 1, signed_rows);
+    else KFN(qpw_blocks)(g, 0, signed_rows);
 }
 
 // MARK: depthwise: four kernel rows per int32 lane, 32 channels (half of a packed 64-channel block) at a time
@@ -301,6 +387,7 @@ KTARGET static void KFN(qdepthwise)(const dedog_qdepthwise_args *g, int end32) {
 #undef K256_MR
 #undef K256_MR_MAX
 #undef DW256_PIXELS
+#undef QPW_SIGNED_MAX
 #undef DW256_COLUMNS
 #undef DW256_PLANES
 #undef DW256_BUFFER
