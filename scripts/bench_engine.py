@@ -29,6 +29,10 @@ parser.add_argument("--bin", type=Path, required=True)
 parser.add_argument("--root", type=Path, required=True)
 parser.add_argument("--runs", type=int, default=200)
 parser.add_argument("--installed-bin", type=Path, help="the folder of the dedog scripts/install builds (static runtime)")
+parser.add_argument("--rounds", type=int, default=1,
+                    help="time each batch-1 cell as this many rounds of dedog then ORT, the runs shared among them, and "
+                         "read the ratio as the median of the rounds' ratios (their range beside it): on a shared "
+                         "machine one long run of each drifts apart")
 parser.add_argument("--latency-only", action="store_true",
                     help="only the latency rows (no whole processes, folders or per-step tables): a quicker run")
 args = parser.parse_args()
@@ -139,6 +143,16 @@ def dedog_latency(threads, batch, runs, precision, warmup=20, kernels=None, mode
     return float(re.search(r"median_ms (\S+)", out).group(1))
 
 
+def paired(dedog, peer, runs):
+    """(dedog ms, ORT ms, ratios) from `args.rounds` rounds taking turns, each of runs / rounds runs: the medians of
+    each side's rounds, and every round's dedog / ORT."""
+    rounds = max(1, args.rounds)
+    each = max(10, runs // rounds)
+    pairs = [(dedog(each), peer(each)) for _ in range(rounds)]
+    return (statistics.median(d for d, _ in pairs), statistics.median(o for _, o in pairs),
+            [d / o for d, o in pairs] if rounds > 1 else None)
+
+
 def cpu_flags():
     try:
         flags = next(l for l in open("/proc/cpuinfo") if l.startswith("flags")).split(":")[1].split()
@@ -201,9 +215,12 @@ rows = []
 for precision, path in (("fp32", onnx_path), ("int8", int8_path)):
     for label, threads, batch, runs in [("batch 1, 1 thread (ms)", 1, 1, args.runs), ("batch 1, 2 threads (ms)", 2, 1, args.runs),
                                         ("batch 32, 2 threads (ms/image)", 2, 32, max(10, args.runs // 20))]:
-        d = dedog_latency(threads, batch, runs, precision) / batch
-        o = ort_latency(threads, batch, runs, path=path) / batch
-        rows.append((f"{precision} {label}", d, o))
+        if batch == 1:
+            d, o, ratios = paired(lambda n: dedog_latency(threads, 1, n, precision),
+                                  lambda n: ort_latency(threads, 1, n, path=path), runs)
+        else:
+            d, o, ratios = dedog_latency(threads, batch, runs, precision) / batch, ort_latency(threads, batch, runs, path=path) / batch, None
+        rows.append((f"{precision} {label}", d, o, ratios))
     # The other kernel builds, forced, against the same ORT figure (ORT picks its own kernels). Portable is slow.
     # AVX2, most users' CPUs (issue 69), on 2 threads too.
     ort_1, ort_2 = rows[-3][2], rows[-2][2]
@@ -231,9 +248,13 @@ for arch, shorter, crop in (("lite1", 274, 240), ("lite2", 297, 260)):
     q_path, _ = quantize(x, path, arch)
     for label, threads, batch, runs in [("batch 1, 1 thread (ms)", 1, 1, args.runs), ("batch 1, 2 threads (ms)", 2, 1, args.runs),
                                         ("batch 32, 2 threads (ms/image)", 2, 32, max(10, args.runs // 20))]:
-        d = dedog_latency(threads, batch, runs, "int8", model=file) / batch
-        o = ort_latency(threads, batch, runs, path=q_path, size=crop) / batch
-        rows.append((f"{arch.capitalize()} int8 {label}", d, o))
+        if batch == 1:
+            d, o, ratios = paired(lambda n: dedog_latency(threads, 1, n, "int8", model=file),
+                                  lambda n: ort_latency(threads, 1, n, path=q_path, size=crop), runs)
+        else:
+            d = dedog_latency(threads, batch, runs, "int8", model=file) / batch
+            o, ratios = ort_latency(threads, batch, runs, path=q_path, size=crop) / batch, None
+        rows.append((f"{arch.capitalize()} int8 {label}", d, o, ratios))
         if batch == 1:
             try:
                 d = dedog_latency(threads, 1, runs, "int8", model=file, kernels="avx2")
@@ -243,11 +264,14 @@ for arch, shorter, crop in (("lite1", 274, 240), ("lite2", 297, 260)):
 
 
 def print_rows():
-    width = max(len(label) for label, _, _ in rows)
-    print(f"| {'measure':<{width}} | {'dedog':>9} | {'ORT':>9} | {'dedog/ORT':>9} |")
-    print(f"|{'-' * (width + 2)}|{'-' * 11}|{'-' * 11}|{'-' * 11}|")
-    for label, d, o in rows:
-        print(f"| {label:<{width}} | {d:9.2f} | {o:9.2f} | {d / o:9.2f} |")
+    width = max(len(row[0]) for row in rows)
+    print(f"| {'measure':<{width}} | {'dedog':>9} | {'ORT':>9} | {'dedog/ORT':>9} | {'rounds (min-max)':>17} |")
+    print(f"|{'-' * (width + 2)}|{'-' * 11}|{'-' * 11}|{'-' * 11}|{'-' * 19}|")
+    for label, d, o, *rest in rows:
+        ratios = rest[0] if rest else None
+        ratio = statistics.median(ratios) if ratios else d / o
+        spread = f"{min(ratios):.2f}-{max(ratios):.2f}" if ratios else ""
+        print(f"| {label:<{width}} | {d:9.2f} | {o:9.2f} | {ratio:9.2f} | {spread:>17} |")
 
 
 if args.latency_only:
