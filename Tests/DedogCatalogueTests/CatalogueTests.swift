@@ -104,6 +104,30 @@ import DedogCatalogue
         #expect(try #require(catalogue.breed(id: id)).aliases.fci.isEmpty == false)
     }
 
+    /// The names people use (scripts/catalogue/other-names.tsv: nicknames from the breed's Wikipedia lead sentence or
+    /// AKC description) find their breed first, in `breeds search` and as `learn --breed` matches a name.
+    @Test(arguments: [("sheltie", "shetland-sheepdog"), ("westie", "west-highland-white-terrier"), ("frenchie", "french-bulldog"),
+                      ("Amstaff", "american-staffordshire-terrier"), ("wiener dog", "dachshund"), ("alsatian", "german-shepherd-dog"),
+                      ("Min Pin", "miniature-pinscher"), ("aussie", "australian-shepherd"), ("yorkie", "yorkshire-terrier")])
+    func theNamesPeopleUseFindTheirBreed(_ query: String, _ id: String) {
+        #expect(catalogue.search(query).first?.breed.id == id, "\(query): \(catalogue.search(query).prefix(3).map(\.breed.id))")
+        #expect(catalogue.match(className: query).breed?.id == id, "\(query)")
+    }
+
+    /// Searching for each name of other-names.tsv finds first a breed called so (its name or an English alias; some
+    /// are the FCI's English name of a breed the AKC calls otherwise).
+    @Test func everyOtherNameIsAnAliasItsSearchFinds() throws {
+        let table = try String(contentsOf: DedogTestSupport.SharedData.packageRoot.appendingPathComponent("scripts/catalogue/other-names.tsv"),
+                               encoding: .utf8)
+        let names = table.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { String($0.split(separator: "\t")[2]) }
+        #expect(names.count >= 50)
+        for name in names {
+            let first = catalogue.search(name).first?.breed
+            let names = first.map { [$0.name.en] + $0.aliases.en } ?? []
+            #expect(names.contains { $0.lowercased() == name.lowercased() }, "\(name): \(first?.id ?? "nothing")")
+        }
+    }
+
     /// The AKC's names for FCI breeds (scripts/catalogue/akc-names.tsv) name their breeds, as `learn --breed` matches
     /// a name; a name the AKC gives two FCI breeds is ambiguous between exactly those.
     @Test func theAKCsNamesNameTheirBreeds() throws {

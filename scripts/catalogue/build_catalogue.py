@@ -31,6 +31,8 @@ parser.add_argument("--more-classes", type=Path, required=True)
 parser.add_argument("--vocabulary", type=Path, required=True)
 parser.add_argument("--akc-names", type=Path, required=True)
 parser.add_argument("--fci-names", type=Path, required=True, help="fci-names-de-fr-es.tsv: the FCI's names in German, French and Spanish")
+parser.add_argument("--other-names", type=Path, required=True,
+                    help="other-names.tsv: nicknames and other names from the sources' descriptions of a breed")
 parser.add_argument("--output", type=Path, required=True)
 args = parser.parse_args()
 
@@ -51,6 +53,11 @@ SOURCES = [
      "commit": "adaf18771291af0b18dd9f446fb5f932637e761c", "path": "dog_breeds.csv", "licence": "none stated"},
     {"id": "wikipedia", "title": "Wikipedia infobox facts", "repository": "scaralfred/CatsPediaApp",
      "commit": "7de552c51553d4d14a239b4c0ea179ca90a76de2", "path": "src/breeds/breeds.js", "licence": "CC BY-SA (Wikipedia)"},
+    {"id": "other-names", "title": "Nicknames and other names, as the breed's Wikipedia lead sentence or AKC description "
+     "says them", "repository": "scaralfred/CatsPediaApp, tmfilho/akcdata",
+     "commit": "7de552c51553d4d14a239b4c0ea179ca90a76de2, 102a19db9d322b09c7dc34a21da8373f3b25d6f3",
+     "path": "src/breeds/breeds.js (description), data/akc-data-latest.csv (description)",
+     "licence": "names are facts (Wikipedia CC BY-SA; AKC)"},
     {"id": "czech", "title": "Czech names (corrected to ČMKU/FCI usage by hand)", "repository": "cervinkamichal0/GuessThePes",
      "commit": "351a29f551805e7b42dafcd7c289f872228d9367",
      "path": "app/src/main/java/com/example/guessthepes/logic/TFLiteModel.java", "licence": "none stated"},
@@ -579,6 +586,25 @@ for line in open(args.fci_names, encoding="utf-8"):
                 fields = b["sources"].setdefault("fci-languages", [])
                 if "aliases.fci" not in fields:
                     fields.append("aliases.fci")
+
+# ---------------------------------------------------------------- the names people use
+# other-names.tsv: a nickname or other name of a breed, as its source's description of that breed says it ("commonly
+# known as the Westie"); checked to occur there, and added to every catalogue breed named as the source names it.
+for line in open(args.other_names, encoding="utf-8"):
+    if line.startswith("#") or not line.strip():
+        continue
+    source, breed, name = line.rstrip("\n").split("\t")
+    rows = {"wikipedia": wiki, "akc": akc}[source]
+    assert breed in rows, f"other-names.tsv: no {breed!r} in the {source} table"
+    assert name.lower() in rows[breed]["description"].lower(), f"other-names.tsv: {name!r} is not in {source}'s {breed!r}"
+    named = [b for b in breeds if key(breed) in {key(x) for x in [b["name"]["en"]] + b["aliases"]["en"] + b["aliases"]["fci"]}]
+    assert named, f"other-names.tsv: no catalogue breed is called {breed!r}"
+    for b in named:
+        if key(name) not in {key(x) for x in [b["name"]["en"]] + b["aliases"]["en"]}:
+            b["aliases"]["en"].append(name)
+            fields = b["sources"].setdefault("other-names", [])
+            if "aliases.en" not in fields:
+                fields.append("aliases.en")
 
 # ---------------------------------------------------------------- the bundled models' other classes
 for r in table(args.more_classes, delimiter="\t"):
