@@ -7,15 +7,18 @@ MODEL.onnx: e.g. the lite0-int8.onnx `scripts/bench-engine` leaves in its /tmp/d
 1×3×224×224). Prints the median time of each operator type over 200 passes (after 30 warm-up), and with --nodes each
 node's; QLinearConv nodes named .../dw/... are the depthwise layers, /stem/ the stem, the rest 1×1 layers and the
 head. Run with scripts/.work/venv-bench/bin/python."""
-import json, sys, collections, numpy as np, onnxruntime as ort
+import json, os, sys, collections, tempfile, numpy as np, onnxruntime as ort
 path = sys.argv[1]
 o = ort.SessionOptions(); o.intra_op_num_threads = int(sys.argv[2]) if len(sys.argv) > 2 else 1; o.inter_op_num_threads = 1
 o.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
 o.enable_profiling = True
+o.profile_file_prefix = os.path.join(tempfile.mkdtemp(prefix="ort-profile-"), "profile")  # not in the working folder
 s = ort.InferenceSession(path, o, providers=["CPUExecutionProvider"])
 x = np.random.default_rng(1).uniform(-1, 1, (1, 3, 224, 224)).astype(np.float32)
 for _ in range(230): s.run(None, {"input": x})
-prof = json.load(open(s.end_profiling()))
+profile = s.end_profiling()
+prof = json.load(open(profile))
+os.remove(profile)
 nodes = collections.defaultdict(list)
 for e in prof:
     if e.get("cat") == "Node" and e["name"].endswith("_kernel_time"):
