@@ -266,10 +266,13 @@ case "looks":
     try! lookStudy(model: URL(fileURLWithPath: args[2]), set: URL(fileURLWithPath: args[3]), threads: option("--threads", 2), every: option("--every", 1))
 
 case "pointwise8":
-    // pointwise8 [--runs R] [--threads T]: every 1×1 convolution of Lite0 at 224, the FP32 kernel against the 8-bit
-    // one (issue 25), through their safe entry points on random data: median ms, GOP/s and the 8-bit one's share of
-    // the byte multiply-add ceiling of one core. Not yet in the engine: this measures the kernels alone.
-    let runs = option("--runs", 30), threads = option("--threads", 1)
+    // pointwise8 [--runs R] [--threads T] [--weight-bits B]: every 1×1 convolution of Lite0 at 224, the FP32 kernel
+    // against the 8-bit one (issue 25), through their safe entry points on random data: median ms, GOP/s and the 8-bit
+    // one's share of the byte multiply-add ceiling of one core. Not yet in the engine: this measures the kernels alone.
+    // --weight-bits 7 draws weights within ±63, which AVX2 multiplies without the signed inputs' extra work (its
+    // `vpmaddubsw` pair sums cannot saturate): the price of exact 8-bit sums on AVX2 (issue 69).
+    let runs = option("--runs", 30), threads = option("--threads", 1), weightBits = option("--weight-bits", 8)
+    let weightTop = weightBits == 7 ? 63 : 127
     let set = KernelSet.best
     let ceiling = set.measuredPeakByteMultiplyAdds() * 2e-9
     print("Lite0 224x224 1x1 convolutions, \(threads) thread(s), \(set), 8-bit multiply: \(set.byteMultiply), "
@@ -286,7 +289,7 @@ case "pointwise8":
                                              bias: [Float](repeating: 0, count: cout), clampsToSix: true)
         let bytes = (0..<(pixels * cin)).map { _ in UInt8(truncatingIfNeeded: next()) }
         let int8 = try! QuantizedPointwise(inChannels: cin, outChannels: cout,
-                                           weight: (0..<(cin * cout)).map { _ in Int8(next() % 255 - 127) }, bias: nil,
+                                           weight: (0..<(cin * cout)).map { _ in Int8(next() % (2 * weightTop + 1) - weightTop) }, bias: nil,
                                            scale: [Float](repeating: 1e-4, count: cout), inputZero: [0],
                                            store: .bytes(zero: [0], low: 0, high: 255))
         func timed(_ body: () -> Void) -> Double {
