@@ -27,15 +27,18 @@ static inline int32_t dedog_signed_bias(int32_t bias, int64_t weight_sum, int32_
 /// pair sum passes 2^15 − 1: 7-bit weights (2 · 255 · 63) or 7-bit inputs (2 · 127 · 127).
 #define DEDOG_DOT4_UBS(a, x, w) _mm256_add_epi32(a, _mm256_madd_epi16(_mm256_maddubs_epi16(x, w), _mm256_set1_epi16(1)))
 
+/// x − 128 as a signed byte, for `DEDOG_DOT4_SGN_OF`.
+#define DEDOG_X_SIGNED(x) _mm256_xor_si256(x, _mm256_set1_epi8((char)0x80))
+
 /// AVX2, exact for weights within ±127 (the layers' weights are): x · w = (x − 128) · w + 128 · w, the second term
 /// folded into the bias the layout keeps for this build (`XSIGNED`), the first a signed byte product that
-/// `vpmaddubsw` takes as |x − 128| times w with x − 128's sign (`vpsignb`): pair sums within 2 · 128 · 127 < 2^15.
-/// One instruction more than `DEDOG_DOT4_UBS`; the same integers as `vpdpbusd`.
-#define DEDOG_DOT4_SGN(a, x, w)                                                                                       \
-    _mm256_add_epi32(a, _mm256_madd_epi16(                                                                              \
-        _mm256_maddubs_epi16(_mm256_abs_epi8(_mm256_xor_si256(x, _mm256_set1_epi8((char)0x80))),                       \
-                             _mm256_sign_epi8(w, _mm256_xor_si256(x, _mm256_set1_epi8((char)0x80)))),                  \
-        _mm256_set1_epi16(1)))
+/// `vpmaddubsw` takes as |x − 128| (`ax`) times w with x − 128's sign (`xs`, `DEDOG_X_SIGNED`; `vpsignb`): pair sums
+/// within 2 · 128 · 127 < 2^15. `DEDOG_DOT4_SGN_OF` takes xs and ax made beforehand (once for every weight vector
+/// they meet); `DEDOG_DOT4_SGN` makes them: one instruction more than `DEDOG_DOT4_UBS`; the same integers as
+/// `vpdpbusd`.
+#define DEDOG_DOT4_SGN_OF(a, xs, ax, w)                                                                               \
+    _mm256_add_epi32(a, _mm256_madd_epi16(_mm256_maddubs_epi16(ax, _mm256_sign_epi8(w, xs)), _mm256_set1_epi16(1)))
+#define DEDOG_DOT4_SGN(a, x, w) DEDOG_DOT4_SGN_OF(a, DEDOG_X_SIGNED(x), _mm256_abs_epi8(DEDOG_X_SIGNED(x)), w)
 
 /// AVX2, exact for any bytes: each input byte split into its low 7 bits and its top bit, each half through
 /// `vpmaddubsw` (pair sums within 2 · 127 · 127 and 2 · 127), the top bit's sums weighted by 128: twice the multiplies.

@@ -119,7 +119,7 @@ K256 void KFN(qpw_signed_rows)(const dedog_qpointwise_args *g, const uint8_t *in
         uint8_t *s = xs + (size_t)r * stride, *a = ax + (size_t)r * stride;
         int i = 0;
         for (; i + 32 <= n; i += 32) {
-            const __m256i v = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(x + i)), _mm256_set1_epi8((char)0x80));
+            const __m256i v = DEDOG_X_SIGNED(_mm256_loadu_si256((const __m256i *)(x + i)));
             _mm256_storeu_si256((__m256i *)(s + i), v);
             _mm256_storeu_si256((__m256i *)(a + i), _mm256_abs_epi8(v));
         }
@@ -132,7 +132,7 @@ K256 void KFN(qpw_signed_rows)(const dedog_qpointwise_args *g, const uint8_t *in
 }
 
 /// `qpw_tile` on the rows `qpw_signed_rows` made: per row and group of 4 inputs, two broadcasts, and per weight
-/// vector `vpsignb`, `vpmaddubsw`, `vpmaddwd` and the add; the same sums as `DEDOG_DOT4_SGN`.
+/// vector `DEDOG_DOT4_SGN_OF`; the same sums as `DEDOG_DOT4_SGN`.
 K256 void KFN(qpw_tile_signed)(const dedog_qpointwise_args *g, const int plain, const uint8_t *xs, const uint8_t *ax,
                                size_t stride, const int mr, const uint8_t *panel, int row, int col, int cols) {
     __m256i acc[K256_MR_MAX][2];
@@ -142,7 +142,6 @@ K256 void KFN(qpw_tile_signed)(const dedog_qpointwise_args *g, const int plain, 
     for (int r = 0; r < mr; r++) { acc[r][0] = b0; acc[r][1] = b1; }
     const uint8_t *w = panel + QHEAD;
     const size_t groups = groups_of(g->inputs);
-    const __m256i ones = _mm256_set1_epi16(1);
     for (size_t gi = 0; gi < groups; gi++, w += 64) {
         const __m256i w0 = _mm256_loadu_si256((const __m256i *)w), w1 = _mm256_loadu_si256((const __m256i *)(w + 32));
         UNROLL
@@ -151,8 +150,8 @@ K256 void KFN(qpw_tile_signed)(const dedog_qpointwise_args *g, const int plain, 
             memcpy(&sv, xs + (size_t)r * stride + 4 * gi, 4);
             memcpy(&av, ax + (size_t)r * stride + 4 * gi, 4);
             const __m256i s = _mm256_set1_epi32(sv), a = _mm256_set1_epi32(av);
-            acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(_mm256_maddubs_epi16(a, _mm256_sign_epi8(w0, s)), ones));
-            acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(_mm256_maddubs_epi16(a, _mm256_sign_epi8(w1, s)), ones));
+            acc[r][0] = DEDOG_DOT4_SGN_OF(acc[r][0], s, a, w0);
+            acc[r][1] = DEDOG_DOT4_SGN_OF(acc[r][1], s, a, w1);
         }
     }
     UNROLL
@@ -160,11 +159,28 @@ K256 void KFN(qpw_tile_signed)(const dedog_qpointwise_args *g, const int plain, 
 }
 #endif
 
+/// Rows r…r+mr−1 (mr a constant where inlined) of panel p: from the signed build's copy of them (`xs`, `ax`) where it
+/// made one, else from the rows themselves.
+K256 void KFN(qpw_panel)(const dedog_qpointwise_args *g, const int plain, const uint8_t *in, const uint8_t *xs,
+                         const uint8_t *ax, size_t stride, const int mr, int p, int r) {
+    const uint8_t *panel = (const uint8_t *)g->packed + (size_t)p * panel_bytes(g->inputs);
+    const int col = p * QPANEL, cols = g->outputs - col < QPANEL ? g->outputs - col : QPANEL;
+#if XSIGNED
+    if (xs) {
+        KFN(qpw_tile_signed)(g, plain, xs, ax, stride, mr, panel, r, col, cols);
+        return;
+    }
+#else
+    (void)xs, (void)ax, (void)stride;
+#endif
+    KFN(qpw_tile)(g, plain, in, mr, panel, r, col, cols);
+}
+
 /// Row blocks of K256_MR over chunks of panels whose weights stay in L2 (≤ 256 KB) while every row block passes
-/// them; a row block's inputs stay in L1 across its chunk.
+/// them; a row block's inputs stay in L1 across its chunk. `signed_rows`: room for the signed build's copy of a row
+/// block (`qpw_signed_rows`), or null to read the rows as they are.
 K256 void KFN(qpw_blocks)(const dedog_qpointwise_args *g, const int plain, uint8_t *signed_rows) {
-    const size_t size = panel_bytes(g->inputs);
-    int chunk = (int)(262144 / size);
+    int chunk = (int)(262144 / panel_bytes(g->inputs));
     if (chunk < 1) chunk = 1;
     const size_t stride = 4 * groups_of(g->inputs);
     for (int p0 = g->first_panel; p0 < g->end_panel; p0 += chunk) {
@@ -172,36 +188,18 @@ K256 void KFN(qpw_blocks)(const dedog_qpointwise_args *g, const int plain, uint8
         for (int r = 0; r < g->rows; r += K256_MR) {
             const int mr = g->rows - r < K256_MR ? g->rows - r : K256_MR;
             const uint8_t *in = g->in + (size_t)r * g->in_stride;
+            uint8_t *xs = signed_rows, *ax = signed_rows ? signed_rows + K256_MR * stride : 0;
 #if XSIGNED
-            uint8_t *xs = signed_rows, *ax = signed_rows + K256_MR * stride;
-            if (signed_rows) {
-                KFN(qpw_signed_rows)(g, in, mr, stride, xs, ax);
-                for (int p = p0; p < p1; p++) {
-                    const uint8_t *panel = (const uint8_t *)g->packed + (size_t)p * size;
-                    const int col = p * QPANEL, cols = g->outputs - col < QPANEL ? g->outputs - col : QPANEL;
-                    switch (mr) {
-                    case 1: KFN(qpw_tile_signed)(g, plain, xs, ax, stride, 1, panel, r, col, cols); break;
-                    case 2: KFN(qpw_tile_signed)(g, plain, xs, ax, stride, 2, panel, r, col, cols); break;
-                    case 3: KFN(qpw_tile_signed)(g, plain, xs, ax, stride, 3, panel, r, col, cols); break;
-                    default: KFN(qpw_tile_signed)(g, plain, xs, ax, stride, K256_MR, panel, r, col, cols); break;
-                    }
-                }
-                continue;
-            }
-#else
-            (void)signed_rows;
-            (void)stride;
+            if (xs) KFN(qpw_signed_rows)(g, in, mr, stride, xs, ax);
 #endif
             for (int p = p0; p < p1; p++) {
-                const uint8_t *panel = (const uint8_t *)g->packed + (size_t)p * size;
-                const int col = p * QPANEL, cols = g->outputs - col < QPANEL ? g->outputs - col : QPANEL;
                 switch (mr) {
-                case 1: KFN(qpw_tile)(g, plain, in, 1, panel, r, col, cols); break;
-                case 2: KFN(qpw_tile)(g, plain, in, 2, panel, r, col, cols); break;
-                case 3: KFN(qpw_tile)(g, plain, in, 3, panel, r, col, cols); break;
-                case 4: KFN(qpw_tile)(g, plain, in, 4, panel, r, col, cols); break;
-                case 5: KFN(qpw_tile)(g, plain, in, 5, panel, r, col, cols); break;
-                default: KFN(qpw_tile)(g, plain, in, K256_MR, panel, r, col, cols); break;
+                case 1: KFN(qpw_panel)(g, plain, in, xs, ax, stride, 1, p, r); break;
+                case 2: KFN(qpw_panel)(g, plain, in, xs, ax, stride, 2, p, r); break;
+                case 3: KFN(qpw_panel)(g, plain, in, xs, ax, stride, 3, p, r); break;
+                case 4: KFN(qpw_panel)(g, plain, in, xs, ax, stride, 4, p, r); break;
+                case 5: KFN(qpw_panel)(g, plain, in, xs, ax, stride, 5, p, r); break;
+                default: KFN(qpw_panel)(g, plain, in, xs, ax, stride, K256_MR, p, r); break;
                 }
             }
         }
@@ -254,12 +252,14 @@ K256 void KFN(dw_store)(const KFN(dw_row) *a, const int fast, const __m256i acc[
     _mm256_storeu_si256((__m256i *)(a->out_row + (size_t)ox * (size_t)a->C + (size_t)a->base), bytes);
 }
 
-/// Output pixels per pass of a row (`dw_interleave` then `dw_pixels`), and the input columns they read at most.
+/// Output pixels per pass of a row (`dw_interleave` then `dw_pixels`), and the input columns they read at most (the
+/// largest kernel and stride `qdepthwise` takes: 5, 2).
 #define DW256_PIXELS 32
-#define DW256_COLUMNS ((DW256_PIXELS - 1) * 2 + 5)
+#define DW256_KERNEL_MAX 5
+#define DW256_COLUMNS ((DW256_PIXELS - 1) * 2 + DW256_KERNEL_MAX)
 /// Vectors kept per group, column and quarter: the quadruples, or for the signed build x − 128 and |x − 128|.
 #define DW256_PLANES (XSIGNED ? 2 : 1)
-#define DW256_BUFFER (((DW_SLOTS + DW_ROWS - 1) / DW_ROWS) * DW256_COLUMNS * 4 * DW256_PLANES)
+#define DW256_BUFFER (((DW256_KERNEL_MAX + DW_ROWS - 1) / DW_ROWS) * DW256_COLUMNS * 4 * DW256_PLANES)
 
 /// Input columns c0…c0+columns−1 of the padded row, as the kernel-row quadruples of the half's 32 channels: for each
 /// group of 4 kernel rows gg and column, quarter q's 8 int32 lanes (Q[q]: channels 4q… and 16 + 4q…, as `dw_store`
@@ -288,7 +288,7 @@ K256 void KFN(dw_interleave)(const KFN(dw_row) *a, const int K, int c0, int colu
             UNROLL
             for (int q = 0; q < 4; q++) {
 #if XSIGNED
-                const __m256i xs = _mm256_xor_si256(Q[q], _mm256_set1_epi8((char)0x80));
+                const __m256i xs = DEDOG_X_SIGNED(Q[q]);
                 _mm256_store_si256(at + 2 * q, xs);
                 _mm256_store_si256(at + 2 * q + 1, _mm256_abs_epi8(xs));
 #else
@@ -318,9 +318,7 @@ K256 void KFN(dw_pixels)(const KFN(dw_row) *a, const int K, const int S, const i
                 for (int q = 0; q < 4; q++) {
                     const __m256i wq = _mm256_loadu_si256((const __m256i *)(w + q * 64));
 #if XSIGNED
-                    acc[q] = _mm256_add_epi32(acc[q], _mm256_madd_epi16(
-                        _mm256_maddubs_epi16(_mm256_load_si256(at + 2 * q + 1), _mm256_sign_epi8(wq, _mm256_load_si256(at + 2 * q))),
-                        _mm256_set1_epi16(1)));
+                    acc[q] = DEDOG_DOT4_SGN_OF(acc[q], _mm256_load_si256(at + 2 * q), _mm256_load_si256(at + 2 * q + 1), wq);
 #else
                     acc[q] = DOT4(acc[q], _mm256_load_si256(at + q), wq);
 #endif
@@ -389,6 +387,7 @@ KTARGET static void KFN(qdepthwise)(const dedog_qdepthwise_args *g, int end32) {
 #undef DW256_PIXELS
 #undef QPW_SIGNED_MAX
 #undef DW256_COLUMNS
+#undef DW256_KERNEL_MAX
 #undef DW256_PLANES
 #undef DW256_BUFFER
 #undef KTARGET
