@@ -143,10 +143,10 @@ def dedog_latency(threads, batch, runs, precision, warmup=20, kernels=None, mode
     return float(re.search(r"median_ms (\S+)", out).group(1))
 
 
-def paired(dedog, peer, runs):
-    """(dedog ms, ORT ms, ratios) from `args.rounds` rounds taking turns, each of runs / rounds runs: the medians of
-    each side's rounds, and every round's dedog / ORT."""
-    rounds = max(1, args.rounds)
+def paired(dedog, peer, runs, rounds):
+    """(dedog ms, ORT ms, ratios) from `rounds` rounds taking turns, each of runs / rounds runs: the medians of each
+    side's rounds, and every round's dedog / ORT (None for one round)."""
+    rounds = max(1, rounds)
     each = max(10, runs // rounds)
     pairs = [(dedog(each), peer(each)) for _ in range(rounds)]
     return (statistics.median(d for d, _ in pairs), statistics.median(o for _, o in pairs),
@@ -215,11 +215,9 @@ rows = []
 for precision, path in (("fp32", onnx_path), ("int8", int8_path)):
     for label, threads, batch, runs in [("batch 1, 1 thread (ms)", 1, 1, args.runs), ("batch 1, 2 threads (ms)", 2, 1, args.runs),
                                         ("batch 32, 2 threads (ms/image)", 2, 32, max(10, args.runs // 20))]:
-        if batch == 1:
-            d, o, ratios = paired(lambda n: dedog_latency(threads, 1, n, precision),
-                                  lambda n: ort_latency(threads, 1, n, path=path), runs)
-        else:
-            d, o, ratios = dedog_latency(threads, batch, runs, precision) / batch, ort_latency(threads, batch, runs, path=path) / batch, None
+        d, o, ratios = paired(lambda n: dedog_latency(threads, batch, n, precision) / batch,
+                              lambda n: ort_latency(threads, batch, n, path=path) / batch, runs,
+                              rounds=args.rounds if batch == 1 else 1)
         rows.append((f"{precision} {label}", d, o, ratios))
     # The other kernel builds, forced, against the same ORT figure (ORT picks its own kernels). Portable is slow.
     # AVX2, most users' CPUs (issue 69), on 2 threads too.
@@ -248,12 +246,9 @@ for arch, shorter, crop in (("lite1", 274, 240), ("lite2", 297, 260)):
     q_path, _ = quantize(x, path, arch)
     for label, threads, batch, runs in [("batch 1, 1 thread (ms)", 1, 1, args.runs), ("batch 1, 2 threads (ms)", 2, 1, args.runs),
                                         ("batch 32, 2 threads (ms/image)", 2, 32, max(10, args.runs // 20))]:
-        if batch == 1:
-            d, o, ratios = paired(lambda n: dedog_latency(threads, 1, n, "int8", model=file),
-                                  lambda n: ort_latency(threads, 1, n, path=q_path, size=crop), runs)
-        else:
-            d = dedog_latency(threads, batch, runs, "int8", model=file) / batch
-            o, ratios = ort_latency(threads, batch, runs, path=q_path, size=crop) / batch, None
+        d, o, ratios = paired(lambda n: dedog_latency(threads, batch, n, "int8", model=file) / batch,
+                              lambda n: ort_latency(threads, batch, n, path=q_path, size=crop) / batch, runs,
+                              rounds=args.rounds if batch == 1 else 1)
         rows.append((f"{arch.capitalize()} int8 {label}", d, o, ratios))
         if batch == 1:
             try:

@@ -104,6 +104,13 @@ import DedogCatalogue
         #expect(try #require(catalogue.breed(id: id)).aliases.fci.isEmpty == false)
     }
 
+    /// The rows of a names table in scripts/catalogue (tab-separated, # comments), each as its fields.
+    static func namesTable(_ name: String) throws -> [[String]] {
+        let table = try String(contentsOf: DedogTestSupport.SharedData.packageRoot.appendingPathComponent("scripts/catalogue/" + name),
+                               encoding: .utf8)
+        return table.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { $0.split(separator: "\t").map(String.init) }
+    }
+
     /// The names people use (scripts/catalogue/other-names.tsv: nicknames from the breed's Wikipedia lead sentence or
     /// AKC description) find their breed first, in `breeds search` and as `learn --breed` matches a name.
     @Test(arguments: [("sheltie", "shetland-sheepdog"), ("westie", "west-highland-white-terrier"), ("frenchie", "french-bulldog"),
@@ -117,9 +124,7 @@ import DedogCatalogue
     /// Searching for each name of other-names.tsv finds first a breed called so (its name or an English alias; some
     /// are the FCI's English name of a breed the AKC calls otherwise).
     @Test func everyOtherNameIsAnAliasItsSearchFinds() throws {
-        let table = try String(contentsOf: DedogTestSupport.SharedData.packageRoot.appendingPathComponent("scripts/catalogue/other-names.tsv"),
-                               encoding: .utf8)
-        let names = table.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { String($0.split(separator: "\t")[2]) }
+        let names = try Self.namesTable("other-names.tsv").map { $0[2] }
         #expect(names.count >= 50)
         for name in names {
             let first = catalogue.search(name).first?.breed
@@ -131,13 +136,8 @@ import DedogCatalogue
     /// The AKC's names for FCI breeds (scripts/catalogue/akc-names.tsv) name their breeds, as `learn --breed` matches
     /// a name; a name the AKC gives two FCI breeds is ambiguous between exactly those.
     @Test func theAKCsNamesNameTheirBreeds() throws {
-        let table = try String(contentsOf: DedogTestSupport.SharedData.packageRoot.appendingPathComponent("scripts/catalogue/akc-names.tsv"),
-                               encoding: .utf8)
         var breeds: [String: Set<String>] = [:]
-        for line in table.split(separator: "\n") where !line.hasPrefix("#") {
-            let fields = line.split(separator: "\t").map(String.init)
-            breeds[fields[0], default: []].insert(fields[1])
-        }
+        for fields in try Self.namesTable("akc-names.tsv") { breeds[fields[0], default: []].insert(fields[1]) }
         #expect(breeds.count >= 40)
         for (name, ids) in breeds {
             switch catalogue.match(className: name) {

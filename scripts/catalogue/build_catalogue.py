@@ -554,28 +554,37 @@ for b in breeds:
             b["aliases"]["cs"].append(name)
             note(source, "aliases.cs")
 
-# ---------------------------------------------------------------- the AKC's names for FCI breeds
+# ---------------------------------------------------------------- other names: the AKC's, the FCI's languages', people's
+def name_rows(path):
+    """The tab-separated rows of a names table beside this script, without its # comments and blank lines."""
+    for line in open(path, encoding="utf-8"):
+        if not line.startswith("#") and line.strip():
+            yield line.rstrip("\n").split("\t")
+
+
+def note_alias(b, source, field):
+    """Breed `b`'s sources say that `source` gave it names in `field` ("aliases.en")."""
+    fields = b["sources"].setdefault(source, [])
+    if field not in fields:
+        fields.append(field)
+
+
+def add_english_alias(b, name, source):
+    """`name` as an English alias of breed `b`, from `source`, unless b is called so already."""
+    if key(name) not in {key(x) for x in [b["name"]["en"]] + b["aliases"]["en"]}:
+        b["aliases"]["en"].append(name)
+        note_alias(b, source, "aliases.en")
+
+
 # akc-names.tsv: each AKC name that differs from its breed's catalogue names is an English alias of that breed.
-for line in open(args.akc_names, encoding="utf-8"):
-    if line.startswith("#") or not line.strip():
-        continue
-    akc_name, breed_id = line.rstrip("\n").split("\t")
+for akc_name, breed_id in name_rows(args.akc_names):
     assert akc_name in akc, f"akc-names.tsv: {akc_name!r} is not in akc-data-latest.csv"
     assert breed_id in by_id, f"akc-names.tsv: no breed {breed_id!r}"
-    b = by_id[breed_id]
-    if key(akc_name) not in {key(x) for x in [b["name"]["en"]] + b["aliases"]["en"]}:
-        b["aliases"]["en"].append(akc_name)
-        fields = b["sources"].setdefault("akc", [])
-        if "aliases.en" not in fields:
-            fields.append("aliases.en")
+    add_english_alias(by_id[breed_id], akc_name, "akc")
 
-# ---------------------------------------------------------------- the FCI's names in its other languages
 # fci-names-de-fr-es.tsv: each German, French or Spanish name that differs from its breed's catalogue names is an
 # alias of every variety of that FCI standard ("Berner Sennenhund", "Teckel", "Berger Allemand").
-for line in open(args.fci_names, encoding="utf-8"):
-    if line.startswith("#") or not line.strip():
-        continue
-    number_, *foreign = line.rstrip("\n").split("\t")
+for number_, *foreign in name_rows(args.fci_names):
     for b in by_number.get(int(number_), []):
         known = {key(x) for x in [b["name"]["en"], b["name"]["cs"] or ""] + b["aliases"]["en"] + b["aliases"]["cs"] + b["aliases"]["fci"]}
         for name in foreign:
@@ -583,28 +592,18 @@ for line in open(args.fci_names, encoding="utf-8"):
             if name and key(name) not in known:
                 known.add(key(name))
                 b["aliases"]["fci"].append(name)
-                fields = b["sources"].setdefault("fci-languages", [])
-                if "aliases.fci" not in fields:
-                    fields.append("aliases.fci")
+                note_alias(b, "fci-languages", "aliases.fci")
 
-# ---------------------------------------------------------------- the names people use
 # other-names.tsv: a nickname or other name of a breed, as its source's description of that breed says it ("commonly
 # known as the Westie"); checked to occur there, and added to every catalogue breed named as the source names it.
-for line in open(args.other_names, encoding="utf-8"):
-    if line.startswith("#") or not line.strip():
-        continue
-    source, breed, name = line.rstrip("\n").split("\t")
+for source, breed, name in name_rows(args.other_names):
     rows = {"wikipedia": wiki, "akc": akc}[source]
     assert breed in rows, f"other-names.tsv: no {breed!r} in the {source} table"
     assert name.lower() in rows[breed]["description"].lower(), f"other-names.tsv: {name!r} is not in {source}'s {breed!r}"
     named = [b for b in breeds if key(breed) in {key(x) for x in [b["name"]["en"]] + b["aliases"]["en"] + b["aliases"]["fci"]}]
     assert named, f"other-names.tsv: no catalogue breed is called {breed!r}"
     for b in named:
-        if key(name) not in {key(x) for x in [b["name"]["en"]] + b["aliases"]["en"]}:
-            b["aliases"]["en"].append(name)
-            fields = b["sources"].setdefault("other-names", [])
-            if "aliases.en" not in fields:
-                fields.append("aliases.en")
+        add_english_alias(b, name, "other-names")
 
 # ---------------------------------------------------------------- the bundled models' other classes
 for r in table(args.more_classes, delimiter="\t"):
