@@ -424,16 +424,21 @@ case "calibrate":
     try! ModelFile.replacingDescription(of: file, with: description, to: url)
 
 case "int8-temperatures":
-    // int8-temperatures MODEL DATASET SPLIT [--threads T]: the 8-bit temperatures (`Int8Temperatures`) of a trained
-    // model, fitted on the photos its training held out: the split `dedog train DATASET --split SPLIT` made with the
-    // seed in the model's training record. Written into the model file, every tensor as stored.
+    // int8-temperatures MODEL DATASET SPLIT [--validation-split FILE] [--threads T]: the 8-bit temperatures
+    // (`Int8Temperatures`) of a trained model, fitted on the photos its training held out: the split `dedog train
+    // DATASET --split SPLIT [--validation-split FILE]` made with the seed in the model's training record (the bundled
+    // models name their validation split: scripts/train-default-model). Written into the model file, every tensor as
+    // stored.
     let args = CommandLine.arguments
-    guard args.count >= 5 else { print("usage: dedog-bench int8-temperatures MODEL DATASET SPLIT [--threads T]"); exit(64) }
+    guard args.count >= 5 else { print("usage: dedog-bench int8-temperatures MODEL DATASET SPLIT [--validation-split FILE] [--threads T]"); exit(64) }
     let url = URL(fileURLWithPath: args[2])
     let file = try! SafeTensors(contentsOf: url)
     let model = try! Model(tensors: file, precision: .int8)
     var configuration = TrainConfiguration(dataset: URL(fileURLWithPath: args[3]), baseModel: url, output: url)
     configuration.split = URL(fileURLWithPath: args[4])
+    if let i = args.firstIndex(of: "--validation-split"), i + 1 < args.count {
+        configuration.validationSplit = URL(fileURLWithPath: args[i + 1])
+    }
     configuration.options.seed = UInt64(model.specification.training?["seed"] ?? "") ?? configuration.options.seed
     let dataset = try! Dataset(root: configuration.dataset)
     let validation = try! TrainingSplit(dataset: dataset, configuration: configuration).validation

@@ -150,12 +150,13 @@ struct ByteEncoding: Sendable, Equatable {
     /// One per channel, or one for the tensor.
     let scales: [Float]
     let zeros: [Int]
-    /// The largest byte: every tensor is in 8 bits, whichever kernels run (`KernelSet`).
-    let top = 255
+    /// The largest byte: 255, or 127 for a tensor in 7 bits (what `vpmaddubsw` multiplies by 8-bit weights without
+    /// saturating: see `QuantizedNetwork`).
+    let top: Int
 
     /// A channel that hardly varies (one ReLU keeps at 0 on every photo) gets at least a thousandth of the widest
     /// channel's range, so that no store scale explodes.
-    init(_ ranges: [ClosedRange<Float>]) {
+    init(_ ranges: [ClosedRange<Float>], top: Int = 255) {
         var scales: [Float] = [], zeros: [Int] = []
         let widest = ranges.map { max($0.upperBound, 0) - min($0.lowerBound, 0) }.max() ?? 0
         for range in ranges {
@@ -166,6 +167,7 @@ struct ByteEncoding: Sendable, Equatable {
         }
         self.scales = scales
         self.zeros = zeros
+        self.top = top
     }
 
     var isPerTensor: Bool { scales.count == 1 }

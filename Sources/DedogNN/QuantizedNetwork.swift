@@ -12,7 +12,7 @@ public enum Precision: String, CaseIterable, Sendable, CustomStringConvertible {
     public var description: String { rawValue }
 
     /// What runs when nobody says: int8 on every set, so that every CPU gives the same answers: every set computes
-    /// the same integers (VNNI's `vpdpbusd`, AVX2's `vpmaddubsw` on signed inputs, the portable build's pairs of
+    /// the same integers (VNNI's `vpdpbusd`, AVX2's `vpmaddubsw` on one 7-bit operand, the portable build's pairs of
     /// 16-bit products), each faster than its floats (the portable one about as fast on x86-64's SSE2), top-1
     /// within 0.3 points of fp32 (docs/performance.md). The same for every `kernels`; kept as the one place that
     /// says so.
@@ -61,16 +61,24 @@ struct QuantizedNetwork: Sendable {
         }
     }
 
-    /// `threads`: how many threads quantize the layers. Every layer has 8-bit weights and inputs, whichever kernels
-    /// run it: every set computes the same integers (`KernelSet`), so every CPU gives the same answers.
+    /// `threads`: how many threads quantize the layers.
+    ///
+    /// Every layer has one operand in 7 bits, on every set: 7-bit weights (±63) where the input has 8 bits (the
+    /// stem on pixel bytes, the expansions, the head), 7-bit inputs (bytes up to 127) where the weights keep 8 bits
+    /// (the depthwise layers and the projections, whose inputs are the stem's or an expansion's outputs and the
+    /// depthwise layers'; 7-bit weights cost those most). `vpmaddubsw` adds two products of an unsigned and a signed
+    /// byte in 16 bits: 2 · 255 · 63 and 2 · 127 · 127 fit, 2 · 255 · 127 does not. So AVX2 and AVX-512 multiply
+    /// every layer with one plain `vpmaddubsw`, as ONNX Runtime's u8s8 kernels do, but without their saturation;
+    /// the VNNI and portable sets sum the same integers: every CPU gives the same answers (`int8IsTheSameOnEverySet`).
+    /// Top-1 on the restored test photos: docs/performance.md (issue 69).
     init(stem: StemConvolution, input: InputDescription, blocks floatBlocks: [BlockWeights], head floatHead: PointwiseWeights,
          ranges: ActivationRanges, threads: Int) throws(ModelError) {
         var encodings: [String: ByteEncoding] = [:]
-        func encoding(_ name: String) throws(ModelError) -> ByteEncoding {
+        func encoding(_ name: String, feedsDepthwiseOrProjection: Bool = false) throws(ModelError) -> ByteEncoding {
             guard let range = ranges.ranges(name) else {
                 throw .badInput(detail: "8-bit network: no activation range for \(name)")
             }
-            let e = ByteEncoding(range)
+            let e = ByteEncoding(range, top: feedsDepthwiseOrProjection ? 127 : 255)
             encodings[name] = e
             return e
         }
@@ -82,16 +90,16 @@ struct QuantizedNetwork: Sendable {
             let expand: (weights: PointwiseWeights, output: ByteEncoding)?
             let input: ByteEncoding, middle: ByteEncoding, output: ByteEncoding
         }
-        var current = try encoding("stem")
+        var current = try encoding("stem", feedsDepthwiseOrProjection: floatBlocks.first?.expand == nil)
         byteStem = QuantizedStem.fits(stem, input: input) && current.isPerTensor
-            ? try QuantizedStem(stem, input: input, output: current) : nil  // pixel bytes
+            ? try QuantizedStem(stem, input: input, output: current, weightLimit: Self.weightLimit(inputTop: 255)) : nil  // pixel bytes
         var layers: [Layers] = []
         for block in floatBlocks {
             let name = block.spec.name
             let expand = try block.expand.map { e throws(ModelError) in
-                (weights: e, output: try encoding(name + ".expand"))
+                (weights: e, output: try encoding(name + ".expand", feedsDepthwiseOrProjection: true))
             }
-            let middle = try encoding(name + ".depthwise"), output = try encoding(name)
+            let middle = try encoding(name + ".depthwise", feedsDepthwiseOrProjection: true), output = try encoding(name)
             layers.append(Layers(weights: block, expand: expand, input: current, middle: middle, output: output))
             current = output
         }
@@ -159,11 +167,15 @@ struct QuantizedNetwork: Sendable {
         }
     }
 
+    /// The weights' limit of a layer whose inputs reach `inputTop`: 7 bits where the input has 8, so that every
+    /// layer has one 7-bit operand (see `init`).
+    static func weightLimit(inputTop: Int) -> Int { inputTop > 127 ? 63 : 127 }
+
     static func pointwise(_ layer: PointwiseWeights, input: ByteEncoding, output: Output) throws(ModelError) -> QuantizedPointwise {
         let (store, scales) = store(output, channels: layer.outChannels)
         let (inputScales, inputZeros) = input.perChannel(layer.inChannels)
         return try QuantizedPointwise(quantizing: layer, inputScale: inputScales, inputZero: inputZeros, outputScale: scales,
-                                      store: store, inputMax: input.top)
+                                      store: store, weightLimit: weightLimit(inputTop: input.top), inputMax: input.top)
     }
 
     static func depthwise(_ layer: DepthwiseConvolution, input: ByteEncoding, output: ByteEncoding) throws(ModelError) -> QuantizedDepthwise {
@@ -177,8 +189,8 @@ struct QuantizedNetwork: Sendable {
         // layers; kept tap-major as floats, as the kernels read them. A channel whose bias dwarfs its weights
         // (BatchNorm folded into a filter near zero) gets a coarser scale, so that its bias stays within the 2^23 that
         // keeps the float sums exact. Rows of the tap-major weights are read in order: no gathering per channel.
-        // L = 127: within ±127, as AVX2's signed byte product needs (`DEDOG_DOT4_SGN`).
-        let limit: Float = 127
+        // L = 127 for the 7-bit inputs every network gives them, 63 for an input in 8 bits (`weightLimit`).
+        let limit = Float(weightLimit(inputTop: input.top))
         var top = [Float](repeating: 0, count: c), weightScale = [Float](repeating: 1, count: c)
         layer.tapWeights.withUnsafeBufferPointer { w in
             for t in 0..<taps { for channel in 0..<c { top[channel] = max(top[channel], abs(w[t * c + channel])) } }

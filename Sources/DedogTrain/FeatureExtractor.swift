@@ -16,8 +16,9 @@ public final class FeatureExtractor {
 
     /// Backbone `b`'s identity for cache keys: its tensors' names (after its prefix) and bytes, and its
     /// input; not its heads. The same backbone has the same fingerprint in every file that holds it.
-    /// With `precision` int8 and activation ranges, features come from the 8-bit layers: the ranges join the key
-    /// (the layers are the same for every kernel set, which compute them exactly).
+    /// With `precision` int8 and activation ranges, features come from the 8-bit layers: the ranges join the key,
+    /// and how the layers are made (since issue 69, one operand of each in 7 bits; the same for every kernel set,
+    /// which compute them exactly).
     public static func fingerprint(of tensors: SafeTensors, model: ModelDescription, backbone b: Int,
                                    input: InputDescription? = nil, precision: Precision = .fp32) -> String {
         var hash = ContentHash()
@@ -31,7 +32,7 @@ public final class FeatureExtractor {
         hash.update("\(p.resizeShorterSide) \(p.cropSize) \(p.mean) \(p.std) \(backbone.batchNormEpsilon)"
                     + (p.fit == .crop ? "" : " \(p.fit.rawValue)"))
         if precision == .int8, let ranges = backbone.activationRanges {
-            hash.update("int8 \(ranges.method) " + ranges.ranges.keys.sorted().map { "\($0) \(ranges.ranges[$0] ?? [])" }.joined(separator: " "))
+            hash.update("int8 one-7-bit-operand \(ranges.method) " + ranges.ranges.keys.sorted().map { "\($0) \(ranges.ranges[$0] ?? [])" }.joined(separator: " "))
         }
         return String(hash.hex.prefix(16))
     }

@@ -148,7 +148,7 @@ enum BundledModel {
     /// Every set runs the same 8-bit layers to the same integers and stores them alike, so a model answers alike on
     /// every CPU (issue 69): each backbone's 8-bit features of its golden input are the same bits on every set this
     /// CPU runs as on the portable one, on one and two threads. (AVX2 once ran layers of its own, one operand in 7
-    /// bits, and named a photo near a threshold otherwise than the VNNI sets.)
+    /// bits, and named a photo near a threshold otherwise than the VNNI sets; now every set runs those layers.)
     @Test(arguments: ["efficientnet-lite0", "efficientnet-lite1", "efficientnet-lite2"])
     func int8IsTheSameOnEverySet(_ architecture: String) throws {
         let url = SharedData.packageRoot.appendingPathComponent("models/\(architecture)-imagenet.safetensors")

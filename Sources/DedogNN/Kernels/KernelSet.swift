@@ -5,8 +5,9 @@ import Foundation
 /// path can be tried and tested on one machine. Weights are packed once, in one layout (panels of
 /// `DEDOG_PANEL` outputs) that every set reads, so a model's packed weights do not depend on the set chosen.
 /// The VNNI sets run the float kernels of AVX2 and AVX-512 and multiply bytes with `vpdpbusd`; AVX2 and AVX-512
-/// multiply bytes with `vpmaddubsw` on inputs less 128, their sign moved onto the weights (`vpsignb`), which sums the
-/// same integers. Every set runs the same 8-bit layers to the same bytes: a model answers alike on every CPU.
+/// multiply bytes with `vpmaddubsw`, which the layers a network makes let them do exactly, one operand of each in 7
+/// bits (`QuantizedNetwork`); layers with both operands in 8 bits they run on inputs less 128, their sign moved onto
+/// the weights (`vpsignb`). Every set runs the same 8-bit layers to the same bytes: a model answers alike on every CPU.
 public enum KernelSet: String, CaseIterable, Sendable, CustomStringConvertible {
     case portable
     case avx2
@@ -53,7 +54,7 @@ public enum KernelSet: String, CaseIterable, Sendable, CustomStringConvertible {
     public var byteMultiply: String {
         switch self {
         case .portable: "portable"
-        case .avx2, .avx512: "vpmaddubsw on signed inputs"
+        case .avx2, .avx512: "vpmaddubsw"
         case .avxVnni: "AVX-VNNI vpdpbusd"
         case .avx512Vnni: "AVX-512 VNNI vpdpbusd"
         }

@@ -17,8 +17,8 @@ public struct QuantizedDepthwise: Sendable {
     let scale: [Float]
     /// The same weights, biases and scales in the byte dot product kernels' layout (`dedog_qdepthwise_pack`).
     let packed: AlignedBytes
-    /// The largest input byte the layer takes: 255 for every layer a network makes (`ByteEncoding.top`); the kernel
-    /// tests make layers for inputs up to 127 too, which AVX2's `vpmaddubsw` multiplies without its signed build.
+    /// The largest input byte the layer takes: 255, or 127 for an input in 7 bits (`ByteEncoding.top`), which
+    /// AVX2's `vpmaddubsw` multiplies by 8-bit weights without its signed build.
     public let inputMax: Int
 
     /// The largest kernel whose integer sums stay below 2^24, where floats hold every integer exactly.

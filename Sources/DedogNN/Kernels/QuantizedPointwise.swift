@@ -57,8 +57,8 @@ public struct QuantizedPointwise: Sendable {
     /// `dedog_qpointwise_pack`'s layout: per panel of 16 outputs, the header (biases, scales, zero points, the
     /// residual's encoding), then weight bytes.
     let packed: AlignedBytes
-    /// The largest input byte the layer takes: 255 for every layer a network makes (`ByteEncoding.top`); the kernel
-    /// tests make layers for inputs up to 127 too, which AVX2's `vpmaddubsw` multiplies without its signed build.
+    /// The largest input byte the layer takes: 255, or 127 for an input in 7 bits (`ByteEncoding.top`), which
+    /// AVX2's `vpmaddubsw` multiplies by 8-bit weights without its signed build.
     public let inputMax: Int
 
     /// `weight` is [outChannels × inChannels] in −127…127, `bias` (nil: zeros; |bias| ≤ 2^30) the int32 biases at
@@ -105,7 +105,7 @@ public struct QuantizedPointwise: Sendable {
     /// `layer`'s weights and biases quantized and packed in one pass at load (`dedog_qpointwise_quantize`, or
     /// `dedog_qpointwise_quantize_rows` from the file's weights: the same bytes), for inputs encoded per channel
     /// (`inputScale`, `inputZero`: one per input channel), stored as `store` says at `outputScale` (one per output
-    /// channel; 1 for floats), with weights within ±`weightLimit` (127, or 63: see `KernelSet.pairsSevenBitOperands`)
+    /// channel; 1 for floats), with weights within ±`weightLimit` (127, or 63 for 8-bit inputs: see `QuantizedNetwork.init`)
     /// and inputs up to `inputMax`.
     init(quantizing layer: PointwiseWeights, inputScale: [Float], inputZero: [Int], outputScale: [Float],
          store: Store, weightLimit: Int = 127, inputMax: Int = 255) throws(ModelError) {

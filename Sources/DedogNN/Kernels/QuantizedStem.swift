@@ -42,7 +42,7 @@ public struct QuantizedStem: Sendable {
 
     /// `stem`'s float weights ([32 × 3 × 3 × 3], in units of the normalised input) made to multiply pixel bytes, for
     /// outputs stored in `output` (its ReLU6 as the clamp), with weights within ±`weightLimit` (127, or 63: see
-    /// `KernelSet.pairsSevenBitOperands`).
+    /// `QuantizedNetwork.init`).
     init(_ stem: StemConvolution, input: InputDescription, output: ByteEncoding, weightLimit: Int = 127) throws(ModelError) {
         guard Self.fits(stem, input: input), output.isPerTensor, output.scale.isFinite, output.scale > 0 else {
             throw .badInput(detail: "8-bit stem: needs a 3×3 stride-2 stem of 32 channels, byte means and a per-tensor encoding")
