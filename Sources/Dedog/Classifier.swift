@@ -194,10 +194,10 @@ public final class Classifier: Sendable {
             .map { ($0.place.location(in: image, zoomed: false), $0.score) }
     }
 
-    /// The dogs the model's detector finds in the photo, best first, from the maps of its backbone's view that is
-    /// not mirrored; none without a detector.
-    func detectedDogs(_ pyramid: PyramidMaps?, image: RGBImage) throws(ClassifierError) -> [DogPlace] {
-        try placed(pyramid, image: image) { detector, maps throws(ModelError) in try detector.detect(maps) }.map(\.place)
+    /// The dogs the model's detector finds in the photo, best first, with their scores, from the maps of its
+    /// backbone's view that is not mirrored; none without a detector.
+    func detectedDogs(_ pyramid: PyramidMaps?, image: RGBImage) throws(ClassifierError) -> [(place: DogPlace, score: Float)] {
+        try placed(pyramid, image: image) { detector, maps throws(ModelError) in try detector.detect(maps) }
     }
 
     /// What `find` finds with the model's detector in `pyramid`, placed in the photo `image`; none without a
@@ -313,11 +313,12 @@ public final class Classifier: Sendable {
     }
 
     /// The verdict and ranking for one image from each backbone's pooled features (`features[b]`: that backbone's
-    /// views, [views × 1280]), with this classifier's thresholds.
-    @_spi(Benchmarks) public func decide(features: [[Float]], top: Int) throws(ClassifierError) -> Classification {
+    /// views, [views × 1280]), with this classifier's thresholds; `detectorScore` is the detector's best box in the
+    /// photo (nil: none found, or not looked for).
+    @_spi(Benchmarks) public func decide(features: [[Float]], top: Int, detectorScore: Float? = nil) throws(ClassifierError) -> Classification {
         do {
             return Classification(try model.decide(features: features, top: top, thresholds: decision,
-                                                   precision: configuration.precision.engine))
+                                                   precision: configuration.precision.engine, detectorScore: detectorScore))
         } catch {
             throw .model(error)
         }

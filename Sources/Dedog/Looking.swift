@@ -23,6 +23,15 @@ extension Classifier {
     }
 }
 
+extension Classifier {
+    /// The whole photo's answer as `looks(at:)` first makes it, before any closer look, and the detector's best box's
+    /// score (nil: no box, or no detector) — what `SeenDogRule` weighs (`DedogBench seen-dog` chooses it).
+    @_spi(Benchmarks) public func wholeLook(at image: RGBImage, top: Int) throws(ClassifierError) -> (answer: Classification, detector: Float?) {
+        let photo = try PhotoLook(self, image: image, top: top, decodeAgain: nil)
+        return (photo.whole, photo.bestScore)
+    }
+}
+
 /// One photo being looked at: its views' features, the whole photo's answer and the dogs the detector found, with
 /// the steps `Classifier.looks(at:)` takes.
 struct PhotoLook {
@@ -34,8 +43,9 @@ struct PhotoLook {
     let maps: [FeatureMaps]
     /// The whole photo's answer, without a location.
     let whole: Classification
-    /// The detector's dogs, best first (none without a detector).
+    /// The detector's dogs, best first (none without a detector), and the best one's score.
     let detected: [DogPlace]
+    let bestScore: Float?
     let larger: Classifier.LargerPhoto?
 
     init(_ classifier: Classifier, image: RGBImage, top: Int,
@@ -43,8 +53,9 @@ struct PhotoLook {
         (self.classifier, self.image, self.top) = (classifier, image, top)
         let seen = try classifier.views(of: image, maps: true)
         (features, maps) = (seen.features, seen.maps)
-        whole = try classifier.decide(features: features, top: top)
-        detected = try classifier.detectedDogs(seen.pyramid, image: image)
+        let found = try classifier.detectedDogs(seen.pyramid, image: image)
+        (detected, bestScore) = (found.map(\.place), found.first?.score)
+        whole = try classifier.decide(features: features, top: top, detectorScore: bestScore)
         larger = decodeAgain.map(Classifier.LargerPhoto.init)
     }
 

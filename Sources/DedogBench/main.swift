@@ -337,6 +337,16 @@ case "set-cat-rule":
     // fitted (the JSON of `CatRule`).
     setDecisionRule(CatRule.self, \.cat)
 
+case "set-seen-dog-rule":
+    // set-seen-dog-rule MODEL RULE.json|none: the same for `decision.seenDog`, the rule
+    // scripts/experiments/seen_dog_rule.py chose (the JSON of `SeenDogRule`).
+    setDecisionRule(SeenDogRule.self, \.seenDog)
+
+case "seen-dog":
+    // seen-dog MODEL LIST [--threads T]: what the seen-dog rule weighs, a JSON line per photo (see SeenDog.swift).
+    try! seenDogStudy(model: URL(fileURLWithPath: CommandLine.arguments[2]), list: URL(fileURLWithPath: CommandLine.arguments[3]),
+                      threads: option("--threads", 2))
+
 case "set-kind-rule":
     // set-kind-rule MODEL RULE.json|none: the same for `decision.kind`, the rule scripts/experiments/kind_of_dog.py
     // fitted (the JSON of `KindRule`); every breed label also gets its kind (`Label.kind`) from the bundled catalogue.

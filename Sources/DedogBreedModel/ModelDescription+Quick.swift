@@ -101,9 +101,17 @@ extension DecisionThresholds {
               let vote = JSONValue.optional(o["breedVote"], BreedVote.init(quickly:)),
               let unknown = JSONValue.optional(o["unknownBreed"], UnknownBreedRule.init(quickly:)),
               let cat = JSONValue.optional(o["cat"], CatRule.init(quickly:)),
-              let kind = JSONValue.optional(o["kind"], KindRule.init(quickly:)) else { return nil }
+              let kind = JSONValue.optional(o["kind"], KindRule.init(quickly:)),
+              let seen = JSONValue.optional(o["seenDog"], SeenDogRule.init(quickly:)) else { return nil }
         self.init(noDogBelow: noDog, unsureBelow: unsure, unsureMargin: margin, otherBreedBelow: other, breedVote: vote,
-                  unknownBreed: unknown, cat: cat, kind: kind)
+                  unknownBreed: unknown, cat: cat, kind: kind, seenDog: seen)
+    }
+}
+
+extension SeenDogRule {
+    init?(quickly value: JSONValue) {
+        guard let o = value.object, let detector = o["detectorFrom"]?.float, let breed = o["breedFrom"]?.float else { return nil }
+        self.init(detectorFrom: detector, breedFrom: breed)
     }
 }
 

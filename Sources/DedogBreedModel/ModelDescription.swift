@@ -350,6 +350,9 @@ public struct ModelDescription: Codable, Sendable, Equatable {
         if let problem = decision.kind?.problem() {
             throw .invalidValue(file: file, field: "decision.kind." + problem.field, value: problem.value, requirement: problem.requirement)
         }
+        if let problem = decision.seenDog?.problem() {
+            throw .invalidValue(file: file, field: "decision.seenDog." + problem.field, value: problem.value, requirement: problem.requirement)
+        }
         if let problem = decision.unknownBreed?.problem() {
             throw .invalidValue(file: file, field: "decision.unknownBreed." + problem.field, value: problem.value,
                                 requirement: problem.requirement)
