@@ -110,8 +110,9 @@ extension DecisionThresholds {
 
 extension SeenDogRule {
     init?(quickly value: JSONValue) {
-        guard let o = value.object, let detector = o["detectorFrom"]?.float, let breed = o["breedFrom"]?.float else { return nil }
-        self.init(detectorFrom: detector, breedFrom: breed)
+        guard let o = value.object, let detector = o["detectorFrom"]?.float, let breed = o["breedFrom"]?.float,
+              let share = o["dogShareFrom"]?.float else { return nil }
+        self.init(detectorFrom: detector, breedFrom: breed, dogShareFrom: share)
     }
 }
 

@@ -371,6 +371,9 @@ extension Breed {
         // neither measured, so it says neither (the kind would be said with no word on how often it is right).
         decision.unknownBreed = nil
         decision.kind = nil
+        // The seen-dog rule weighs the base's breed probabilities against its own "no dog" threshold, both of which
+        // a new head changes: unchosen for the new model, it is left out.
+        decision.seenDog = nil
         // The cat rule reads the backbones' features alone: a base's rule is kept when the model is that base's
         // backbones (one base, whose rule has a row for each); a row count that differs drops it.
         if decision.cat?.weights.count != fits.count { decision.cat = nil }

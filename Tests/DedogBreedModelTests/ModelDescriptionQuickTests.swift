@@ -89,7 +89,7 @@ import DedogTestSupport
                                 decision: DecisionThresholds(noDogBelow: 0.3, unsureBelow: 0.45, unsureMargin: 0.15,
                                                              otherBreedBelow: 0.5, breedVote: BreedVote(), unknownBreed: unknown,
                                                              cat: cat, kind: KindRule(groupFrom: 0.7, sectionFrom: 0.6),
-                                                             seenDog: SeenDogRule(detectorFrom: 0.4, breedFrom: 0.9)),
+                                                             seenDog: SeenDogRule(detectorFrom: 0.4, breedFrom: 0.9, dogShareFrom: 0.2)),
                                 combinedTemperature: 1.1, int8CombinedTemperature: 1.2, training: ["k": "v"],
                                 confirmedPhotos: [ConfirmedPhoto(label: "n0-a", photo: "x.jpg", fingerprint: "f", added: "t")],
                                 detector: DetectorDescription(backbone: 0, architecture: backbone.architecture, channels: 16, blocks: 2,

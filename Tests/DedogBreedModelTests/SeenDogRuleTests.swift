@@ -7,14 +7,15 @@ import DedogTestSupport
 /// A dog the detector finds and whose breed the breed heads are sure of is not "no dog" for the ImageNet heads'
 /// share alone (`SeenDogRule`, issue 70): its place in the verdict, in `Model.decide`, and the file's checks.
 @Suite struct SeenDogRuleTests {
-    static let rule = SeenDogRule(detectorFrom: 0.4, breedFrom: 0.9)
+    static let rule = SeenDogRule(detectorFrom: 0.4, breedFrom: 0.9, dogShareFrom: 0.2)
     static let cat = CatRule(weights: [[1]], bias: 0, from: 0.5)
 
-    /// Under the heads' "no dog" threshold, a detected dog of a sure breed is named; a weaker box, a less sure
-    /// breed, no box, or no rule leave "no dog"; a cat stays "no dog" whatever the detector says.
+    /// Under the heads' "no dog" threshold, a detected dog of a sure breed with enough of the heads' mass on dogs is
+    /// named; a weaker box, a less sure breed, a smaller share on dogs (a coyote's), no box, or no rule leave
+    /// "no dog"; a cat stays "no dog" whatever the detector says.
     @Test func aDogTheDetectorSeesOfASureBreedIsADog() {
         let t = DecisionThresholds(noDogBelow: 0.3, unsureBelow: 0.45, unsureMargin: 0.15, cat: Self.cat, seenDog: Self.rule)
-        func verdict(dog: Float = 0.1, top: Float = 0.95, detector: Float?, cat: Float? = nil, in thresholds: DecisionThresholds = t) -> Verdict {
+        func verdict(dog: Float = 0.25, top: Float = 0.95, detector: Float?, cat: Float? = nil, in thresholds: DecisionThresholds = t) -> Verdict {
             thresholds.verdict(dogProbability: dog, top: top, second: 0.02, topNonDog: 0.5, catScore: cat, detectorScore: detector)
         }
         #expect(verdict(detector: 0.4) == .dog)
@@ -22,6 +23,8 @@ import DedogTestSupport
         #expect(verdict(detector: 0.39) == .noDog, "a box under detectorFrom")
         #expect(verdict(top: 0.89, detector: 0.9) == .noDog, "a breed not sure enough")
         #expect(verdict(detector: nil) == .noDog, "no box")
+        #expect(verdict(dog: 0.2, detector: 0.9) == .dog, "at the share threshold")
+        #expect(verdict(dog: 0.19, detector: 0.9) == .noDog, "too little of the heads' mass on dogs")
         #expect(verdict(detector: 0.9, cat: 0.5) == .noDog, "the cat rule still sees a cat")
         var without = t
         without.seenDog = nil
@@ -43,7 +46,7 @@ import DedogTestSupport
         let plain = try model.decide(features: features, top: 3, thresholds: thresholds, precision: .fp32, detectorScore: 0.9)
         try #require(plain.verdict == .noDog, "the fixture must start from no dog")
         var passes = thresholds
-        passes.seenDog = SeenDogRule(detectorFrom: 0.5, breedFrom: .leastNonzeroMagnitude)
+        passes.seenDog = SeenDogRule(detectorFrom: 0.5, breedFrom: .leastNonzeroMagnitude, dogShareFrom: .leastNonzeroMagnitude)
         let seen = try model.decide(features: features, top: 3, thresholds: passes, precision: .fp32, detectorScore: 0.9)
         #expect(seen.verdict != .noDog)
         #expect(seen.breeds == plain.breeds)
@@ -63,6 +66,7 @@ import DedogTestSupport
         let detector = ["decision", "seenDog", "detectorFrom"], breed = ["decision", "seenDog", "breedFrom"]
         try UnknownBreedTests.expectRefused(url, [(detector, 0 as Any, "decision.seenDog.detectorFrom"),
                                                   (breed, 1.5 as Any, "decision.seenDog.breedFrom"),
-                                                  (breed, -0.1 as Any, "decision.seenDog.breedFrom")])
+                                                  (breed, -0.1 as Any, "decision.seenDog.breedFrom"),
+                                                  (["decision", "seenDog", "dogShareFrom"], 0 as Any, "decision.seenDog.dogShareFrom")])
     }
 }

@@ -180,14 +180,16 @@ import DedogTestSupport
         #expect(EnsembleFit([fits[0]], validation: validation, classes: 3).temperature == nil, "one backbone needs none")
 
         // "Not one of my breeds": the 5 % quantile of the photos' similarity to their predicted breed's prototype.
-        // A base's rules fitted on its own heads (the bundled models' unknown-breed and kind rules) are not kept.
+        // A base's rules fitted on its own heads (the bundled models' unknown-breed, kind and seen-dog rules) are not
+        // kept.
         var base = DecisionThresholds()
         base.unknownBreed = UnknownBreedRule(signals: [.p1], mean: [0.5], scale: [0.25], weights: [1], bias: 0, below: 0,
                                              carefulBelow: 0.5)
         base.kind = KindRule(groupFrom: 0.8)
+        base.seenDog = SeenDogRule(detectorFrom: 0.3, breedFrom: 0.8, dogShareFrom: 0.26)
         let thresholds = ThresholdFit(base: base, fits: fits, ensemble: ensemble, validation: validation,
                                       crossValidated: false, otherBreedShare: 0.05)
-        #expect(thresholds.decision.unknownBreed == nil && thresholds.decision.kind == nil)
+        #expect(thresholds.decision.unknownBreed == nil && thresholds.decision.kind == nil && thresholds.decision.seenDog == nil)
         let similarities = ensemble.common.enumerated().map { row, i -> Float in
             let scores = Array(ensemble.combined[(row * 3)..<((row + 1) * 3)])
             let predicted = scores.indices.max { scores[$0] < scores[$1] }!
