@@ -133,6 +133,35 @@ import DedogCatalogue
         }
     }
 
+    /// The breeds the AKC alone recognises are breeds of their own, which no bundled model knows: a user teaches them
+    /// under their names (issue 72: the Boykin Spaniel needed `--new-breed`).
+    @Test(arguments: [("Boykin Spaniel", "boykin-spaniel"), ("rat terrier", "rat-terrier"), ("Chinook", "chinook")])
+    func theAKCsOwnBreedsAreBreedsOfTheirOwn(_ name: String, _ id: String) throws {
+        let breed = try #require(catalogue.match(className: name).breed, "\(name)")
+        #expect(breed.id == id && breed.fci == nil && !breed.bundledModel, "\(name): \(breed.id)")
+        #expect(breed.fciNote == "recognised by the American Kennel Club, not by the FCI")
+    }
+
+    /// Every breed of the AKC's table (../shared/breed-facts/akc-data-latest.csv, its first column) is found by its
+    /// AKC name, as `learn --breed` matches a name; the one AKC name of two FCI breeds names exactly those.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: SharedData.breedFacts.appendingPathComponent("akc-data-latest.csv").path),
+                   "../shared/breed-facts is absent: the AKC's table is not checked"))
+    func everyAKCBreedIsFoundByItsAKCName() throws {
+        let table = SharedData.breedFacts.appendingPathComponent("akc-data-latest.csv")
+        // The first field of each row after the header; a name with a comma would be quoted.
+        let names = try String(contentsOf: table, encoding: .utf8).split(separator: "\n").dropFirst().compactMap { line -> String? in
+            line.hasPrefix("\"") ? line.dropFirst().split(separator: "\"", maxSplits: 1).first.map(String.init)
+                : line.split(separator: ",", maxSplits: 1).first.map(String.init)
+        }
+        #expect(names.count == 277)
+        for name in names {
+            switch catalogue.match(className: name) {
+            case .breed, .ambiguous: continue
+            case .unknown: Issue.record("\(name) names no breed")
+            }
+        }
+    }
+
     /// The AKC's names for FCI breeds (scripts/catalogue/akc-names.tsv) name their breeds, as `learn --breed` matches
     /// a name; a name the AKC gives two FCI breeds is ambiguous between exactly those.
     @Test func theAKCsNamesNameTheirBreeds() throws {

@@ -259,6 +259,13 @@ def size_category(weight, height):
     return None
 
 
+def name_rows(path):
+    """The tab-separated rows of a names table beside this script, without its # comments and blank lines."""
+    for line in open(path, encoding="utf-8"):
+        if not line.startswith("#") and line.strip():
+            yield line.rstrip("\n").split("\t")
+
+
 def table(path, delimiter=","):
     with open(path, encoding="utf-8") as f:
         return list(csv.DictReader((l for l in f if not l.startswith("#")), delimiter=delimiter))
@@ -427,6 +434,21 @@ for english in ["American Pit Bull Terrier"]:
     b = entry(english, fci_note="not recognised by the FCI", w=w, origin=w["origin"])
     b["sources"].setdefault("wikipedia", []).append("origin")
 
+# ---------------------------------------------------------------- breeds the AKC recognises and the FCI does not
+# (issue 72: the Boykin Spaniel could be taught only as a new breed). Every AKC breed that is no catalogue breed by
+# name and has no row in akc-names.tsv (which joins the AKC's names to the FCI's breeds): the AKC's facts, Wikipedia's
+# origin; no Czech table names them, so their Czech pages use the English name.
+have = {key(b["name"]["en"]) for b in breeds} | {key(x) for b in breeds for x in b["aliases"]["en"]}
+joined = {key(name) for name, _ in name_rows(args.akc_names)}
+for a_name in sorted(akc):
+    if key(a_name) in have or key(a_name) in joined:
+        continue
+    w = wiki.get(a_name)
+    b = entry(a_name, fci_note="recognised by the American Kennel Club, not by the FCI", a=akc[a_name],
+              ai=akc_info.get(a_name), w=w, origin=w["origin"] if w and w.get("origin") else None)
+    if b["origin"]:
+        b["sources"].setdefault("wikipedia", []).append("origin")
+
 # ---------------------------------------------------------------- crosses
 by_id = {b["id"]: b for b in breeds}
 crosses = {}
@@ -555,13 +577,6 @@ for b in breeds:
             note(source, "aliases.cs")
 
 # ---------------------------------------------------------------- other names: the AKC's, the FCI's languages', people's
-def name_rows(path):
-    """The tab-separated rows of a names table beside this script, without its # comments and blank lines."""
-    for line in open(path, encoding="utf-8"):
-        if not line.startswith("#") and line.strip():
-            yield line.rstrip("\n").split("\t")
-
-
 def note_alias(b, source, field):
     """Breed `b`'s sources say that `source` gave it names in `field` ("aliases.en")."""
     fields = b["sources"].setdefault(source, [])
