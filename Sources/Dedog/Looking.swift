@@ -43,9 +43,11 @@ struct PhotoLook {
     let maps: [FeatureMaps]
     /// The whole photo's answer, without a location.
     let whole: Classification
-    /// The detector's dogs, best first (none without a detector), and the best one's score.
-    let detected: [DogPlace]
-    let bestScore: Float?
+    /// The detector's dogs, best first, with their scores (none without a detector).
+    let detected: [(place: DogPlace, score: Float)]
+    /// The best box's score (nil: none): a dog the detector sees, which the seen-dog rule weighs in every decision
+    /// about this photo and its crops (`SeenDogRule`).
+    var bestScore: Float? { detected.first?.score }
     let larger: Classifier.LargerPhoto?
 
     init(_ classifier: Classifier, image: RGBImage, top: Int,
@@ -53,9 +55,8 @@ struct PhotoLook {
         (self.classifier, self.image, self.top) = (classifier, image, top)
         let seen = try classifier.views(of: image, maps: true)
         (features, maps) = (seen.features, seen.maps)
-        let found = try classifier.detectedDogs(seen.pyramid, image: image)
-        (detected, bestScore) = (found.map(\.place), found.first?.score)
-        whole = try classifier.decide(features: features, top: top, detectorScore: bestScore)
+        detected = try classifier.detectedDogs(seen.pyramid, image: image)
+        whole = try classifier.decide(features: features, top: top, detectorScore: detected.first?.score)
         larger = decodeAgain.map(Classifier.LargerPhoto.init)
     }
 
@@ -66,7 +67,7 @@ struct PhotoLook {
     /// Where the (first) dog is: the detector's best box; where it found none, the top breed's activation map
     /// (`DogPlace(_:map:)`), unless the detector is used and the photo is answered "no dog". Nil: no box.
     func dogPlace() throws(ClassifierError) -> DogPlace? {
-        if let first = detected.first { return first }
+        if let first = detected.first { return first.place }
         guard !(detects && whole.verdict == .noDog), let breed = whole.breeds.first?.key,
               let label = (classifier.model.breedLabels ?? classifier.model.imagenetLabels ?? []).firstIndex(where: { $0.key == breed }) else {
             return nil
@@ -93,8 +94,8 @@ struct PhotoLook {
     func eachDog() throws(ClassifierError) -> [Classification]? {
         guard classifier.configuration.separatesDogs, whole.verdict != .noDog, detected.count >= 2 else { return nil }
         var dogs: [Classification] = []
-        for dog in detected.prefix(Classifier.mostDogs) {
-            var answer = try look(at: dog.margined(width: image.width, height: image.height)).answer
+        for (dog, score) in detected.prefix(Classifier.mostDogs) {
+            var answer = try look(at: dog.margined(width: image.width, height: image.height), detectorScore: score).answer
             guard answer.verdict != .noDog else { continue }
             answer.location = dog.location(in: image, zoomed: true)
             dogs.append(answer)
@@ -104,22 +105,25 @@ struct PhotoLook {
 
     /// The second look at a dog small in the frame: a square around its box. A close look that sees no dog changes
     /// nothing; where the whole photo showed none, one that finds a dog answers alone (the dog was too small to
-    /// count); otherwise the two views' features are averaged into one answer.
+    /// count); otherwise the two views' features are averaged into one answer. Where the square is the detector's
+    /// box, the detector's word on it counts in both decisions, as in the whole photo's.
     func lookCloser(at place: DogPlace, into looks: inout Classifier.Looks) throws(ClassifierError) {
         guard let input = classifier.model.backbones.first?.input,
               let square = place.zoomSquare(width: image.width, height: image.height,
                                             cropShare: Double(input.cropSize) / Double(input.resizeShorterSide), largest: 0.8) else { return }
-        let look = try look(at: (square.x, square.y, square.side, square.side))
+        let look = try look(at: (square.x, square.y, square.side, square.side), detectorScore: bestScore)
         looks.closer = look.answer
         guard look.answer.verdict != .noDog else { return }
         var answer = whole.verdict == .noDog ? look.answer
-            : try classifier.decide(features: zip(features, look.features).map { $0 + $1 }, top: top)
+            : try classifier.decide(features: zip(features, look.features).map { $0 + $1 }, top: top, detectorScore: bestScore)
         answer.location = place.location(in: image, zoomed: true)
         looks.zoomed = answer
     }
 
-    /// The rectangle `rect` of the photo looked at on its own, as a photo: its views' features, and the answer.
-    private func look(at rect: (x: Int, y: Int, width: Int, height: Int)) throws(ClassifierError) -> (features: [[Float]], answer: Classification) {
+    /// The rectangle `rect` of the photo looked at on its own, as a photo: its views' features, and the answer
+    /// (`detectorScore`: the detector's box it is cut around, nil where it is not one).
+    private func look(at rect: (x: Int, y: Int, width: Int, height: Int),
+                      detectorScore: Float?) throws(ClassifierError) -> (features: [[Float]], answer: Classification) {
         let crop: RGBImage
         do {
             crop = try classifier.crop(image, rect, wanted: classifier.model.backbones.first?.input.resizeShorterSide ?? 0, larger: larger)
@@ -127,6 +131,6 @@ struct PhotoLook {
             throw .image(error)
         }
         let features = try classifier.views(of: crop, maps: false).features
-        return (features, try classifier.decide(features: features, top: top))
+        return (features, try classifier.decide(features: features, top: top, detectorScore: detectorScore))
     }
 }

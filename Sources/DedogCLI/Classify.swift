@@ -14,7 +14,8 @@ struct Classify: ParsableCommand {
 
             For each photo dedog prints the most likely breeds with their probability. It says "no dog" \
             when the networks put less of their belief on dog classes than the model allows (30 % for the \
-            bundled models; above half that, only if they see something else in the photo) or see a cat, \
+            bundled models; above half that, only if they see something else in the photo, and not where \
+            the dog detector finds a dog whose breed the model is sure of) or see a cat, \
             and says what the photo shows instead ("no dog — it looks like a cat"); \
             "a breed this model does not know" (with the breeds the dog looks most like) when the dog is \
             less like any of the model's breeds than their own photos are, and "unsure" when the top \

@@ -93,14 +93,19 @@ import Testing
         }
     }
 
-    /// A photo without a dog (a cat of pets-real; flat noise) gets no box from the detector, and no answer per dog.
+    /// A photo without a dog (a cat of pets-real; flat noise) gets no box and no answer per dog. The detector itself
+    /// finds nothing in the cat; in 13 × 9 pixels of noise, which fill the frame as a close view of a dog does, the
+    /// default model's detector (trained on close views too, issue 70) finds a weak box (0.28, its threshold 0.24),
+    /// which the "no dog" answer does not show.
     @Test(.needsPetsReal, arguments: ["default", "fast"]) func aPhotoWithoutADogHasNoBox(_ model: String) throws {
         let classifier = try Classifier(modelURL: ModelLocator.url(ofBundled: model))
         let noise = SharedData.packageRoot.appendingPathComponent("Tests/DedogImageTests/Fixtures/png-rgb8.png")
         for url in [SharedData.cat, noise] {
             let image = try ImageDecoder().decode(contentsOf: url)
-            #expect(try classifier.detections(in: image, minimumScore: classifier.model.detector?.description.threshold ?? 1).isEmpty,
-                    "\(model): \(url.lastPathComponent)")
+            if url == SharedData.cat {
+                #expect(try classifier.detections(in: image, minimumScore: classifier.model.detector?.description.threshold ?? 1).isEmpty,
+                        "\(model): \(url.lastPathComponent)")
+            }
             let result = try classifier.classify(image)
             #expect(result.verdict == .noDog && result.location == nil && result.dogs.isEmpty, "\(model): \(url.lastPathComponent)")
         }
@@ -120,4 +125,27 @@ import Testing
         let answer = try classifier.classify(image)
         #expect(answer.verdict == .noDog && answer.looksLike == .cat, "\(model): \(answer.verdict)")
     }
+
+    /// A coyote stays "no dog" under the seen-dog rule (issue 70), though the detector finds it and the breed heads
+    /// are sure of a breed (dhole): the ImageNet heads put too little of their mass on dogs for it (6.9 % with the
+    /// default model, the rule asks for 26 %). The same photo with the rule's share lowered to 1 % is a dog: the
+    /// share is what keeps it "no dog", not a missing box.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: Self.coyote.path), "../shared/datasets/more-breeds-224 is absent"),
+          arguments: ["default", "fast"])
+    func aCoyoteTheDetectorSeesStaysNoDog(_ model: String) throws {
+        let bundled = try Classifier(modelURL: ModelLocator.url(ofBundled: model))
+        let rule = try #require(bundled.model.specification.decision.seenDog, "\(model) has no seen-dog rule")
+        let image = try ImageDecoder(options: bundled.decoderOptions).decode(contentsOf: Self.coyote)
+        let look = try bundled.wholeLook(at: image, top: 3)
+        let detector = try #require(look.detector, "\(model): the detector finds no dog in the coyote")
+        #expect(detector >= rule.detectorFrom && (look.answer.breeds.first?.probability ?? 0) >= rule.breedFrom, "\(model)")
+        #expect(look.answer.verdict == .noDog, "\(model)")
+        #expect(try bundled.classify(image).verdict == .noDog, "\(model)")
+        var lowered = bundled.model.specification.decision
+        lowered.seenDog?.dogShareFrom = 0.01
+        let permissive = try Classifier(modelURL: ModelLocator.url(ofBundled: model), configuration: .overriding(decision: lowered))
+        #expect(try permissive.wholeLook(at: image, top: 3).answer.verdict != .noDog, "\(model)")
+    }
+
+    static let coyote = SharedData.root.appendingPathComponent("datasets/more-breeds-224/coyote (not a dog)/train_13.jpg")
 }

@@ -67,7 +67,7 @@ def choose(a):
             share = max(a.share_floor, worst + a.margin)
             back = sum(1 for r in lost if r.get("detector", 0) >= d and r["p1"] >= b and r["dog"] >= share)
             print(f"| {d:.2f} | {b:.2f} | {worst:.3f} ({len(passing)} photos) | {share:.3f} | {back} of {len(lost)} |")
-            # The most dogs given back; of equals, the stricter rule (it was met by more).
+            # The most dogs given back; of equals, the first (the lowest detector score, then breed probability).
             if best is None or back > best[3]:
                 best = (d, b, share, back)
     d, b, share, back = best
