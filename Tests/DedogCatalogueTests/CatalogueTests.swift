@@ -115,7 +115,8 @@ import DedogCatalogue
     /// AKC description) find their breed first, in `breeds search` and as `learn --breed` matches a name.
     @Test(arguments: [("sheltie", "shetland-sheepdog"), ("westie", "west-highland-white-terrier"), ("frenchie", "french-bulldog"),
                       ("Amstaff", "american-staffordshire-terrier"), ("wiener dog", "dachshund"), ("alsatian", "german-shepherd-dog"),
-                      ("Min Pin", "miniature-pinscher"), ("aussie", "australian-shepherd"), ("yorkie", "yorkshire-terrier")])
+                      ("Min Pin", "miniature-pinscher"), ("aussie", "australian-shepherd"), ("yorkie", "yorkshire-terrier"),
+                      ("alabai", "central-asia-shepherd-dog"), ("staffy", "staffordshire-bull-terrier"), ("doxie", "dachshund")])
     func theNamesPeopleUseFindTheirBreed(_ query: String, _ id: String) {
         #expect(catalogue.search(query).first?.breed.id == id, "\(query): \(catalogue.search(query).prefix(3).map(\.breed.id))")
         #expect(catalogue.match(className: query).breed?.id == id, "\(query)")

@@ -58,6 +58,9 @@ SOURCES = [
      "commit": "7de552c51553d4d14a239b4c0ea179ca90a76de2, 102a19db9d322b09c7dc34a21da8373f3b25d6f3",
      "path": "src/breeds/breeds.js (description), data/akc-data-latest.csv (description)",
      "licence": "names are facts (Wikipedia CC BY-SA; AKC)"},
+    {"id": "other-names-web", "title": "Nicknames no table gives, as a public web page says them (each page and its "
+     "words in scripts/catalogue/other-names.tsv)", "repository": "the web", "commit": "",
+     "path": "scripts/catalogue/other-names.tsv (rows of source web)", "licence": "names are facts"},
     {"id": "czech", "title": "Czech names (corrected to ČMKU/FCI usage by hand)", "repository": "cervinkamichal0/GuessThePes",
      "commit": "351a29f551805e7b42dafcd7c289f872228d9367",
      "path": "app/src/main/java/com/example/guessthepes/logic/TFLiteModel.java", "licence": "none stated"},
@@ -611,14 +614,19 @@ for number_, *foreign in name_rows(args.fci_names):
 
 # other-names.tsv: a nickname or other name of a breed, as its source's description of that breed says it ("commonly
 # known as the Westie"); checked to occur there, and added to every catalogue breed named as the source names it.
-for source, breed, name in name_rows(args.other_names):
-    rows = {"wikipedia": wiki, "akc": akc}[source]
-    assert breed in rows, f"other-names.tsv: no {breed!r} in the {source} table"
-    assert name.lower() in rows[breed]["description"].lower(), f"other-names.tsv: {name!r} is not in {source}'s {breed!r}"
+# A name no ../shared table gives (source "web") carries the page it was read on and the page's words saying it.
+for source, breed, name, *page in name_rows(args.other_names):
+    if source == "web":
+        assert len(page) == 2 and page[0].startswith("https://"), f"other-names.tsv: {name!r} needs a page and its words"
+        assert name.lower() in page[1].lower(), f"other-names.tsv: {name!r} is not in the words quoted from {page[0]}"
+    else:
+        rows = {"wikipedia": wiki, "akc": akc}[source]
+        assert breed in rows, f"other-names.tsv: no {breed!r} in the {source} table"
+        assert name.lower() in rows[breed]["description"].lower(), f"other-names.tsv: {name!r} is not in {source}'s {breed!r}"
     named = [b for b in breeds if key(breed) in {key(x) for x in [b["name"]["en"]] + b["aliases"]["en"] + b["aliases"]["fci"]}]
     assert named, f"other-names.tsv: no catalogue breed is called {breed!r}"
     for b in named:
-        add_english_alias(b, name, "other-names")
+        add_english_alias(b, name, "other-names-web" if source == "web" else "other-names")
 
 # ---------------------------------------------------------------- the bundled models' other classes
 for r in table(args.more_classes, delimiter="\t"):
