@@ -21,9 +21,7 @@ extension Classifier {
         }
         return looks
     }
-}
 
-extension Classifier {
     /// The whole photo's answer as `looks(at:)` first makes it, before any closer look, and the detector's best box's
     /// score (nil: no box, or no detector) — what `SeenDogRule` weighs (`DedogBench seen-dog` chooses it).
     @_spi(Benchmarks) public func wholeLook(at image: RGBImage, top: Int) throws(ClassifierError) -> (answer: Classification, detector: Float?) {
