@@ -377,12 +377,13 @@ extension DecisionThresholds {
     /// breed (nil when it does not know it; see `BreedVote`), `unknownScore` the photo's `UnknownBreedRule` score,
     /// `topNonDog` the ImageNet head's probability of its most likely class that is not a dog (nil: not known),
     /// `catScore` the photo's `CatRule` score (nil: not known), `detectorScore` the model's detector's best box in
-    /// the photo (nil: none found, or not looked for).
+    /// the photo (nil: none found, or not looked for), `trainedTop` the trained breeds' top probability as before
+    /// any breed was taught (nil: none taught), which the seen-dog rule weighs where it is higher than `top`.
     public func verdict(dogProbability: Float?, top: Float, second: Float, similarity: Float? = nil,
                         imagenet: ImageNetShares? = nil, unknownScore: Float? = nil, topNonDog: Float? = nil,
-                        catScore: Float? = nil, detectorScore: Float? = nil) -> Verdict {
+                        catScore: Float? = nil, detectorScore: Float? = nil, trainedTop: Float? = nil) -> Verdict {
         if let dog = dogProbability, showsNoDog(dogProbability: dog, topNonDog: topNonDog),
-           !(seenDog?.seesDog(detectorScore: detectorScore, top: top, dogShare: dog) ?? false) { return .noDog }
+           !(seenDog?.seesDog(detectorScore: detectorScore, top: max(top, trainedTop ?? 0), dogShare: dog) ?? false) { return .noDog }
         if seesCat(catScore) { return .noDog }
         if let rule = unknownBreed {
             // The fitted rule stands in for the similarity and the vote: it was fitted and measured alone.
@@ -535,6 +536,15 @@ extension Model {
             let shares = thresholds.breedVote == nil || thresholds.otherBreedBelow == nil ? nil
                 : topIndex.flatMap { i in imagenet.flatMap { imagenetShares($0, dogProbability: dogProbability ?? 0, breed: i) } }
             let p1 = breeds.first?.probability ?? 0, p2 = breeds.count > 1 ? breeds[1].probability : 0
+            // Whether a dog is seen is not for a taught breed to change: a taught lookalike (an American Bulldog
+            // beside the Boxer) splits the top breed's probability, and the seen-dog rule, fitted on the trained
+            // breeds, then turned a Boxer it had kept into "no dog". It weighs the trained breeds' top as before any
+            // breed was taught too.
+            let trainedTop = withoutTaught || taughtBreeds.isEmpty ? nil : breedProbabilities.flatMap { p -> Float? in
+                let trained = p.indices.filter { !taughtBreeds.contains($0) }
+                let mass = trained.reduce(Float(0)) { $0 + p[$1] }
+                return mass > 0 ? trained.reduce(Float(0)) { max($0, p[$1]) } / mass : nil
+            }
             let unknownScore = try thresholds.unknownBreed.flatMap { rule throws(ModelError) in
                 let energy = try breedEnergy(features, excluding: excluded)
                 return rule.score { signal in
@@ -548,7 +558,7 @@ extension Model {
             }
             let verdict = thresholds.verdict(dogProbability: dogProbability, top: p1, second: p2, similarity: similarity,
                                              imagenet: shares, unknownScore: unknownScore, topNonDog: lookalikes.first?.probability,
-                                             catScore: catScore, detectorScore: detectorScore)
+                                             catScore: catScore, detectorScore: detectorScore, trainedTop: trainedTop)
             let noDog = verdict == .noDog
             let looksLike: LooksLike? = !noDog ? nil : thresholds.seesCat(catScore) ? .cat
                 : imagenet.flatMap { p in imagenetLabels.map { LooksLike.mostLikely($0, p) } }

@@ -30,6 +30,10 @@ import DedogTestSupport
         without.seenDog = nil
         #expect(verdict(detector: 0.9, in: without) == .noDog, "no rule, the heads decide")
         #expect(verdict(dog: 0.9, top: 0.95, detector: nil) == .dog, "a dog the heads see needs no box")
+        // A taught lookalike splits the top breed: the trained breeds' own top, as before it was taught, still counts.
+        let split = t.verdict(dogProbability: 0.25, top: 0.6, second: 0.35, topNonDog: 0.5, detectorScore: 0.9, trainedTop: 0.95)
+        #expect(split == .dog)
+        #expect(t.verdict(dogProbability: 0.25, top: 0.6, second: 0.35, topNonDog: 0.5, detectorScore: 0.9, trainedTop: 0.6) == .noDog)
     }
 
     /// Through `Model.decide`, on the Lite0 base: features the heads answer "no dog" with a rule that every box

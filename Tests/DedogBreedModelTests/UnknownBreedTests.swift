@@ -155,6 +155,36 @@ import DedogTestSupport
         #expect(throws: ModelError.self) { try TaughtBreed.row(photos: [], weight: weight, bias: bias, prototypes: prototypes) }
     }
 
+    /// A taught row follows the trained head: where the trained rows turn away from what every breed's photos share
+    /// (a common look, here one direction in every prototype), the taught row turns away from it too, though the
+    /// taught photos' mean carries it; and the map through the breeds' C×C system is the ridge solution it stands
+    /// for (checked at a trained breed's prototype, where the ridge-free map would give that breed's row).
+    @Test func aTaughtRowTurnsAwayFromWhatEveryBreedShares() throws {
+        var dice = Dice(seed: 12)
+        let width = 1280, breeds = 12
+        let common = Model.direction((0..<width).map { _ in dice.uniform() })
+        let own = (0...breeds).map { _ in Model.direction((0..<width).map { _ in dice.uniform() - 0.5 }) }
+        func look(_ c: Int) -> [Float] { Model.direction(zip(common, own[c]).map { $0 + $1 }) }
+        let prototypes = Array((0..<breeds).map(look).joined())
+        let weight = Array(own[0..<breeds].map { $0.map { $0 * 3 } }.joined())
+        let bias = [Float](repeating: 0, count: breeds)
+        let taught = (0..<3).map { _ in look(breeds).map { $0 * 20 + dice.uniform() * 0.05 } }
+        let row = try TaughtBreed.row(photos: taught, weight: weight, bias: bias, prototypes: prototypes)
+        func cosine(_ a: [Float], _ b: [Float]) -> Float {
+            zip(a, b).reduce(0) { $0 + $1.0 * $1.1 } / (zip(a, a).reduce(0) { $0 + $1.0 * $1.1 } * zip(b, b).reduce(0) { $0 + $1.0 * $1.1 }).squareRoot()
+        }
+        let mean = cosine(row.prototype, common), mapped = cosine(row.weight, common)
+        #expect(mean > 0.6, "the taught photos' mean carries the common look: \(mean)")
+        #expect(mapped < 0.5 * mean, "the row turns away from it as the trained rows do: \(mapped) against \(mean)")
+        #expect(cosine(row.weight, own[breeds]) > cosine(row.prototype, own[breeds]), "and towards what is the breed's own")
+        // At a trained prototype the map with a vanishing ridge gives the trained row's direction: M P = W.
+        let atTrained = try TaughtBreed.mapped(look(3), weight: weight, prototypes: prototypes, breeds: breeds, ridge: 1e-6)
+        #expect(cosine(atTrained, own[3]) > 0.999, "\(cosine(atTrained, own[3]))")
+        // A head whose rows point away from their prototypes maps the mean away too: the row is the mean's own then.
+        let away = try TaughtBreed.row(photos: taught, weight: prototypes.map { -3 * $0 }, bias: bias, prototypes: prototypes)
+        #expect(cosine(away.weight, away.prototype) > 0.999)
+    }
+
     /// The premise of `TaughtBreed.similarityScale`, simulated: photos at a cosine a to their breed's direction and
     /// otherwise in random directions lie at about a to the mean of many such photos, but lower to the mean of three;
     /// scaled, the cosine to the three's mean is again about a.
