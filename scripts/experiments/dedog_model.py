@@ -31,6 +31,17 @@ def read_features(features, backbones):
     return paths, np.fromfile(features.with_suffix(".f32"), dtype=np.float32).reshape(len(paths), backbones, -1)
 
 
+def breed_heads(description, tensor):
+    """Each backbone's breed head as the 8-bit pass ranks with it: (weight, bias, unit prototypes, temperature) in
+    float64, and the temperature of the backbones' combination."""
+    heads = []
+    for bb in description["backbones"]:
+        t = (bb.get("int8") or {}).get("breedTemperature") or bb["breedHead"].get("temperature") or 1
+        heads.append((tensor(bb["breedHead"]["weight"]).astype(np.float64), tensor(bb["breedHead"]["bias"]).astype(np.float64),
+                      tensor(bb["prototypes"]).astype(np.float64), t))
+    return heads, description.get("int8CombinedTemperature") or description.get("combinedTemperature") or 1
+
+
 def imagenet(description, tensor, x):
     """The ImageNet heads' probabilities, averaged over the backbones as classify averages them, and the labels."""
     p = 0

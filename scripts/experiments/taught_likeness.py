@@ -18,7 +18,7 @@ import argparse, random, sys
 from pathlib import Path
 import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
-from dedog_model import read_model, log_softmax, read_features
+from dedog_model import read_model, log_softmax, read_features, breed_heads
 
 p = argparse.ArgumentParser()
 p.add_argument("--model", required=True)
@@ -31,12 +31,7 @@ backbones = desc["backbones"]
 paths, X = read_features(a.features, len(backbones))
 X = X.astype(np.float64)
 names = [Path(x).name for x in paths]
-heads = []
-for bb in backbones:
-    t = (bb.get("int8") or {}).get("breedTemperature") or bb["breedHead"].get("temperature") or 1
-    heads.append((tensor(bb["breedHead"]["weight"]).astype(np.float64), tensor(bb["breedHead"]["bias"]).astype(np.float64),
-                  tensor(bb["prototypes"]).astype(np.float64), t))
-combined_t = desc.get("int8CombinedTemperature") or desc.get("combinedTemperature") or 1
+heads, combined_t = breed_heads(desc, tensor)
 unit = lambda v: v / np.linalg.norm(v)
 
 

@@ -53,15 +53,8 @@ def make_views(sets, out):
 
 
 def measure(a):
-    from dedog_model import read_model, log_softmax, read_features
-    desc, tensor = read_model(a.model)
-    backbones = desc["backbones"]
-    heads = []
-    for bb in backbones:
-        t = (bb.get("int8") or {}).get("breedTemperature") or bb["breedHead"].get("temperature") or 1
-        heads.append((tensor(bb["breedHead"]["weight"]).astype(np.float64), tensor(bb["breedHead"]["bias"]).astype(np.float64),
-                      tensor(bb["prototypes"]).astype(np.float64), t))
-    combined_t = desc.get("int8CombinedTemperature") or desc.get("combinedTemperature") or 1
+    from dedog_model import read_model, log_softmax, read_features, breed_heads
+    heads, combined_t = breed_heads(*read_model(a.model))
     unit = lambda v: v / np.linalg.norm(v, axis=-1, keepdims=True)
 
     maps = []
