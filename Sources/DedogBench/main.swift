@@ -121,7 +121,7 @@ case "layers":
     func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : s + String(repeating: " ", count: n - s.count) }
     func left(_ s: String, _ n: Int) -> String { s.count >= n ? s : String(repeating: " ", count: n - s.count) + s }
     print("\(network.backbone) \(size)x\(size), \(precision() == .int8 && network.activationRanges != nil ? "int8" : "fp32"), one image, "
-          + "\(threads) thread(s), \(bands && !int8 ? "banded blocks" : "unbanded"), median of \(runs) passes")
+          + "\(threads) thread(s), \(bands ? "banded blocks" : "unbanded"), median of \(runs) passes")
     print((int8 ? "8-bit multiply-add peak per core (GOP/s): " : "FMA peak per core (GFLOP/s): ")
           + columns.map { "\($0.0)\(int8 ? " (" + $0.0.byteMultiply + ")" : "") \(String(format: "%.1f", $0.2))" }.joined(separator: ", "))
     var header = pad("step", 9) + pad("kind", 10) + pad("shape", 26)

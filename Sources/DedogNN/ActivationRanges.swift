@@ -30,8 +30,8 @@ public struct ActivationRanges: Codable, Sendable, Equatable {
         case .stem: "stem"
         case .expand: layer + ".expand"
         case .depthwise: layer + ".depthwise"
-        case .project: layer
-        case .head, .block, .pool: nil
+        case .project, .block: layer  // a banded block's output is its projection's
+        case .head, .pool: nil
         }
     }
 

@@ -57,8 +57,8 @@ struct ExecutionPlan: Sendable {
         /// Multiply-accumulates of the step.
         var multiplyAccumulates: Int {
             if case let .block(b) = operation {
-                let mid = b.block.depthwise.channels, k = b.block.depthwise.kernel
-                let expand = b.block.expand.map { height * width * $0.inChannels * mid } ?? 0
+                let mid = b.channels, k = b.kernel
+                let expand = b.expands ? height * width * b.spec.inChannels * mid : 0
                 return expand + outHeight * outWidth * mid * (k * k + outChannels)
             }
             return layer?.multiplyAccumulates ?? 0
@@ -69,9 +69,8 @@ struct ExecutionPlan: Sendable {
             let size = "@\(height)×\(width)"
             switch operation {
             case let .block(b):
-                let d = b.block.depthwise
-                let channels = [b.block.expand?.inChannels, d.channels, outChannels].compactMap { $0 }
-                return "\(d.kernel)/\(d.stride) " + channels.map(String.init).joined(separator: "→") + " " + size
+                let channels = [b.expands ? b.spec.inChannels : nil, b.channels, outChannels].compactMap { $0 }
+                return "\(b.kernel)/\(b.stride) " + channels.map(String.init).joined(separator: "→") + " " + size
             case .pool: return "\(outChannels) " + size
             default:
                 guard let l = layer else { return size }
@@ -92,11 +91,14 @@ struct ExecutionPlan: Sendable {
 
     /// Blocks whose expanded activation is larger than this many bytes run band by band (`BandedBlock`).
     static let bandedAbove = 1 << 20
+    /// In 8 bits, blocks whose expanded activation is larger than this many bytes (each byte one value).
+    static let bytesBandedAbove = 1 << 18
 
     /// `parts`: how many threads share one image's pass (each banded block needs scratch for each);
-    /// `bandsBlocks`: whether large blocks run band by band. The steps follow the backbone's layer table
+    /// `bandsBlocks`: whether large blocks run band by band; `bytes`: whether the plan is for the 8-bit layers
+    /// (activations of one byte, no float layers needed). The steps follow the backbone's layer table
     /// (`Backbone.layers`), which gives every layer's sizes, channels and residual.
-    init(network: EfficientNetLite, height: Int, width: Int, parts: Int, bandsBlocks: Bool = true) {
+    init(network: EfficientNetLite, height: Int, width: Int, parts: Int, bandsBlocks: Bool = true, bytes: Bool = false) {
         self.height = height
         self.width = width
         let table = network.backbone.layers(height: height, width: width)
@@ -111,9 +113,12 @@ struct ExecutionPlan: Sendable {
             let rows = table.filter { $0.block == spec.index }
             guard let first = rows.first, let last = rows.last else { continue }
             let other = 1 - current
-            if bandsBlocks, let block, 4 * block.depthwise.channels * first.height * first.width > Self.bandedAbove {
-                let banded = BandedBlock(block: block, height: first.height, width: first.width)
-                bufferSizes[2] = max(bufferSizes[2], parts * banded.scratchPerPart)
+            let size = (bytes ? 1 : 4) * spec.expandedChannels * first.height * first.width
+            if bandsBlocks, bytes || block != nil, size > (bytes ? Self.bytesBandedAbove : Self.bandedAbove) {
+                let banded = BandedBlock(spec: spec, block: bytes ? nil : block, height: first.height, width: first.width,
+                                         elementSize: bytes ? 1 : 4)
+                // Floats per buffer: the bytes of a plan for 8 bits take a quarter.
+                bufferSizes[2] = max(bufferSizes[2], (parts * banded.scratchPerPart * banded.elementSize + 3) / 4)
                 // The banded block adds its own input where the block has a residual.
                 let (oh, ow) = last.outputSize
                 append(Step(operation: .block(banded), kind: .block, input: .buffer(current), output: .buffer(other),

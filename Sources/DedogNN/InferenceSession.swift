@@ -161,12 +161,14 @@ public final class InferenceSession {
         return (height, width)
     }
 
-    /// The plan for one input size; 8-bit passes and `observeActivations` run every layer on its own (no bands).
+    /// The plan for one input size (for the 8-bit layers where the session runs them); `observeActivations` runs every
+    /// layer on its own (no bands).
     private func plan(height: Int, width: Int, layerByLayer: Bool = false) -> ExecutionPlan {
-        let bands = bandsBlocks && quantized == nil && !layerByLayer
+        let bands = bandsBlocks && !layerByLayer
         let key = Size(height: height, width: width, bands: bands)
         if let plan = plans[key] { return plan }
-        let plan = ExecutionPlan(network: network, height: height, width: width, parts: threads, bandsBlocks: bands)
+        let plan = ExecutionPlan(network: network, height: height, width: width, parts: threads, bandsBlocks: bands,
+                                 bytes: quantized != nil)
         if plans.count >= 8 { plans.removeAll() }
         plans[key] = plan
         let needed = plan.bufferSizes

@@ -223,8 +223,8 @@ struct QuantizedNetwork: Sendable {
                                       inputMax: input.top)
     }
 
-    /// One image's pass through `plan` (built without bands), as `InferenceSession` runs the float one: `place`
-    /// gives each step's memory (the buffers hold bytes here, floats for the head and the features).
+    /// One image's pass through `plan` (built for bytes), as `InferenceSession` runs the float one: `place` gives each
+    /// step's memory (the buffers hold bytes here, floats for the head and the features).
     func run(_ plan: ExecutionPlan, place: (ExecutionPlan.Place) -> UnsafeMutableRawPointer, parallel: Parallel,
              tap: ((String, [Float]) -> Void)?, map: UnsafeMutablePointer<Float>?, keeps: [KeptOutput] = [],
              stepDone: ((Int) -> Void)?) {
@@ -258,7 +258,10 @@ struct QuantizedNetwork: Sendable {
                                       planeSize: pixels)
                 map?.update(from: floats, count: step.outChannels * pixels)
             case .block:
-                break  // plans for 8 bits are built without bands
+                if case let .block(banded) = step.operation, blocks.indices.contains(banded.spec.index) {
+                    blocks[banded.spec.index].runBanded(banded, x.assumingMemoryBound(to: UInt8.self), y.assumingMemoryBound(to: UInt8.self),
+                                                        scratch: place(.buffer(2)), parallel: parallel)
+                }
             }
             let kept = step.isTap ? keeps.first { $0.step == step.name } : nil
             if step.isTap && tap != nil || kept != nil {

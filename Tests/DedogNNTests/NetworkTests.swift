@@ -46,10 +46,33 @@ import DedogTestSupport
         }
     }
 
+    /// The 8-bit blocks band by band give exactly the bytes of their layers one by one (the same integers, in the
+    /// same stores), for every kernel set, one thread and two, on the model's size and on odd ones whose bands and
+    /// thread shares end at other rows.
+    @Test(arguments: KernelSet.supported)
+    func bandedByteBlocksAreTheLayersExactly(_ kernels: KernelSet) throws {
+        let network = try BundledModel.network
+        var random = SeededRandom(state: 78)
+        for (h, w) in [(224, 224), (292, 292), (131, 97)] {
+            let image = random.floats(3 * h * w)
+            let whole = try network.makeSession(threads: 1, kernels: kernels, precision: .int8, bandsBlocks: false)
+                .featuresAndMaps(image, batch: 1, height: h, width: w, keepingBlocks: [1, 2, 4])
+            for threads in [1, 2] {
+                let session = network.makeSession(threads: threads, kernels: kernels, precision: .int8)
+                let steps = try session.profile(image, height: h, width: w, runs: 1, warmup: 0)
+                #expect(steps.contains { $0.kind == "block" }, "\(h)×\(w): the early blocks run banded")
+                let banded = try session.featuresAndMaps(image, batch: 1, height: h, width: w, keepingBlocks: [1, 2, 4])
+                #expect(banded.features == whole.features, "\(h)×\(w), \(kernels), \(threads) threads")
+                #expect(banded.maps == whole.maps)
+                #expect(banded.blocks == whole.blocks, "\(h)×\(w), \(kernels), \(threads) threads: the kept blocks")
+            }
+        }
+    }
+
     /// The plan is walked from the same table the kernel tests and benchmarks iterate: run layer by layer, its
     /// steps are the table's rows in order (kind, channels, kernel, stride, sizes, residual), then the pooling;
-    /// banded (in floats), each large block is one step in their place; in 8 bits, never banded, the table's rows
-    /// again. For every backbone, and for a photo that is not square.
+    /// banded, each large block is one step in their place. For every backbone, in floats and in 8 bits, and for a
+    /// photo that is not square.
     @Test func thePlanRunsTheLayerTable() throws {
         var random = SeededRandom(state: 9)
         for backbone in Backbone.all {
@@ -59,20 +82,23 @@ import DedogTestSupport
                 let table = backbone.layers(height: h, width: w)
                 #expect(table.count == 2 + backbone.blockCount * 2 + table.filter { $0.kind == .expand }.count)
                 let image = random.floats(3 * h * w)
-                for session in [network.makeSession(precision: .fp32, bandsBlocks: false), network.makeSession(precision: .int8)] {
+                for session in [network.makeSession(precision: .fp32, bandsBlocks: false),
+                                network.makeSession(precision: .int8, bandsBlocks: false)] {
                     let steps = try session.profile(image, height: h, width: w, runs: 1, warmup: 0)
                     #expect(steps.dropLast().map(\.layer?.description) == table.map(\.description), "\(backbone) \(h)×\(w)")
                     #expect(steps.dropLast().map(\.layer?.hasResidual) == table.map(\.hasResidual))
                     #expect(steps.map(\.kind) == table.map(\.kind.rawValue) + ["pool"])
                 }
-                let banded = try network.makeSession(precision: .fp32).profile(image, height: h, width: w, runs: 1, warmup: 0)
-                #expect(banded.contains { $0.kind == "block" }, "the early blocks are large enough to run banded")
-                // Banded or not, the blocks come in the table's order with the table's names.
-                var order: [String] = []
-                for name in banded.map(\.name) where order.last != name { order.append(name) }
-                var expected: [String] = []
-                for name in table.map(\.name) + ["pool"] where expected.last != name { expected.append(name) }
-                #expect(order == expected)
+                for precision in [Precision.fp32, .int8] {
+                    let banded = try network.makeSession(precision: precision).profile(image, height: h, width: w, runs: 1, warmup: 0)
+                    #expect(banded.contains { $0.kind == "block" }, "\(precision): the early blocks are large enough to run banded")
+                    // Banded or not, the blocks come in the table's order with the table's names.
+                    var order: [String] = []
+                    for name in banded.map(\.name) where order.last != name { order.append(name) }
+                    var expected: [String] = []
+                    for name in table.map(\.name) + ["pool"] where expected.last != name { expected.append(name) }
+                    #expect(order == expected, "\(precision)")
+                }
             }
         }
     }

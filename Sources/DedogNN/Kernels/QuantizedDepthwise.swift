@@ -115,8 +115,10 @@ public struct QuantizedDepthwise: Sendable {
     }
 
     /// Output rows `rows` of one image, channels `lanes`, on the calling thread; the one place that calls the C kernel.
+    /// `input` starts at input row `firstInputRow` and `output` at output row `firstOutputRow` (a band's buffers).
     func runRows(_ input: UnsafePointer<UInt8>, _ output: UnsafeMutablePointer<UInt8>, rows: Range<Int>, height: Int,
-                 width: Int, channels lanes: Range<Int>, kernels: KernelSet, vnni: Bool = true) {
+                 width: Int, channels lanes: Range<Int>, kernels: KernelSet, vnni: Bool = true, firstInputRow: Int = 0,
+                 firstOutputRow: Int = 0) {
         let (oh, padTop) = SamePadding.of(input: height, kernel: kernel, stride: stride)
         let (ow, padLeft) = SamePadding.of(input: width, kernel: kernel, stride: stride)
         tapWeights.withUnsafeBufferPointer { w in
@@ -124,7 +126,8 @@ public struct QuantizedDepthwise: Sendable {
                 scale.withUnsafeBufferPointer { s in
                     packed.withUnsafeBytes { p in
                         var args = dedog_qdepthwise_args(
-                            in: input, in_first_row: 0, out_first_row: 0, height: Int32(height), width: Int32(width),
+                            in: input, in_first_row: Int32(firstInputRow), out_first_row: Int32(firstOutputRow),
+                            height: Int32(height), width: Int32(width),
                             channels: Int32(channels), kernel: Int32(kernel), stride: Int32(stride),
                             pad_top: Int32(padTop), pad_left: Int32(padLeft), out_height: Int32(oh), out_width: Int32(ow),
                             weight: w.baseAddress!, bias: b.baseAddress!, scale: s.baseAddress!, out: output,
