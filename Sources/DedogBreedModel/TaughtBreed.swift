@@ -83,21 +83,21 @@ public enum TaughtBreed {
         let width = mean.count
         let mu = mean.map(Double.init)
         func row(_ m: [Float], _ c: Int) -> ArraySlice<Float> { m[(c * width)..<((c + 1) * width)] }
-        func dot(_ a: ArraySlice<Float>, _ b: [Double]) -> Double { zip(a, b).reduce(0) { $0 + Double($1.0) * $1.1 } }
-        let lambda = ridge * (0..<n).reduce(0) { $0 + dot(row(p, $1), row(p, $1).map(Double.init)) } / Double(width)
-        let s = (0..<n).reduce(0) { $0 + dot(row(weight, $1), row(p, $1).map(Double.init)) } / Double(n)
-        // (PPᵀ + λI) a = P μ, then v = (μ − Pᵀ a) / λ.
-        var gram = [Double](repeating: 0, count: n * n)
+        func dot(_ a: [Double], _ b: [Double]) -> Double { zip(a, b).reduce(0) { $0 + $1.0 * $1.1 } }
         let rows = (0..<n).map { row(p, $0).map(Double.init) }
+        let s = (0..<n).reduce(0) { $0 + dot(row(weight, $1).map(Double.init), rows[$1]) } / Double(n)
+        // PPᵀ, whose diagonal sums to Σ|p_c|², then (PPᵀ + λI) a = P μ and v = (μ − Pᵀ a) / λ.
+        var gram = [Double](repeating: 0, count: n * n)
         for i in 0..<n {
             for j in 0...i {
-                let g = zip(rows[i], rows[j]).reduce(0) { $0 + $1.0 * $1.1 }
+                let g = dot(rows[i], rows[j])
                 gram[i * n + j] = g
                 gram[j * n + i] = g
             }
-            gram[i * n + i] += lambda
         }
-        guard lambda > 0, let a = Self.solvePositiveDefinite(gram, rows.map { zip($0, mu).reduce(0) { $0 + $1.0 * $1.1 } }) else {
+        let lambda = ridge * (0..<n).reduce(0) { $0 + gram[$1 * n + $1] } / Double(width)
+        for i in 0..<n { gram[i * n + i] += lambda }
+        guard lambda > 0, let a = Self.solvePositiveDefinite(gram, rows.map { dot($0, mu) }) else {
             throw .badInput(detail: "a taught breed needs a head whose prototypes are not all zero")
         }
         var v = mu
@@ -105,7 +105,7 @@ public enum TaughtBreed {
         v = v.map { $0 / lambda }
         var out = v.map { lambda * s * $0 }
         for c in 0..<n {
-            let coefficient = zip(rows[c], v).reduce(0) { $0 + $1.0 * $1.1 }
+            let coefficient = dot(rows[c], v)
             for (k, w) in row(weight, c).enumerated() { out[k] += Double(w) * coefficient }
         }
         return Model.direction(out.map(Float.init))

@@ -513,6 +513,11 @@ extension Model {
             dogProbability = labels.dogProbability(imagenet)
             lookalikes = Self.ranked(labels, imagenet, top: 3) { !$0.isDog }
         }
+        // The trained breeds' share of the breed heads' mass: their probabilities as before any breed was taught are
+        // theirs over it.
+        let trainedMass = taughtBreeds.isEmpty ? nil : breedProbabilities.map { p in
+            p.indices.reduce(Float(0)) { taughtBreeds.contains($1) ? $0 : $0 + p[$1] }
+        }
         // Taught breeds give way (below): then the decision is made among the trained breeds alone.
         func judge(withoutTaught: Bool) throws(ModelError) -> (decision: Decision, topIndex: Int?) {
             let excluded: Set<Int> = withoutTaught ? taughtBreeds : []
@@ -520,10 +525,9 @@ extension Model {
             var breeds: [Prediction]
             if let breedProbabilities, let labels = breedLabels {
                 breeds = Self.ranked(labels, breedProbabilities, top: max(top, 2)) { !withoutTaught || $0.taught == nil }
-                if withoutTaught {
+                if withoutTaught, let mass = trainedMass, mass > 0 {
                     // Renormalised over the trained breeds: their probabilities as before any breed was taught.
-                    let mass = labels.indices.reduce(Float(0)) { excluded.contains($1) ? $0 : $0 + breedProbabilities[$1] }
-                    if mass > 0 { for i in breeds.indices { breeds[i].probability /= mass } }
+                    for i in breeds.indices { breeds[i].probability /= mass }
                 }
             } else {
                 let mass = max(dogProbability ?? 1, .leastNormalMagnitude)
@@ -540,10 +544,9 @@ extension Model {
             // beside the Boxer) splits the top breed's probability, and the seen-dog rule, fitted on the trained
             // breeds, then turned a Boxer it had kept into "no dog". It weighs the trained breeds' top as before any
             // breed was taught too.
-            let trainedTop = withoutTaught || taughtBreeds.isEmpty ? nil : breedProbabilities.flatMap { p -> Float? in
-                let trained = p.indices.filter { !taughtBreeds.contains($0) }
-                let mass = trained.reduce(Float(0)) { $0 + p[$1] }
-                return mass > 0 ? trained.reduce(Float(0)) { max($0, p[$1]) } / mass : nil
+            let trainedTop = withoutTaught ? nil : breedProbabilities.flatMap { p -> Float? in
+                guard let mass = trainedMass, mass > 0 else { return nil }
+                return p.indices.reduce(Float(0)) { taughtBreeds.contains($1) ? $0 : max($0, p[$1]) } / mass
             }
             let unknownScore = try thresholds.unknownBreed.flatMap { rule throws(ModelError) in
                 let energy = try breedEnergy(features, excluding: excluded)

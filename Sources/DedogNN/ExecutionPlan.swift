@@ -113,10 +113,11 @@ struct ExecutionPlan: Sendable {
             let rows = table.filter { $0.block == spec.index }
             guard let first = rows.first, let last = rows.last else { continue }
             let other = 1 - current
-            let size = (bytes ? 1 : 4) * spec.expandedChannels * first.height * first.width
-            if bandsBlocks, bytes || block != nil, size > (bytes ? Self.bytesBandedAbove : Self.bandedAbove) {
+            let elementSize = bytes ? 1 : 4
+            if bandsBlocks, bytes || block != nil,
+               elementSize * spec.expandedChannels * first.height * first.width > (bytes ? Self.bytesBandedAbove : Self.bandedAbove) {
                 let banded = BandedBlock(spec: spec, block: bytes ? nil : block, height: first.height, width: first.width,
-                                         elementSize: bytes ? 1 : 4)
+                                         elementSize: elementSize)
                 // Floats per buffer: the bytes of a plan for 8 bits take a quarter.
                 bufferSizes[2] = max(bufferSizes[2], (parts * banded.scratchPerPart * banded.elementSize + 3) / 4)
                 // The banded block adds its own input where the block has a residual.
