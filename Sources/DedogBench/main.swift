@@ -89,7 +89,7 @@ case "latency":
     for i in 0..<(warmup + runs) {
         let t0 = now()
         let f = try! session.features(x, batch: batch, height: size, width: size)
-        _ = try! whole.heads[0].imagenet!(f, batch: batch)
+        _ = try! whole.heads[0].imagenet!(f, batch: batch, kernels: kernels)
         if i >= warmup { times.append(now() - t0) }
     }
     print("kernels \(session.kernels)")
