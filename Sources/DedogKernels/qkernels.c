@@ -773,6 +773,23 @@ VN void dw_interleave(__m512i a, __m512i b, __m512i c, __m512i d, __m512i Q[4]) 
     Q[3] = _mm512_unpackhi_epi16(ab_hi, cd_hi);
 }
 
+/// How a depthwise layer's stores round and clamp (a constant where the kernels are inlined). Every kind stores the
+/// bytes `store_u8` stores.
+enum {
+    DW_GENERAL,      // t clamped as a float to the zero point's range, rounded, the zero point added
+    DW_CLAMP_BYTES,  // every |scale| < 64, so |t| < 2^30: rounded, the zero point added, narrowed with saturation, then
+                     // clamped as bytes (rounding commutes with clamping to integers)
+    DW_PLAIN,        // the same with zero point 0 and the clamp 0…255, which the saturating packs do alone
+};
+
+/// The kind of store `g`'s layer takes.
+static int dw_store_kind(const dedog_qdepthwise_args *g) {
+    int32_t small;
+    memcpy(&small, g->packed, 4);
+    if (!small) return DW_GENERAL;
+    return g->out_zero == 0 && g->out_min == 0 && g->out_max == 255 ? DW_PLAIN : DW_CLAMP_BYTES;
+}
+
 /// A row's geometry and a 64-channel block's operands, as `dw_stream` passes them to each chunk.
 typedef struct {
     const uint8_t *rows[8];   // kernel row ky's input row, any row when outside the image (then its mask is 0)
@@ -782,26 +799,24 @@ typedef struct {
     const uint8_t *block;     // the block's packed weights, then biases and scales
     uint8_t *out_row;
     float lo, hi;
-    int zero;
+    int zero, out_min, out_max;
 } dw_row_args;
 
-/// Pixel `ox`'s 64 sums, scaled, rounded and stored as bytes (only the block's real channels). `fast`: clamping to
-/// 0…255 is left to the saturating packs (zero point 0, every |scale| < 64, so |t| < 2^30 and no conversion
-/// overflows; clamping to integers commutes with rounding).
+/// Pixel `ox`'s 64 sums, scaled, rounded and stored as bytes (only the block's real channels), as `fast` (a
+/// `dw_store_kind`) says.
 VN void dw_store(const dw_row_args *a, const int fast, const float *scale, const __m512i acc[4], int ox) {
     __m512i v[4];
     UNROLL
     for (int q = 0; q < 4; q++) {
         __m512 t = _mm512_mul_ps(_mm512_cvtepi32_ps(acc[q]), _mm512_loadu_ps(scale + 16 * q));
-        if (fast) {
-            v[q] = _mm512_cvtps_epi32(t);
-        } else {
-            t = _mm512_min_ps(_mm512_max_ps(t, _mm512_set1_ps(a->lo)), _mm512_set1_ps(a->hi));
-            v[q] = _mm512_add_epi32(_mm512_cvtps_epi32(t), _mm512_set1_epi32(a->zero));
-        }
+        if (fast == DW_GENERAL) t = _mm512_min_ps(_mm512_max_ps(t, _mm512_set1_ps(a->lo)), _mm512_set1_ps(a->hi));
+        v[q] = _mm512_cvtps_epi32(t);
+        if (fast != DW_PLAIN) v[q] = _mm512_add_epi32(v[q], _mm512_set1_epi32(a->zero));
     }
     // Lane L of the two packs holds channels 16L…16L+7 and 16L+8…16L+15 as words; the last pack puts them in order.
-    const __m512i bytes = _mm512_packus_epi16(_mm512_packs_epi32(v[0], v[1]), _mm512_packs_epi32(v[2], v[3]));
+    __m512i bytes = _mm512_packus_epi16(_mm512_packs_epi32(v[0], v[1]), _mm512_packs_epi32(v[2], v[3]));
+    if (fast == DW_CLAMP_BYTES)
+        bytes = _mm512_min_epu8(_mm512_max_epu8(bytes, _mm512_set1_epi8((char)a->out_min)), _mm512_set1_epi8((char)a->out_max));
     _mm512_mask_storeu_epi8(a->out_row + (size_t)ox * (size_t)a->C + (size_t)a->base, a->cmask, bytes);
 }
 
@@ -882,6 +897,8 @@ VN void dw_rows(const dedog_qdepthwise_args *g, const int K, const int S, const 
     a.lo = (float)(g->out_min - g->out_zero);
     a.hi = (float)(g->out_max - g->out_zero);
     a.zero = g->out_zero;
+    a.out_min = g->out_min;
+    a.out_max = g->out_max;
     const size_t row_bytes = (size_t)g->width * (size_t)g->channels;
     // Block by block, so that a block's weights (up to 3 KB) stay in L1 while its rows pass.
     for (int base = g->first_channel; base < g->end_channel; base += 64) {
@@ -913,11 +930,14 @@ static int dw_vnni_takes(const dedog_qdepthwise_args *g) {
 
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,avx2,fma")))
 static void vnni_qdepthwise(const dedog_qdepthwise_args *g) {
-    int32_t small;
-    memcpy(&small, g->packed, 4);
-    const int fast = small && g->out_zero == 0 && g->out_min == 0 && g->out_max == 255;
-#define DW_CASE(k, s) \
-    if (g->kernel == k && g->stride == s) { if (fast) dw_rows(g, k, s, 1); else dw_rows(g, k, s, 0); return; }
+    const int fast = dw_store_kind(g);
+#define DW_CASE(k, s)                                                                                                  \
+    if (g->kernel == k && g->stride == s) {                                                                            \
+        if (fast == DW_PLAIN) dw_rows(g, k, s, DW_PLAIN);                                                              \
+        else if (fast == DW_CLAMP_BYTES) dw_rows(g, k, s, DW_CLAMP_BYTES);                                             \
+        else dw_rows(g, k, s, DW_GENERAL);                                                                             \
+        return;                                                                                                        \
+    }
     DW_CASE(3, 1) DW_CASE(3, 2) DW_CASE(5, 1) DW_CASE(5, 2)
 #undef DW_CASE
 }

@@ -20,7 +20,8 @@
 
 /// The 16 sums of row `row` from column `col` (`acc0` outputs 0–7, `acc1` 8–15), `n` ≤ 16 of them real, stored as
 /// `store_one` stores each. `plain` (a constant where inlined): bytes with every zero point 0 and the clamp 0…255,
-/// which the saturating packs do alone (as in `vnni_store64_u8`: |t| < 2^30, which `QuantizedPointwise` checks).
+/// which the saturating packs do alone (as in `vnni_store64_u8`: |t| < 2^30, which `QuantizedPointwise` checks);
+/// otherwise the clamp follows them, in bytes.
 K256 void KFN(qpw_store16)(const dedog_qpointwise_args *g, const int plain, __m256i acc0, __m256i acc1,
                            const uint8_t *panel, int row, int col, int n) {
     const size_t at = (size_t)row * g->out_stride + (size_t)col;
@@ -47,17 +48,18 @@ K256 void KFN(qpw_store16)(const dedog_qpointwise_args *g, const int plain, __m2
                                                      _mm256_loadu_ps((const float *)(panel + QRSCALE + 32 * h))));
         }
     }
+    // Rounded, plus the zero point, narrowed with saturation and clamped as bytes, as `vnni_store64_u8` does: the
+    // same bytes as clamping t first (`store_one`), since rounding commutes with clamping to integers and |t| < 2^30.
     __m256i q[2];
-    for (int h = 0; h < 2 && plain; h++) q[h] = _mm256_cvtps_epi32(t[h]);
-    for (int h = 0; h < 2 && !plain; h++) {
-        const __m256i zero = _mm256_loadu_si256((const __m256i *)(panel + QZERO + 32 * h));
-        const __m256 lo = _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_set1_epi32(g->out_min), zero));
-        const __m256 hi = _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_set1_epi32(g->out_max), zero));
-        q[h] = _mm256_add_epi32(_mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(t[h], lo), hi)), zero);
+    UNROLL
+    for (int h = 0; h < 2; h++) {
+        q[h] = _mm256_cvtps_epi32(t[h]);
+        if (!plain) q[h] = _mm256_add_epi32(q[h], _mm256_loadu_si256((const __m256i *)(panel + QZERO + 32 * h)));
     }
-    // Words [0–3 8–11 | 4–7 12–15] put in order, then bytes (every value is a byte already).
+    // Words [0–3 8–11 | 4–7 12–15] put in order, then bytes.
     const __m256i words = _mm256_permute4x64_epi64(_mm256_packs_epi32(q[0], q[1]), 0xD8);
-    const __m128i bytes = _mm_packus_epi16(_mm256_castsi256_si128(words), _mm256_extracti128_si256(words, 1));
+    __m128i bytes = _mm_packus_epi16(_mm256_castsi256_si128(words), _mm256_extracti128_si256(words, 1));
+    if (!plain) bytes = _mm_min_epu8(_mm_max_epu8(bytes, _mm_set1_epi8((char)g->out_min)), _mm_set1_epi8((char)g->out_max));
     uint8_t *out = (uint8_t *)g->out + at;
     if (n == 16) _mm_storeu_si128((__m128i *)out, bytes);
     else {
@@ -231,24 +233,23 @@ typedef struct {
     const int32_t *bias;     // the half's biases of quarter 0 (quarters 16 apart), then scales 64 further
     uint8_t *out_row;
     float lo, hi;
-    int zero;
+    int zero, out_min, out_max;
 } KFN(dw_row);
 
-/// Pixel `ox`'s 32 sums, scaled, rounded and stored as bytes, as `dw_store` stores 64.
+/// Pixel `ox`'s 32 sums, scaled, rounded and stored as bytes, as `dw_store` stores 64 (`fast` as it says).
 K256 void KFN(dw_store)(const KFN(dw_row) *a, const int fast, const __m256i acc[4], int ox) {
     const float *scale = (const float *)(a->bias + 64);
     __m256i v[4];
     UNROLL
     for (int q = 0; q < 4; q++) {
         __m256 t = _mm256_mul_ps(_mm256_cvtepi32_ps(acc[q]), _mm256_loadu_ps(scale + 16 * q));
-        if (fast) {
-            v[q] = _mm256_cvtps_epi32(t);
-        } else {
-            t = _mm256_min_ps(_mm256_max_ps(t, _mm256_set1_ps(a->lo)), _mm256_set1_ps(a->hi));
-            v[q] = _mm256_add_epi32(_mm256_cvtps_epi32(t), _mm256_set1_epi32(a->zero));
-        }
+        if (fast == DW_GENERAL) t = _mm256_min_ps(_mm256_max_ps(t, _mm256_set1_ps(a->lo)), _mm256_set1_ps(a->hi));
+        v[q] = _mm256_cvtps_epi32(t);
+        if (fast != DW_PLAIN) v[q] = _mm256_add_epi32(v[q], _mm256_set1_epi32(a->zero));
     }
-    const __m256i bytes = _mm256_packus_epi16(_mm256_packs_epi32(v[0], v[1]), _mm256_packs_epi32(v[2], v[3]));
+    __m256i bytes = _mm256_packus_epi16(_mm256_packs_epi32(v[0], v[1]), _mm256_packs_epi32(v[2], v[3]));
+    if (fast == DW_CLAMP_BYTES)
+        bytes = _mm256_min_epu8(_mm256_max_epu8(bytes, _mm256_set1_epi8((char)a->out_min)), _mm256_set1_epi8((char)a->out_max));
     _mm256_storeu_si256((__m256i *)(a->out_row + (size_t)ox * (size_t)a->C + (size_t)a->base), bytes);
 }
 
@@ -268,6 +269,10 @@ K256 void KFN(dw_store)(const KFN(dw_row) *a, const int fast, const __m256i acc[
 /// 16 registers, and the spills cost more than this buffer's stores.
 K256 void KFN(dw_interleave)(const KFN(dw_row) *a, const int K, int c0, int columns, __m256i *buf) {
     const int G = (K + DW_ROWS - 1) / DW_ROWS;
+    // A row outside the image reads its (valid) stand-in row and keeps nothing of it: no branch per column and row.
+    __m256i keep[DW256_KERNEL_MAX];
+    UNROLL
+    for (int ky = 0; ky < K; ky++) keep[ky] = _mm256_set1_epi32(a->inside[ky] ? -1 : 0);
     UNROLL
     for (int gg = 0; gg < G; gg++) {
         for (int c = 0; c < columns; c++) {
@@ -277,8 +282,8 @@ K256 void KFN(dw_interleave)(const KFN(dw_row) *a, const int K, int c0, int colu
             UNROLL
             for (int k = 0; k < DW_ROWS; k++) {
                 const int ky = DW_ROWS * gg + k;
-                if (ky >= K || !(column && a->inside[ky])) r[k] = _mm256_setzero_si256();
-                else r[k] = _mm256_loadu_si256((const __m256i *)(a->rows[ky] + (size_t)ix * (size_t)a->C + (size_t)a->base));
+                if (ky >= K || !column) r[k] = _mm256_setzero_si256();
+                else r[k] = _mm256_and_si256(keep[ky], _mm256_loadu_si256((const __m256i *)(a->rows[ky] + (size_t)ix * (size_t)a->C + (size_t)a->base)));
             }
             const __m256i ab_lo = _mm256_unpacklo_epi8(r[0], r[1]), ab_hi = _mm256_unpackhi_epi8(r[0], r[1]);
             const __m256i cd_lo = _mm256_unpacklo_epi8(r[2], r[3]), cd_hi = _mm256_unpackhi_epi8(r[2], r[3]);
@@ -348,6 +353,8 @@ K256 void KFN(dw_rows)(const dedog_qdepthwise_args *g, int end32, const int K, c
     a.lo = (float)(g->out_min - g->out_zero);
     a.hi = (float)(g->out_max - g->out_zero);
     a.zero = g->out_zero;
+    a.out_min = g->out_min;
+    a.out_max = g->out_max;
     const size_t row_bytes = (size_t)g->width * (size_t)g->channels;
     const int G = (K + DW_ROWS - 1) / DW_ROWS;
     for (int base = g->first_channel; base < end32; base += 32) {
@@ -371,12 +378,15 @@ K256 void KFN(dw_rows)(const dedog_qdepthwise_args *g, int end32, const int K, c
 
 /// Channels first_channel…end32−1 of `g` (a kernel and stride `dw_vnni_takes` accepts).
 KTARGET static void KFN(qdepthwise)(const dedog_qdepthwise_args *g, int end32) {
-    int32_t small;
-    memcpy(&small, g->packed, 4);
-    const int fast = small && g->out_zero == 0 && g->out_min == 0 && g->out_max == 255;
+    const int fast = dw_store_kind(g);
     __m256i buf[DW256_BUFFER];  // 34 KB for the signed build
-#define DW256_CASE(k, s) \
-    if (g->kernel == k && g->stride == s) { if (fast) KFN(dw_rows)(g, end32, k, s, 1, buf); else KFN(dw_rows)(g, end32, k, s, 0, buf); return; }
+#define DW256_CASE(k, s)                                                                                               \
+    if (g->kernel == k && g->stride == s) {                                                                            \
+        if (fast == DW_PLAIN) KFN(dw_rows)(g, end32, k, s, DW_PLAIN, buf);                                            \
+        else if (fast == DW_CLAMP_BYTES) KFN(dw_rows)(g, end32, k, s, DW_CLAMP_BYTES, buf);                           \
+        else KFN(dw_rows)(g, end32, k, s, DW_GENERAL, buf);                                                          \
+        return;                                                                                                        \
+    }
     DW256_CASE(3, 1) DW256_CASE(3, 2) DW256_CASE(5, 1) DW256_CASE(5, 2)
 #undef DW256_CASE
 }

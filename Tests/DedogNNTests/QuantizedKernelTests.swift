@@ -120,10 +120,12 @@ struct IntegerRandom {
         let bits = "\(weight.contains { abs(Int($0)) > 63 } ? 8 : 7)-bit weights, inputs to \(inputMax)"
         let (sums, _, _) = ReferenceKernels.quantizedDepthwiseSums(input, height: h, width: w, channels: c, weight: weight,
                                                                   bias: bias, kernel: k, stride: layer.stride)
-        // The third and fourth stores clamp to 0…255 with zero point 0, the ReLU6 outputs' store, which the VNNI kernel
-        // leaves to saturating packs when every scale is below 64; the fourth's scales are not, so it may not.
+        // The third and fourth stores clamp to 0…255 with zero point 0, the ReLU6 outputs' store, which the fast kernels
+        // leave to saturating packs when every scale is below 64; the fourth's scales are not, so they may not. The
+        // others clamp after the packs, as bytes (the fifth at both ends), where every scale is below 64.
         for (zero, low, high, gain) in [(0, 0, random.int(in: 128...255), 1), (random.int(in: 0...255), 0, 255, 1),
-                                        (0, 0, 255, 1), (0, 0, 255, 4096)] as [(Int, Int, Int, Float)] {
+                                        (0, 0, 255, 1), (0, 0, 255, 4096), (random.int(in: 0...255), 3, 250, 1)]
+            as [(Int, Int, Int, Float)] {
             let scale = scale.map { $0 * gain }
             let expected = ReferenceKernels.requantize(sums, outputs: c, scale: scale, zero: [zero], low: low, high: high)
             let conv = try QuantizedDepthwise(channels: c, kernel: k, stride: layer.stride, weight: weight, bias: bias,
