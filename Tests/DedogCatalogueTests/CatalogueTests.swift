@@ -58,6 +58,12 @@ import DedogCatalogue
                 for s in [w.male, w.female].compactMap({ $0 }) { #expect(s.min <= s.max && s.min >= 0.5 && s.max <= 120) }
             }
             if let l = b.lifeSpan { #expect(l.unit == "years" && l.min <= l.max && l.min >= 5 && l.max <= 20, "\(b.id)") }
+            // Where both sexes are given, the whole range is theirs (to a unit: the tables round differently).
+            for m in [b.height, b.weight].compactMap({ $0 }) {
+                if let male = m.male, let female = m.female {
+                    #expect(abs(m.min - min(male.min, female.min)) <= 1 && abs(m.max - max(male.max, female.max)) <= 1, "\(b.id) \(m)")
+                }
+            }
             // Czech names are written as running text: lower case, unless they begin with a proper name (a
             // possessive of a person's name, or a foreign name written in capitals: Jack Russell Teriér).
             if let cs = b.name.cs, cs.first?.isUppercase == true {
@@ -69,6 +75,14 @@ import DedogCatalogue
                 .compactMap { $0 } + b.colours + b.temperament + (b.origin?.components(separatedBy: ", ") ?? [])
             for term in terms { #expect(catalogue.vocabulary["cs"]?[term] != nil, "\(b.id): no Czech for \(term)") }
         }
+    }
+
+    /// The AKC's page gives a Boxer's weight as "65-80 pounds (male), females are about 15 pounds less than male"; the
+    /// metric table built from it had 15 pounds (6.8 kg) as the lightest Boxer.
+    @Test func aBoxerWeighsWhatTheAKCSays() throws {
+        let w = try #require(catalogue.breeds.first { $0.id == "boxer" }?.weight)
+        #expect(w.min == 22.7 && w.max == 36.3)
+        #expect(w.male?.min == 29.5 && w.male?.max == 36.3 && w.female?.min == 22.7 && w.female?.max == 29.5)
     }
 
     @Test(arguments: ["civava", "čivava", "ČIVAVA", "chihuahau", "Chihuahua"])

@@ -186,16 +186,28 @@ SEXED = re.compile(r"^\s*(\d+(?:\.\d+)?)(?:\s*-\s*(\d+(?:\.\d+)?))?\s*(inches|po
                    r"(\d+(?:\.\d+)?)(?:\s*-\s*(\d+(?:\.\d+)?))?\s*(inches|pounds)\s*\(females?\)\s*$")
 
 
+# "65-80 pounds (male), females are about 15 pounds less than male" (the Boxer's row): the metric table read the 15
+# as the females' weight.
+SEXED_LESS = re.compile(r"^\s*(\d+(?:\.\d+)?)(?:\s*-\s*(\d+(?:\.\d+)?))?\s*(inches|pounds)\s*\(males?\)\s*[,;]\s*"
+                        r"females are (?:about )?(\d+(?:\.\d+)?)\s*(?:inches|pounds) less than males?\s*$")
+
+
 def by_sex(text, unit):
-    """'23-24 inches (male), 21.5-22.5 inches (female)' -> metric ranges per sex, or None if not that form."""
-    m = SEXED.match(text or "")
-    if not m:
-        return None
-    factor = 2.54 if m.group(3) == "inches" else 0.45359237
-    def r(lo, hi):
+    """'23-24 inches (male), 21.5-22.5 inches (female)' or '65-80 pounds (male), females are about 15 pounds less
+    than male' -> metric ranges per sex, or None if not that form."""
+    def r(lo, hi, factor, less=0.0):
         lo = float(lo); hi = float(hi) if hi else lo
-        return {"min": round(lo * factor, 1), "max": round(hi * factor, 1), "unit": unit}
-    return {"male": r(m.group(1), m.group(2)), "female": r(m.group(4), m.group(5))}
+        return {"min": round((lo - less) * factor, 1), "max": round((hi - less) * factor, 1), "unit": unit}
+    m = SEXED.match(text or "")
+    if m:
+        factor = 2.54 if m.group(3) == "inches" else 0.45359237
+        return {"male": r(m.group(1), m.group(2), factor), "female": r(m.group(4), m.group(5), factor)}
+    m = SEXED_LESS.match(text or "")
+    if m:
+        factor = 2.54 if m.group(3) == "inches" else 0.45359237
+        less = float(m.group(4))
+        return {"male": r(m.group(1), m.group(2), factor), "female": r(m.group(1), m.group(2), factor, less)}
+    return None
 
 
 def akc_facts(a, ai, note):
@@ -212,6 +224,12 @@ def akc_facts(a, ai, note):
             target = height if k == "height" else weight
             if sexes and target:
                 target.update(sexes)
+                # Where the metric row disagrees with the sexes' ranges by more than a unit at either end, it misread
+                # the text they come from (the Boxer's females as 6.8 kg): the range is theirs.
+                lo = min(sexes["male"]["min"], sexes["female"]["min"])
+                hi = max(sexes["male"]["max"], sexes["female"]["max"])
+                if abs(target["min"] - lo) > 1 or abs(target["max"] - hi) > 1:
+                    target["min"], target["max"] = lo, hi
                 note("akc-by-sex", k)
     if a and (a["grooming_frequency_category"] or a["shedding_category"]):
         coat = {"grooming": a["grooming_frequency_category"] or None, "shedding": a["shedding_category"] or None}
