@@ -599,6 +599,13 @@ static void portable_qpointwise(const dedog_qpointwise_args *g) {
 
 // MARK: AVX-512 VNNI: vpdpbusd
 
+/// How the 1×1 kernels store their bytes after the saturating packs (a constant where they are inlined).
+enum {
+    QPW_GENERAL,    // the zero points added, then clamped at both ends
+    QPW_FROM_ZERO,  // every zero point 0 and the clamp from 0 (the ReLU6 outputs, in 8 or 7 bits): the packs clamp
+                    // from below, the top is clamped as bytes (a no-op for 255)
+};
+
 #define VN static inline __attribute__((always_inline, target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,avx2,fma")))
 #define UNROLL _Pragma("clang loop unroll(full)")  // tile loops: constants where inlined, accumulators in registers
 #define VMR 6  // a tile of 6 rows × 4 panels: 24 accumulators, 4 weight vectors and a broadcast in 32 zmm
@@ -629,9 +636,9 @@ VN void vnni_store16(const dedog_qpointwise_args *g, __m512i acc, const uint8_t 
 /// The 64 byte sums of row `row` from column `col`, 4 panels' worth (`acc` in column order, each panel `size`
 /// bytes after the previous one): scaled (the residual added), rounded to int32 plus the zero point, narrowed with
 /// saturation (to 16 bits, to unsigned bytes) and clamped as bytes, then put back in column order. The same bytes
-/// as `vnni_store16` whenever |t| < 2^30, which `QuantizedPointwise` checks for every layer. `plain` (a constant
-/// where inlined): every zero point 0 and the clamp 0…255, which the saturating packs do alone.
-VN void vnni_store64_u8(const dedog_qpointwise_args *g, const int plain, __m512i a0, __m512i a1, __m512i a2, __m512i a3,
+/// as `vnni_store16` whenever |t| < 2^30, which `QuantizedPointwise` checks for every layer. `kind` (a
+/// `qpw_store_kind`, a constant where inlined) leaves out what the zero points and the packs make needless.
+VN void vnni_store64_u8(const dedog_qpointwise_args *g, const int kind, __m512i a0, __m512i a1, __m512i a2, __m512i a3,
                         const uint8_t *panel, size_t size, int row, int col) {
     const size_t at = (size_t)row * g->out_stride + (size_t)col;
     const __m512i acc[4] = {a0, a1, a2, a3};
@@ -644,20 +651,20 @@ VN void vnni_store64_u8(const dedog_qpointwise_args *g, const int plain, __m512i
             r = _mm512_sub_epi32(r, _mm512_loadu_si512(head + QRZERO));
             t = _mm512_add_ps(t, _mm512_mul_ps(_mm512_cvtepi32_ps(r), _mm512_loadu_ps((const float *)(head + QRSCALE))));
         }
-        q[v] = plain ? _mm512_cvtps_epi32(t) : _mm512_add_epi32(_mm512_cvtps_epi32(t), _mm512_loadu_si512(head + QZERO));
+        q[v] = kind != QPW_GENERAL ? _mm512_cvtps_epi32(t) : _mm512_add_epi32(_mm512_cvtps_epi32(t), _mm512_loadu_si512(head + QZERO));
     }
     const __m512i lo = _mm512_packs_epi32(q[0], q[1]);
     const __m512i hi = _mm512_packs_epi32(q[2], q[3]);
     // Dword 4·lane + v of the packed bytes holds q[v]'s outputs 4·lane…4·lane+3; column order wants it at 4·v + lane.
     const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
     __m512i b = _mm512_permutexvar_epi32(order, _mm512_packus_epi16(lo, hi));
-    if (!plain)
-        b = _mm512_min_epu8(_mm512_max_epu8(b, _mm512_set1_epi8((char)g->out_min)), _mm512_set1_epi8((char)g->out_max));
+    if (kind == QPW_GENERAL) b = _mm512_max_epu8(b, _mm512_set1_epi8((char)g->out_min));
+    b = _mm512_min_epu8(b, _mm512_set1_epi8((char)g->out_max));
     _mm512_storeu_si512((uint8_t *)g->out + at, b);
 }
 
 /// mr (≤ VMR) rows × np (≤ VNP) panels; both are constants where inlined, so the accumulators stay in registers.
-VN void vnni_tile(const dedog_qpointwise_args *g, const int plain, const uint8_t *in, const int mr, const uint8_t *panel,
+VN void vnni_tile(const dedog_qpointwise_args *g, const int kind, const uint8_t *in, const int mr, const uint8_t *panel,
                   size_t size, const int np, int row, int col) {
     __m512i acc[VMR][VNP];
     UNROLL
@@ -697,7 +704,7 @@ VN void vnni_tile(const dedog_qpointwise_args *g, const int plain, const uint8_t
     if (np == 4 && g->store != DEDOG_Q_F32 && g->outputs - col >= 4 * QPANEL) {
         UNROLL
         for (int r = 0; r < mr; r++)
-            vnni_store64_u8(g, plain, acc[r][0], acc[r][1], acc[r][2], acc[r][3], panel, size, row + r, col);
+            vnni_store64_u8(g, kind, acc[r][0], acc[r][1], acc[r][2], acc[r][3], panel, size, row + r, col);
         return;
     }
     UNROLL
@@ -710,52 +717,56 @@ VN void vnni_tile(const dedog_qpointwise_args *g, const int plain, const uint8_t
 }
 
 /// `mr` rows across panels p0..<p1, 4, 2 or 1 panels at a time.
-VN void vnni_rows(const dedog_qpointwise_args *g, const int plain, const int mr, int row, int p0, int p1, size_t size) {
+VN void vnni_rows(const dedog_qpointwise_args *g, const int kind, const int mr, int row, int p0, int p1, size_t size) {
     const uint8_t *in = g->in + (size_t)row * g->in_stride;
     const uint8_t *packed = (const uint8_t *)g->packed;
     int p = p0;
-    for (; p + 4 <= p1; p += 4) vnni_tile(g, plain, in, mr, packed + (size_t)p * size, size, 4, row, p * QPANEL);
-    for (; p + 2 <= p1; p += 2) vnni_tile(g, plain, in, mr, packed + (size_t)p * size, size, 2, row, p * QPANEL);
-    for (; p < p1; p++) vnni_tile(g, plain, in, mr, packed + (size_t)p * size, size, 1, row, p * QPANEL);
+    for (; p + 4 <= p1; p += 4) vnni_tile(g, kind, in, mr, packed + (size_t)p * size, size, 4, row, p * QPANEL);
+    for (; p + 2 <= p1; p += 2) vnni_tile(g, kind, in, mr, packed + (size_t)p * size, size, 2, row, p * QPANEL);
+    for (; p < p1; p++) vnni_tile(g, kind, in, mr, packed + (size_t)p * size, size, 1, row, p * QPANEL);
 }
 
 /// Row blocks of VMR over chunks of panels whose weights stay in L2 (≤ 256 KB) while every row block passes them.
-VN void vnni_blocks(const dedog_qpointwise_args *g, const int plain, size_t size) {
+VN void vnni_blocks(const dedog_qpointwise_args *g, const int kind, size_t size) {
     int chunk = (int)(262144 / size) / VNP * VNP;
     if (chunk < VNP) chunk = VNP;
     for (int p0 = g->first_panel; p0 < g->end_panel; p0 += chunk) {
         const int p1 = p0 + chunk < g->end_panel ? p0 + chunk : g->end_panel;
         for (int r = 0; r < g->rows; r += VMR) {
             switch (g->rows - r < VMR ? g->rows - r : VMR) {
-            case 1: vnni_rows(g, plain, 1, r, p0, p1, size); break;
-            case 2: vnni_rows(g, plain, 2, r, p0, p1, size); break;
-            case 3: vnni_rows(g, plain, 3, r, p0, p1, size); break;
-            case 4: vnni_rows(g, plain, 4, r, p0, p1, size); break;
-            case 5: vnni_rows(g, plain, 5, r, p0, p1, size); break;
-            default: vnni_rows(g, plain, 6, r, p0, p1, size); break;
+            case 1: vnni_rows(g, kind, 1, r, p0, p1, size); break;
+            case 2: vnni_rows(g, kind, 2, r, p0, p1, size); break;
+            case 3: vnni_rows(g, kind, 3, r, p0, p1, size); break;
+            case 4: vnni_rows(g, kind, 4, r, p0, p1, size); break;
+            case 5: vnni_rows(g, kind, 5, r, p0, p1, size); break;
+            default: vnni_rows(g, kind, 6, r, p0, p1, size); break;
             }
         }
     }
 }
 
-/// Whether `g` stores bytes with every zero point 0 and the clamp 0…255 (the ReLU6 outputs' store), which leaves the
-/// clamping to the saturating packs.
-static int plain_bytes(const dedog_qpointwise_args *g) {
+/// Whether every output zero point of `g`'s panels is 0.
+static int zero_points_are_zero(const dedog_qpointwise_args *g) {
     const size_t size = panel_bytes(g->inputs);
-    int plain = g->store == DEDOG_Q_U8 && g->out_min == 0 && g->out_max == 255;
-    for (int p = g->first_panel; plain && p < g->end_panel; p++) {
+    for (int p = g->first_panel; p < g->end_panel; p++) {
         int32_t z[QPANEL];
         memcpy(z, (const uint8_t *)g->packed + (size_t)p * size + QZERO, sizeof z);
-        for (int j = 0; j < QPANEL; j++) plain &= z[j] == 0;
+        for (int j = 0; j < QPANEL; j++)
+            if (z[j] != 0) return 0;
     }
-    return plain;
+    return 1;
+}
+
+/// The kind of store `g` takes.
+static int qpw_store_kind(const dedog_qpointwise_args *g) {
+    return g->store == DEDOG_Q_U8 && g->out_min == 0 && zero_points_are_zero(g) ? QPW_FROM_ZERO : QPW_GENERAL;
 }
 
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,avx2,fma")))
 static void vnni_qpointwise(const dedog_qpointwise_args *g) {
     const size_t size = panel_bytes(g->inputs);
-    if (plain_bytes(g)) vnni_blocks(g, 1, size);
-    else vnni_blocks(g, 0, size);
+    if (qpw_store_kind(g) == QPW_FROM_ZERO) vnni_blocks(g, QPW_FROM_ZERO, size);
+    else vnni_blocks(g, QPW_GENERAL, size);
 }
 
 // MARK: AVX-512 VNNI depthwise: four kernel rows per vpdpbusd lane

@@ -19,10 +19,10 @@
 #define K256_MR_MAX 6
 
 /// The 16 sums of row `row` from column `col` (`acc0` outputs 0–7, `acc1` 8–15), `n` ≤ 16 of them real, stored as
-/// `store_one` stores each. `plain` (a constant where inlined): bytes with every zero point 0 and the clamp 0…255,
-/// which the saturating packs do alone (as in `vnni_store64_u8`: |t| < 2^30, which `QuantizedPointwise` checks);
-/// otherwise the clamp follows them, in bytes.
-K256 void KFN(qpw_store16)(const dedog_qpointwise_args *g, const int plain, __m256i acc0, __m256i acc1,
+/// `store_one` stores each. `kind` (a `qpw_store_kind`, a constant where inlined): the clamp follows the saturating
+/// packs, in bytes (as in `vnni_store64_u8`: |t| < 2^30, which `QuantizedPointwise` checks), at the bottom only where
+/// the packs do not clamp there already.
+K256 void KFN(qpw_store16)(const dedog_qpointwise_args *g, const int kind, __m256i acc0, __m256i acc1,
                            const uint8_t *panel, int row, int col, int n) {
     const size_t at = (size_t)row * g->out_stride + (size_t)col;
     const __m256i acc[2] = {acc0, acc1};
@@ -54,12 +54,13 @@ K256 void KFN(qpw_store16)(const dedog_qpointwise_args *g, const int plain, __m2
     UNROLL
     for (int h = 0; h < 2; h++) {
         q[h] = _mm256_cvtps_epi32(t[h]);
-        if (!plain) q[h] = _mm256_add_epi32(q[h], _mm256_loadu_si256((const __m256i *)(panel + QZERO + 32 * h)));
+        if (kind == QPW_GENERAL) q[h] = _mm256_add_epi32(q[h], _mm256_loadu_si256((const __m256i *)(panel + QZERO + 32 * h)));
     }
     // Words [0–3 8–11 | 4–7 12–15] put in order, then bytes.
     const __m256i words = _mm256_permute4x64_epi64(_mm256_packs_epi32(q[0], q[1]), 0xD8);
     __m128i bytes = _mm_packus_epi16(_mm256_castsi256_si128(words), _mm256_extracti128_si256(words, 1));
-    if (!plain) bytes = _mm_min_epu8(_mm_max_epu8(bytes, _mm_set1_epi8((char)g->out_min)), _mm_set1_epi8((char)g->out_max));
+    if (kind == QPW_GENERAL) bytes = _mm_max_epu8(bytes, _mm_set1_epi8((char)g->out_min));
+    bytes = _mm_min_epu8(bytes, _mm_set1_epi8((char)g->out_max));
     uint8_t *out = (uint8_t *)g->out + at;
     if (n == 16) _mm_storeu_si128((__m128i *)out, bytes);
     else {
@@ -70,7 +71,7 @@ K256 void KFN(qpw_store16)(const dedog_qpointwise_args *g, const int plain, __m2
 }
 
 /// mr (≤ K256_MR, a constant where inlined) rows of one panel.
-K256 void KFN(qpw_tile)(const dedog_qpointwise_args *g, const int plain, const uint8_t *in, const int mr,
+K256 void KFN(qpw_tile)(const dedog_qpointwise_args *g, const int kind, const uint8_t *in, const int mr,
                         const uint8_t *panel, int row, int col, int cols) {
     __m256i acc[K256_MR_MAX][2];
     const uint8_t *bias = panel + (XSIGNED ? QSBIAS : 0);
@@ -103,7 +104,7 @@ K256 void KFN(qpw_tile)(const dedog_qpointwise_args *g, const int plain, const u
         }
     }
     UNROLL
-    for (int r = 0; r < mr; r++) KFN(qpw_store16)(g, plain, acc[r][0], acc[r][1], panel, row + r, col, cols);
+    for (int r = 0; r < mr; r++) KFN(qpw_store16)(g, kind, acc[r][0], acc[r][1], panel, row + r, col, cols);
 }
 
 #if XSIGNED
@@ -135,7 +136,7 @@ K256 void KFN(qpw_signed_rows)(const dedog_qpointwise_args *g, const uint8_t *in
 
 /// `qpw_tile` on the rows `qpw_signed_rows` made: per row and group of 4 inputs, two broadcasts, and per weight
 /// vector `DEDOG_DOT4_SGN_OF`; the same sums as `DEDOG_DOT4_SGN`.
-K256 void KFN(qpw_tile_signed)(const dedog_qpointwise_args *g, const int plain, const uint8_t *xs, const uint8_t *ax,
+K256 void KFN(qpw_tile_signed)(const dedog_qpointwise_args *g, const int kind, const uint8_t *xs, const uint8_t *ax,
                                size_t stride, const int mr, const uint8_t *panel, int row, int col, int cols) {
     __m256i acc[K256_MR_MAX][2];
     const __m256i b0 = _mm256_loadu_si256((const __m256i *)(panel + QSBIAS));
@@ -157,31 +158,31 @@ K256 void KFN(qpw_tile_signed)(const dedog_qpointwise_args *g, const int plain, 
         }
     }
     UNROLL
-    for (int r = 0; r < mr; r++) KFN(qpw_store16)(g, plain, acc[r][0], acc[r][1], panel, row + r, col, cols);
+    for (int r = 0; r < mr; r++) KFN(qpw_store16)(g, kind, acc[r][0], acc[r][1], panel, row + r, col, cols);
 }
 #endif
 
 /// Rows r…r+mr−1 (mr a constant where inlined) of panel p: from the signed build's copy of them (`xs`, `ax`) where it
 /// made one, else from the rows themselves.
-K256 void KFN(qpw_panel)(const dedog_qpointwise_args *g, const int plain, const uint8_t *in, const uint8_t *xs,
+K256 void KFN(qpw_panel)(const dedog_qpointwise_args *g, const int kind, const uint8_t *in, const uint8_t *xs,
                          const uint8_t *ax, size_t stride, const int mr, int p, int r) {
     const uint8_t *panel = (const uint8_t *)g->packed + (size_t)p * panel_bytes(g->inputs);
     const int col = p * QPANEL, cols = g->outputs - col < QPANEL ? g->outputs - col : QPANEL;
 #if XSIGNED
     if (xs) {
-        KFN(qpw_tile_signed)(g, plain, xs, ax, stride, mr, panel, r, col, cols);
+        KFN(qpw_tile_signed)(g, kind, xs, ax, stride, mr, panel, r, col, cols);
         return;
     }
 #else
     (void)xs, (void)ax, (void)stride;
 #endif
-    KFN(qpw_tile)(g, plain, in, mr, panel, r, col, cols);
+    KFN(qpw_tile)(g, kind, in, mr, panel, r, col, cols);
 }
 
 /// Row blocks of K256_MR over chunks of panels whose weights stay in L2 (≤ 256 KB) while every row block passes
 /// them; a row block's inputs stay in L1 across its chunk. `signed_rows`: room for the signed build's copy of a row
 /// block (`qpw_signed_rows`), or null to read the rows as they are.
-K256 void KFN(qpw_blocks)(const dedog_qpointwise_args *g, const int plain, uint8_t *signed_rows) {
+K256 void KFN(qpw_blocks)(const dedog_qpointwise_args *g, const int kind, uint8_t *signed_rows) {
     int chunk = (int)(262144 / panel_bytes(g->inputs));
     if (chunk < 1) chunk = 1;
     const size_t stride = 4 * groups_of(g->inputs);
@@ -196,12 +197,12 @@ K256 void KFN(qpw_blocks)(const dedog_qpointwise_args *g, const int plain, uint8
 #endif
             for (int p = p0; p < p1; p++) {
                 switch (mr) {
-                case 1: KFN(qpw_panel)(g, plain, in, xs, ax, stride, 1, p, r); break;
-                case 2: KFN(qpw_panel)(g, plain, in, xs, ax, stride, 2, p, r); break;
-                case 3: KFN(qpw_panel)(g, plain, in, xs, ax, stride, 3, p, r); break;
-                case 4: KFN(qpw_panel)(g, plain, in, xs, ax, stride, 4, p, r); break;
-                case 5: KFN(qpw_panel)(g, plain, in, xs, ax, stride, 5, p, r); break;
-                default: KFN(qpw_panel)(g, plain, in, xs, ax, stride, K256_MR, p, r); break;
+                case 1: KFN(qpw_panel)(g, kind, in, xs, ax, stride, 1, p, r); break;
+                case 2: KFN(qpw_panel)(g, kind, in, xs, ax, stride, 2, p, r); break;
+                case 3: KFN(qpw_panel)(g, kind, in, xs, ax, stride, 3, p, r); break;
+                case 4: KFN(qpw_panel)(g, kind, in, xs, ax, stride, 4, p, r); break;
+                case 5: KFN(qpw_panel)(g, kind, in, xs, ax, stride, 5, p, r); break;
+                default: KFN(qpw_panel)(g, kind, in, xs, ax, stride, K256_MR, p, r); break;
                 }
             }
         }
@@ -218,8 +219,8 @@ KTARGET static void KFN(qpointwise)(const dedog_qpointwise_args *g) {
 #else
     uint8_t *signed_rows = 0;
 #endif
-    if (plain_bytes(g)) KFN(qpw_blocks)(g, 1, signed_rows);
-    else KFN(qpw_blocks)(g, 0, signed_rows);
+    if (qpw_store_kind(g) == QPW_FROM_ZERO) KFN(qpw_blocks)(g, QPW_FROM_ZERO, signed_rows);
+    else KFN(qpw_blocks)(g, QPW_GENERAL, signed_rows);
 }
 
 // MARK: depthwise: four kernel rows per int32 lane, 32 channels (half of a packed 64-channel block) at a time
