@@ -231,6 +231,7 @@ typedef struct {
     int inside[8];
     int C, W, pad_left, out_width, base;  // base: the half's first channel
     const uint8_t *weights;  // the half's first weight bytes in its block (vectors 64 bytes apart)
+    __m256i last4[4];        // a 5×5 kernel's last row, taps 0–3 side by side in each lane (`dw_last_row`), per quarter
     const int32_t *bias;     // the half's biases of quarter 0 (quarters 16 apart), then scales 64 further
     uint8_t *out_row;
     float lo, hi;
@@ -263,9 +264,15 @@ K256 void KFN(dw_store)(const KFN(dw_row) *a, const int fast, const __m256i acc[
 #define DW256_PLANES (XSIGNED ? 2 : 1)
 #define DW256_BUFFER (((DW256_KERNEL_MAX + DW_ROWS - 1) / DW_ROWS) * DW256_COLUMNS * 4 * DW256_PLANES)
 
+/// Whether group gg of a K×K kernel holds a single kernel row (the fifth of a 5×5 kernel). Its row is then read in
+/// column quadruples instead (columns c…c+3 of that row side by side in a lane), so that a pixel takes its 5 taps in
+/// two byte dot products (`dw_last_row`) rather than 5 whose lanes hold one tap and three zeros.
+#define DW256_LONE_ROW(gg, K, G) ((gg) == (G) - 1 && (K) == 5)
+
 /// Input columns c0…c0+columns−1 of the padded row, as the kernel-row quadruples of the half's 32 channels: for each
 /// group of 4 kernel rows gg and column, quarter q's 8 int32 lanes (Q[q]: channels 4q… and 16 + 4q…, as `dw_store`
-/// packs them), zeros outside the image. Interleaved once here, each is read by every kernel column that passes it:
+/// packs them), zeros outside the image; for a group of one row (`DW256_LONE_ROW`), the quadruples of that row's
+/// columns c…c+3. Interleaved once here, each is read by every kernel column that passes it:
 /// streaming the row with every open pixel's sums in registers (4 · ⌈K/S⌉ of them, 20 for 5×5) needed more than AVX2's
 /// 16 registers, and the spills cost more than this buffer's stores.
 K256 void KFN(dw_interleave)(const KFN(dw_row) *a, const int K, int c0, int columns, __m256i *buf) {
@@ -282,6 +289,12 @@ K256 void KFN(dw_interleave)(const KFN(dw_row) *a, const int K, int c0, int colu
             __m256i r[DW_ROWS];
             UNROLL
             for (int k = 0; k < DW_ROWS; k++) {
+                if (DW256_LONE_ROW(gg, K, G)) {
+                    const int ky = DW_ROWS * gg, at = ix + k;
+                    if ((unsigned)at >= (unsigned)a->W) r[k] = _mm256_setzero_si256();
+                    else r[k] = _mm256_and_si256(keep[ky], _mm256_loadu_si256((const __m256i *)(a->rows[ky] + (size_t)at * (size_t)a->C + (size_t)a->base)));
+                    continue;
+                }
                 const int ky = DW_ROWS * gg + k;
                 if (ky >= K || !column) r[k] = _mm256_setzero_si256();
                 else r[k] = _mm256_and_si256(keep[ky], _mm256_loadu_si256((const __m256i *)(a->rows[ky] + (size_t)ix * (size_t)a->C + (size_t)a->base)));
@@ -316,6 +329,25 @@ K256 void KFN(dw_pixels)(const KFN(dw_row) *a, const int K, const int S, const i
         for (int q = 0; q < 4; q++) acc[q] = _mm256_loadu_si256((const __m256i *)(a->bias + DW_SBIAS * XSIGNED + 16 * q));
         UNROLL
         for (int gg = 0; gg < G; gg++) {
+            if (DW256_LONE_ROW(gg, K, G)) {
+                // Taps 0–3 of the row from the quadruple of columns p·S…p·S+3, tap 4 from that of p·S+4 with the packed
+                // vector, whose lanes hold tap 4 and three zeros (which the quadruple's other columns meet).
+                const __m256i *at0 = buf + (size_t)((gg * DW256_COLUMNS + p * S) * 4 * DW256_PLANES);
+                const __m256i *at4 = buf + (size_t)((gg * DW256_COLUMNS + p * S + 4) * 4 * DW256_PLANES);
+                const uint8_t *w4 = a->weights + (size_t)((gg * K + 4) * 4) * 64;
+                UNROLL
+                for (int q = 0; q < 4; q++) {
+                    const __m256i wq = _mm256_loadu_si256((const __m256i *)(w4 + q * 64));
+#if XSIGNED
+                    acc[q] = DEDOG_DOT4_SGN_OF(acc[q], _mm256_load_si256(at0 + 2 * q), _mm256_load_si256(at0 + 2 * q + 1), a->last4[q]);
+                    acc[q] = DEDOG_DOT4_SGN_OF(acc[q], _mm256_load_si256(at4 + 2 * q), _mm256_load_si256(at4 + 2 * q + 1), wq);
+#else
+                    acc[q] = DOT4(acc[q], _mm256_load_si256(at0 + q), a->last4[q]);
+                    acc[q] = DOT4(acc[q], _mm256_load_si256(at4 + q), wq);
+#endif
+                }
+                continue;
+            }
             UNROLL
             for (int kx = 0; kx < K; kx++) {
                 const __m256i *at = buf + (size_t)((gg * DW256_COLUMNS + p * S + kx) * 4 * DW256_PLANES);
@@ -363,6 +395,20 @@ K256 void KFN(dw_rows)(const dedog_qdepthwise_args *g, int end32, const int K, c
         const int half = (base % 64) / 32;
         a.base = base;
         a.weights = block + 32 * half;
+        if (DW256_LONE_ROW(G - 1, K, G)) {
+            // The packed vectors of the last row hold tap kx in byte 0 of each lane (rows 5–7 are zeros): taps 0–3
+            // moved side by side, in the order of the column quadruples' bytes.
+            UNROLL
+            for (int q = 0; q < 4; q++) {
+                __m256i v = _mm256_setzero_si256();
+                UNROLL
+                for (int kx = 0; kx < 4; kx++) {
+                    const __m256i t = _mm256_loadu_si256((const __m256i *)(a.weights + (size_t)(((G - 1) * K + kx) * 4 + q) * 64));
+                    v = _mm256_or_si256(v, _mm256_slli_epi32(t, 8 * kx));
+                }
+                a.last4[q] = v;
+            }
+        }
         a.bias = (const int32_t *)(block + (size_t)G * (size_t)K * 4 * 64) + 8 * half;
         for (int oy = g->first_row; oy < g->end_row; oy++) {
             const int iy0 = oy * S - g->pad_top;
@@ -398,6 +444,7 @@ KTARGET static void KFN(qdepthwise)(const dedog_qdepthwise_args *g, int end32) {
 #undef DW256_PIXELS
 #undef QPW_SIGNED_MAX
 #undef DW256_COLUMNS
+#undef DW256_LONE_ROW
 #undef DW256_KERNEL_MAX
 #undef DW256_PLANES
 #undef DW256_BUFFER
