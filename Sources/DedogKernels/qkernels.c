@@ -808,6 +808,7 @@ typedef struct {
     __mmask64 cmask;          // the block's real channels
     int C, W, pad_left, out_width, base;
     const uint8_t *block;     // the block's packed weights, then biases and scales
+    __m512i last4[4];         // a 5×5 kernel's last row, taps 0–3 side by side in each lane, per quarter (`dw_chunk`)
     uint8_t *out_row;
     float lo, hi;
     int zero, out_min, out_max;
@@ -850,9 +851,19 @@ VN void dw_chunk(const dw_row_args *a, const int K, const int S, const int fast,
         const int cx = edge ? (ix < 0 ? 0 : (ix >= a->W ? a->W - 1 : ix)) : ix;
         UNROLL
         for (int gg = 0; gg < G; gg++) {
+            // A 5×5 kernel's fifth row, alone in its group, is read along its columns: columns ix…ix+3 side by side
+            // in each lane. The window starting here takes its taps 0–3 from them (`last4`), the window that started
+            // 4 columns before its tap 4, with the packed vector whose lanes hold tap 4 and three zeros.
+            const int lone = gg == G - 1 && K == 5;
             __m512i r[DW_ROWS];
             UNROLL
             for (int k = 0; k < DW_ROWS; k++) {
+                if (lone) {
+                    const int at = ix + k, cxk = at < 0 ? 0 : (at >= a->W ? a->W - 1 : at);
+                    const __mmask64 mask = (unsigned)at < (unsigned)a->W ? a->row_mask[DW_ROWS * gg] : 0;
+                    r[k] = _mm512_maskz_loadu_epi8(mask, a->rows[DW_ROWS * gg] + (size_t)cxk * (size_t)a->C + (size_t)a->base);
+                    continue;
+                }
                 const int ky = DW_ROWS * gg + k;
                 if (ky >= K) { r[k] = _mm512_setzero_si512(); continue; }
                 const uint8_t *at = a->rows[ky] + (size_t)cx * (size_t)a->C + (size_t)a->base;
@@ -862,12 +873,14 @@ VN void dw_chunk(const dw_row_args *a, const int K, const int S, const int fast,
             dw_interleave(r[0], r[1], r[2], r[3], Q);
             UNROLL
             for (int kx = 0; kx < K; kx++) {
+                if (lone && kx != 0 && kx != 4) continue;
                 if (((u - kx) % S + S) % S != 0) continue;
                 const int slot = (((u - kx) / S) % P + P) % P;  // pixel (j0 + u − kx) / S, whose window starts at j0 + u − kx
                 UNROLL
                 for (int q = 0; q < 4; q++)
                     acc[slot][q] = _mm512_dpbusd_epi32(acc[slot][q], Q[q],
-                                                       _mm512_loadu_si512(w + ((gg * K + kx) * 4 + q) * 64));
+                                                       lone && kx == 0 ? a->last4[q]
+                                                                       : _mm512_loadu_si512(w + ((gg * K + kx) * 4 + q) * 64));
             }
         }
         if (((u - (K - 1)) % S + S) % S == 0) {  // a window closes here: pixel (j0 + u − K + 1) / S
@@ -917,6 +930,18 @@ VN void dw_rows(const dedog_qdepthwise_args *g, const int K, const int S, const 
         a.base = base;
         a.cmask = n >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << n) - 1);
         a.block = (const uint8_t *)g->packed + DW_HEAD + (size_t)(base / 64) * dw_block_bytes(K);
+        if (K == 5) {
+            // The packed vectors of the fifth row hold tap kx in byte 0 of each lane (rows 5–7 are zeros): taps 0–3
+            // moved side by side, in the order of the column quadruples' bytes.
+            UNROLL
+            for (int q = 0; q < 4; q++) {
+                __m512i v = _mm512_setzero_si512();
+                UNROLL
+                for (int kx = 0; kx < 4; kx++)
+                    v = _mm512_or_si512(v, _mm512_slli_epi32(_mm512_loadu_si512(a.block + ((K + kx) * 4 + q) * 64), 8 * kx));
+                a.last4[q] = v;
+            }
+        }
         for (int oy = g->first_row; oy < g->end_row; oy++) {
             const int iy0 = oy * S - g->pad_top;
             int all_rows = 1;
