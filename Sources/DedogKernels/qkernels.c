@@ -338,6 +338,10 @@ static void qdw_scalar(const dedog_qdepthwise_args *g, int oy, int c0, int c1) {
 #define DW_HEAD 64
 #define DW_SBIAS 128
 static int dw_row_groups(int kernel) { return (kernel + DW_ROWS - 1) / DW_ROWS; }
+/// Whether row group gg of a K×K kernel (G groups) holds a single kernel row: the fifth of a 5×5 kernel. The
+/// depthwise kernels read that row along its columns instead (columns c…c+3 side by side in a lane), so that a pixel
+/// takes its 5 taps in two byte dot products rather than 5 whose lanes hold one tap and three zeros.
+#define DW_LONE_ROW(gg, K, G) ((gg) == (G) - 1 && (K) == 5)
 static size_t dw_block_bytes(int kernel) { return ((size_t)dw_row_groups(kernel) * (size_t)kernel * 4 + 12) * 64; }
 
 size_t dedog_qdepthwise_packed_size(int channels, int kernel) {
@@ -814,20 +818,20 @@ typedef struct {
     int zero, out_min, out_max;
 } dw_row_args;
 
-/// Pixel `ox`'s 64 sums, scaled, rounded and stored as bytes (only the block's real channels), as `fast` (a
+/// Pixel `ox`'s 64 sums, scaled, rounded and stored as bytes (only the block's real channels), as `kind` (a
 /// `dw_store_kind`) says.
-VN void dw_store(const dw_row_args *a, const int fast, const float *scale, const __m512i acc[4], int ox) {
+VN void dw_store(const dw_row_args *a, const int kind, const float *scale, const __m512i acc[4], int ox) {
     __m512i v[4];
     UNROLL
     for (int q = 0; q < 4; q++) {
         __m512 t = _mm512_mul_ps(_mm512_cvtepi32_ps(acc[q]), _mm512_loadu_ps(scale + 16 * q));
-        if (fast == DW_GENERAL) t = _mm512_min_ps(_mm512_max_ps(t, _mm512_set1_ps(a->lo)), _mm512_set1_ps(a->hi));
+        if (kind == DW_GENERAL) t = _mm512_min_ps(_mm512_max_ps(t, _mm512_set1_ps(a->lo)), _mm512_set1_ps(a->hi));
         v[q] = _mm512_cvtps_epi32(t);
-        if (fast != DW_PLAIN) v[q] = _mm512_add_epi32(v[q], _mm512_set1_epi32(a->zero));
+        if (kind != DW_PLAIN) v[q] = _mm512_add_epi32(v[q], _mm512_set1_epi32(a->zero));
     }
     // Lane L of the two packs holds channels 16L…16L+7 and 16L+8…16L+15 as words; the last pack puts them in order.
     __m512i bytes = _mm512_packus_epi16(_mm512_packs_epi32(v[0], v[1]), _mm512_packs_epi32(v[2], v[3]));
-    if (fast == DW_CLAMP_BYTES)
+    if (kind == DW_CLAMP_BYTES)
         bytes = _mm512_min_epu8(_mm512_max_epu8(bytes, _mm512_set1_epi8((char)a->out_min)), _mm512_set1_epi8((char)a->out_max));
     _mm512_mask_storeu_epi8(a->out_row + (size_t)ox * (size_t)a->C + (size_t)a->base, a->cmask, bytes);
 }
@@ -836,7 +840,7 @@ VN void dw_store(const dw_row_args *a, const int fast, const float *scale, const
 /// constants). Each column is loaded and interleaved once, and added to every open window that covers it; the
 /// window that closes at a column is stored and its slot starts again from the bias. `edge`: some load of the
 /// chunk may fall outside the image (otherwise only the block's channel mask applies, free on a load).
-VN void dw_chunk(const dw_row_args *a, const int K, const int S, const int fast, const int edge, int j0,
+VN void dw_chunk(const dw_row_args *a, const int K, const int S, const int kind, const int edge, int j0,
                  __m512i acc[DW_SLOTS][4]) {
     const int P = (K + S - 1) / S, G = (K + DW_ROWS - 1) / DW_ROWS;
     const int8_t *w = (const int8_t *)a->block;
@@ -854,7 +858,7 @@ VN void dw_chunk(const dw_row_args *a, const int K, const int S, const int fast,
             // A 5×5 kernel's fifth row, alone in its group, is read along its columns: columns ix…ix+3 side by side
             // in each lane. The window starting here takes its taps 0–3 from them (`last4`), the window that started
             // 4 columns before its tap 4, with the packed vector whose lanes hold tap 4 and three zeros.
-            const int lone = gg == G - 1 && K == 5;
+            const int lone = DW_LONE_ROW(gg, K, G);
             __m512i r[DW_ROWS];
             UNROLL
             for (int k = 0; k < DW_ROWS; k++) {
@@ -886,7 +890,7 @@ VN void dw_chunk(const dw_row_args *a, const int K, const int S, const int fast,
         if (((u - (K - 1)) % S + S) % S == 0) {  // a window closes here: pixel (j0 + u − K + 1) / S
             const int slot = (((u - (K - 1)) / S) % P + P) % P;
             const int start = j0 + u - (K - 1);
-            if (start >= 0 && start / S < a->out_width) dw_store(a, fast, scale, acc[slot], start / S);
+            if (start >= 0 && start / S < a->out_width) dw_store(a, kind, scale, acc[slot], start / S);
             UNROLL
             for (int q = 0; q < 4; q++) acc[slot][q] = _mm512_loadu_si512(bias + 16 * q);
         }
@@ -896,7 +900,7 @@ VN void dw_chunk(const dw_row_args *a, const int K, const int S, const int fast,
 /// One output row of one 64-channel block: the padded row's columns streamed left to right, S·P at a time; windows
 /// of pixels before the row or past it are summed and dropped (their slots start again before a real pixel uses them,
 /// since P·S ≥ K).
-VN void dw_stream(const dw_row_args *a, const int K, const int S, const int fast, int all_rows) {
+VN void dw_stream(const dw_row_args *a, const int K, const int S, const int kind, int all_rows) {
     const int P = (K + S - 1) / S, U = S * P, G = (K + DW_ROWS - 1) / DW_ROWS;
     const int32_t *bias = (const int32_t *)(a->block + (size_t)G * (size_t)K * 4 * 64);
     __m512i acc[DW_SLOTS][4];
@@ -906,13 +910,13 @@ VN void dw_stream(const dw_row_args *a, const int K, const int S, const int fast
         for (int q = 0; q < 4; q++) acc[i][q] = _mm512_loadu_si512(bias + 16 * q);
     const int end = (a->out_width - 1) * S + K;  // padded columns that real windows cover
     for (int j0 = 0; j0 < end; j0 += U) {
-        if (all_rows && j0 >= a->pad_left && j0 + U - a->pad_left <= a->W) dw_chunk(a, K, S, fast, 0, j0, acc);
-        else dw_chunk(a, K, S, fast, 1, j0, acc);
+        if (all_rows && j0 >= a->pad_left && j0 + U - a->pad_left <= a->W) dw_chunk(a, K, S, kind, 0, j0, acc);
+        else dw_chunk(a, K, S, kind, 1, j0, acc);
     }
 }
 
 /// The rows and channels of `g` (channels from a multiple of 64) for a K×K kernel at stride S.
-VN void dw_rows(const dedog_qdepthwise_args *g, const int K, const int S, const int fast) {
+VN void dw_rows(const dedog_qdepthwise_args *g, const int K, const int S, const int kind) {
     dw_row_args a;
     a.C = g->channels;
     a.W = g->width;
@@ -923,6 +927,7 @@ VN void dw_rows(const dedog_qdepthwise_args *g, const int K, const int S, const 
     a.zero = g->out_zero;
     a.out_min = g->out_min;
     a.out_max = g->out_max;
+    const int G = dw_row_groups(K);
     const size_t row_bytes = (size_t)g->width * (size_t)g->channels;
     // Block by block, so that a block's weights (up to 3 KB) stay in L1 while its rows pass.
     for (int base = g->first_channel; base < g->end_channel; base += 64) {
@@ -930,7 +935,7 @@ VN void dw_rows(const dedog_qdepthwise_args *g, const int K, const int S, const 
         a.base = base;
         a.cmask = n >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << n) - 1);
         a.block = (const uint8_t *)g->packed + DW_HEAD + (size_t)(base / 64) * dw_block_bytes(K);
-        if (K == 5) {
+        if (DW_LONE_ROW(G - 1, K, G)) {
             // The packed vectors of the fifth row hold tap kx in byte 0 of each lane (rows 5–7 are zeros): taps 0–3
             // moved side by side, in the order of the column quadruples' bytes.
             UNROLL
@@ -938,7 +943,7 @@ VN void dw_rows(const dedog_qdepthwise_args *g, const int K, const int S, const 
                 __m512i v = _mm512_setzero_si512();
                 UNROLL
                 for (int kx = 0; kx < 4; kx++)
-                    v = _mm512_or_si512(v, _mm512_slli_epi32(_mm512_loadu_si512(a.block + ((K + kx) * 4 + q) * 64), 8 * kx));
+                    v = _mm512_or_si512(v, _mm512_slli_epi32(_mm512_loadu_si512(a.block + (((G - 1) * K + kx) * 4 + q) * 64), 8 * kx));
                 a.last4[q] = v;
             }
         }
@@ -952,7 +957,7 @@ VN void dw_rows(const dedog_qdepthwise_args *g, const int K, const int S, const 
                 a.rows[ky] = g->in + (size_t)((inside ? iy : g->in_first_row) - g->in_first_row) * row_bytes;
                 a.row_mask[ky] = inside ? a.cmask : 0;
             }
-            dw_stream(&a, K, S, fast, all_rows);
+            dw_stream(&a, K, S, kind, all_rows);
         }
     }
 }
@@ -966,11 +971,11 @@ static int dw_vnni_takes(const dedog_qdepthwise_args *g) {
 
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,avx2,fma")))
 static void vnni_qdepthwise(const dedog_qdepthwise_args *g) {
-    const int fast = dw_store_kind(g);
+    const int kind = dw_store_kind(g);
 #define DW_CASE(k, s)                                                                                                  \
     if (g->kernel == k && g->stride == s) {                                                                            \
-        if (fast == DW_PLAIN) dw_rows(g, k, s, DW_PLAIN);                                                              \
-        else if (fast == DW_CLAMP_BYTES) dw_rows(g, k, s, DW_CLAMP_BYTES);                                             \
+        if (kind == DW_PLAIN) dw_rows(g, k, s, DW_PLAIN);                                                              \
+        else if (kind == DW_CLAMP_BYTES) dw_rows(g, k, s, DW_CLAMP_BYTES);                                             \
         else dw_rows(g, k, s, DW_GENERAL);                                                                             \
         return;                                                                                                        \
     }

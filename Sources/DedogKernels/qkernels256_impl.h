@@ -231,26 +231,26 @@ typedef struct {
     int inside[8];
     int C, W, pad_left, out_width, base;  // base: the half's first channel
     const uint8_t *weights;  // the half's first weight bytes in its block (vectors 64 bytes apart)
-    __m256i last4[4];        // a 5×5 kernel's last row, taps 0–3 side by side in each lane (`dw_last_row`), per quarter
+    __m256i last4[4];        // a 5×5 kernel's last row, taps 0–3 side by side in each lane, per quarter (`dw_pixels`)
     const int32_t *bias;     // the half's biases of quarter 0 (quarters 16 apart), then scales 64 further
     uint8_t *out_row;
     float lo, hi;
     int zero, out_min, out_max;
 } KFN(dw_row);
 
-/// Pixel `ox`'s 32 sums, scaled, rounded and stored as bytes, as `dw_store` stores 64 (`fast` as it says).
-K256 void KFN(dw_store)(const KFN(dw_row) *a, const int fast, const __m256i acc[4], int ox) {
+/// Pixel `ox`'s 32 sums, scaled, rounded and stored as bytes, as `dw_store` stores 64 (as `kind` says).
+K256 void KFN(dw_store)(const KFN(dw_row) *a, const int kind, const __m256i acc[4], int ox) {
     const float *scale = (const float *)(a->bias + 64);
     __m256i v[4];
     UNROLL
     for (int q = 0; q < 4; q++) {
         __m256 t = _mm256_mul_ps(_mm256_cvtepi32_ps(acc[q]), _mm256_loadu_ps(scale + 16 * q));
-        if (fast == DW_GENERAL) t = _mm256_min_ps(_mm256_max_ps(t, _mm256_set1_ps(a->lo)), _mm256_set1_ps(a->hi));
+        if (kind == DW_GENERAL) t = _mm256_min_ps(_mm256_max_ps(t, _mm256_set1_ps(a->lo)), _mm256_set1_ps(a->hi));
         v[q] = _mm256_cvtps_epi32(t);
-        if (fast != DW_PLAIN) v[q] = _mm256_add_epi32(v[q], _mm256_set1_epi32(a->zero));
+        if (kind != DW_PLAIN) v[q] = _mm256_add_epi32(v[q], _mm256_set1_epi32(a->zero));
     }
     __m256i bytes = _mm256_packus_epi16(_mm256_packs_epi32(v[0], v[1]), _mm256_packs_epi32(v[2], v[3]));
-    if (fast == DW_CLAMP_BYTES)
+    if (kind == DW_CLAMP_BYTES)
         bytes = _mm256_min_epu8(_mm256_max_epu8(bytes, _mm256_set1_epi8((char)a->out_min)), _mm256_set1_epi8((char)a->out_max));
     _mm256_storeu_si256((__m256i *)(a->out_row + (size_t)ox * (size_t)a->C + (size_t)a->base), bytes);
 }
@@ -264,14 +264,9 @@ K256 void KFN(dw_store)(const KFN(dw_row) *a, const int fast, const __m256i acc[
 #define DW256_PLANES (XSIGNED ? 2 : 1)
 #define DW256_BUFFER (((DW256_KERNEL_MAX + DW_ROWS - 1) / DW_ROWS) * DW256_COLUMNS * 4 * DW256_PLANES)
 
-/// Whether group gg of a K×K kernel holds a single kernel row (the fifth of a 5×5 kernel). Its row is then read in
-/// column quadruples instead (columns c…c+3 of that row side by side in a lane), so that a pixel takes its 5 taps in
-/// two byte dot products (`dw_last_row`) rather than 5 whose lanes hold one tap and three zeros.
-#define DW256_LONE_ROW(gg, K, G) ((gg) == (G) - 1 && (K) == 5)
-
 /// Input columns c0…c0+columns−1 of the padded row, as the kernel-row quadruples of the half's 32 channels: for each
 /// group of 4 kernel rows gg and column, quarter q's 8 int32 lanes (Q[q]: channels 4q… and 16 + 4q…, as `dw_store`
-/// packs them), zeros outside the image; for a group of one row (`DW256_LONE_ROW`), the quadruples of that row's
+/// packs them), zeros outside the image; for a group of one row (`DW_LONE_ROW`), the quadruples of that row's
 /// columns c…c+3. Interleaved once here, each is read by every kernel column that passes it:
 /// streaming the row with every open pixel's sums in registers (4 · ⌈K/S⌉ of them, 20 for 5×5) needed more than AVX2's
 /// 16 registers, and the spills cost more than this buffer's stores.
@@ -289,7 +284,7 @@ K256 void KFN(dw_interleave)(const KFN(dw_row) *a, const int K, int c0, int colu
             __m256i r[DW_ROWS];
             UNROLL
             for (int k = 0; k < DW_ROWS; k++) {
-                if (DW256_LONE_ROW(gg, K, G)) {
+                if (DW_LONE_ROW(gg, K, G)) {
                     const int ky = DW_ROWS * gg, at = ix + k;
                     if ((unsigned)at >= (unsigned)a->W) r[k] = _mm256_setzero_si256();
                     else r[k] = _mm256_and_si256(keep[ky], _mm256_loadu_si256((const __m256i *)(a->rows[ky] + (size_t)at * (size_t)a->C + (size_t)a->base)));
@@ -320,7 +315,7 @@ K256 void KFN(dw_interleave)(const KFN(dw_row) *a, const int K, int c0, int colu
 
 /// Output pixels ox0…ox0+n−1 of the row from the columns `dw_interleave` left in `buf` (from column ox0 · S): each
 /// pixel's 32 sums in 4 registers over its K × K taps, then stored.
-K256 void KFN(dw_pixels)(const KFN(dw_row) *a, const int K, const int S, const int fast, int ox0, int n,
+K256 void KFN(dw_pixels)(const KFN(dw_row) *a, const int K, const int S, const int kind, int ox0, int n,
                          const __m256i *buf) {
     const int G = (K + DW_ROWS - 1) / DW_ROWS;
     for (int p = 0; p < n; p++) {
@@ -329,7 +324,7 @@ K256 void KFN(dw_pixels)(const KFN(dw_row) *a, const int K, const int S, const i
         for (int q = 0; q < 4; q++) acc[q] = _mm256_loadu_si256((const __m256i *)(a->bias + DW_SBIAS * XSIGNED + 16 * q));
         UNROLL
         for (int gg = 0; gg < G; gg++) {
-            if (DW256_LONE_ROW(gg, K, G)) {
+            if (DW_LONE_ROW(gg, K, G)) {
                 // Taps 0–3 of the row from the quadruple of columns p·S…p·S+3, tap 4 from that of p·S+4 with the packed
                 // vector, whose lanes hold tap 4 and three zeros (which the quadruple's other columns meet).
                 const __m256i *at0 = buf + (size_t)((gg * DW256_COLUMNS + p * S) * 4 * DW256_PLANES);
@@ -363,21 +358,21 @@ K256 void KFN(dw_pixels)(const KFN(dw_row) *a, const int K, const int S, const i
                 }
             }
         }
-        KFN(dw_store)(a, fast, acc, ox0 + p);
+        KFN(dw_store)(a, kind, acc, ox0 + p);
     }
 }
 
-K256 void KFN(dw_stream)(const KFN(dw_row) *a, const int K, const int S, const int fast, __m256i *buf) {
+K256 void KFN(dw_stream)(const KFN(dw_row) *a, const int K, const int S, const int kind, __m256i *buf) {
     for (int ox0 = 0; ox0 < a->out_width; ox0 += DW256_PIXELS) {
         const int n = a->out_width - ox0 < DW256_PIXELS ? a->out_width - ox0 : DW256_PIXELS;
         KFN(dw_interleave)(a, K, ox0 * S, (n - 1) * S + K, buf);
-        KFN(dw_pixels)(a, K, S, fast, ox0, n, buf);
+        KFN(dw_pixels)(a, K, S, kind, ox0, n, buf);
     }
 }
 
 /// The rows of `g` and its channels first_channel…end32−1 (32 at a time, from a multiple of 64) for a K×K kernel at
 /// stride S.
-K256 void KFN(dw_rows)(const dedog_qdepthwise_args *g, int end32, const int K, const int S, const int fast, __m256i *buf) {
+K256 void KFN(dw_rows)(const dedog_qdepthwise_args *g, int end32, const int K, const int S, const int kind, __m256i *buf) {
     KFN(dw_row) a;
     a.C = g->channels;
     a.W = g->width;
@@ -395,7 +390,7 @@ K256 void KFN(dw_rows)(const dedog_qdepthwise_args *g, int end32, const int K, c
         const int half = (base % 64) / 32;
         a.base = base;
         a.weights = block + 32 * half;
-        if (DW256_LONE_ROW(G - 1, K, G)) {
+        if (DW_LONE_ROW(G - 1, K, G)) {
             // The packed vectors of the last row hold tap kx in byte 0 of each lane (rows 5–7 are zeros): taps 0–3
             // moved side by side, in the order of the column quadruples' bytes.
             UNROLL
@@ -418,19 +413,19 @@ K256 void KFN(dw_rows)(const dedog_qdepthwise_args *g, int end32, const int K, c
                 a.rows[ky] = g->in + (size_t)((inside ? iy : g->in_first_row) - g->in_first_row) * row_bytes;
                 a.inside[ky] = inside;
             }
-            KFN(dw_stream)(&a, K, S, fast, buf);
+            KFN(dw_stream)(&a, K, S, kind, buf);
         }
     }
 }
 
 /// Channels first_channel…end32−1 of `g` (a kernel and stride `dw_vnni_takes` accepts).
 KTARGET static void KFN(qdepthwise)(const dedog_qdepthwise_args *g, int end32) {
-    const int fast = dw_store_kind(g);
+    const int kind = dw_store_kind(g);
     __m256i buf[DW256_BUFFER];  // 34 KB for the signed build
 #define DW256_CASE(k, s)                                                                                               \
     if (g->kernel == k && g->stride == s) {                                                                            \
-        if (fast == DW_PLAIN) KFN(dw_rows)(g, end32, k, s, DW_PLAIN, buf);                                            \
-        else if (fast == DW_CLAMP_BYTES) KFN(dw_rows)(g, end32, k, s, DW_CLAMP_BYTES, buf);                           \
+        if (kind == DW_PLAIN) KFN(dw_rows)(g, end32, k, s, DW_PLAIN, buf);                                            \
+        else if (kind == DW_CLAMP_BYTES) KFN(dw_rows)(g, end32, k, s, DW_CLAMP_BYTES, buf);                           \
         else KFN(dw_rows)(g, end32, k, s, DW_GENERAL, buf);                                                          \
         return;                                                                                                        \
     }
@@ -444,7 +439,6 @@ KTARGET static void KFN(qdepthwise)(const dedog_qdepthwise_args *g, int end32) {
 #undef DW256_PIXELS
 #undef QPW_SIGNED_MAX
 #undef DW256_COLUMNS
-#undef DW256_LONE_ROW
 #undef DW256_KERNEL_MAX
 #undef DW256_PLANES
 #undef DW256_BUFFER

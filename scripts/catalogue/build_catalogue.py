@@ -195,19 +195,17 @@ SEXED_LESS = re.compile(r"^\s*(\d+(?:\.\d+)?)(?:\s*-\s*(\d+(?:\.\d+)?))?\s*(inch
 def by_sex(text, unit):
     """'23-24 inches (male), 21.5-22.5 inches (female)' or '65-80 pounds (male), females are about 15 pounds less
     than male' -> metric ranges per sex, or None if not that form."""
-    def r(lo, hi, factor, less=0.0):
+    m = SEXED.match(text or "") or SEXED_LESS.match(text or "")
+    if not m:
+        return None
+    factor = 2.54 if m.group(3) == "inches" else 0.45359237
+    def r(lo, hi, less=0.0):
         lo = float(lo); hi = float(hi) if hi else lo
         return {"min": round((lo - less) * factor, 1), "max": round((hi - less) * factor, 1), "unit": unit}
-    m = SEXED.match(text or "")
-    if m:
-        factor = 2.54 if m.group(3) == "inches" else 0.45359237
-        return {"male": r(m.group(1), m.group(2), factor), "female": r(m.group(4), m.group(5), factor)}
-    m = SEXED_LESS.match(text or "")
-    if m:
-        factor = 2.54 if m.group(3) == "inches" else 0.45359237
-        less = float(m.group(4))
-        return {"male": r(m.group(1), m.group(2), factor), "female": r(m.group(1), m.group(2), factor, less)}
-    return None
+    male = r(m.group(1), m.group(2))
+    if m.re is SEXED_LESS:
+        return {"male": male, "female": r(m.group(1), m.group(2), float(m.group(4)))}
+    return {"male": male, "female": r(m.group(4), m.group(5))}
 
 
 def akc_facts(a, ai, note):
