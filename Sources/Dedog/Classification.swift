@@ -57,7 +57,9 @@ public struct DogLocation: Sendable, Equatable, Codable {
     public var y: Int
     public var width: Int
     public var height: Int
-    /// The box was small, so the answer averages the whole photo's view and a zoomed view of the box.
+    /// The answer comes with a second look at the box: the box was small, so the answer averages the whole photo's
+    /// view and a zoomed view of it; or the whole photo held the dog back as a breed the model does not know, and
+    /// the box looked at on its own named the breed.
     public var zoomed: Bool
 
     public init(x: Int, y: Int, width: Int, height: Int, zoomed: Bool) {

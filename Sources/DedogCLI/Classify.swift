@@ -57,7 +57,8 @@ struct Classify: ParsableCommand {
     var noProgress = false
 
     @Flag(help: ArgumentHelp("Answer from the whole photo only: no second, closer look at a dog that is small in the "
-                             + "photo (that look takes one more pass through the network, for a few photos in a hundred)."))
+                             + "photo, or at a dog the whole photo would answer as a breed this model does not know (each "
+                             + "look takes one more pass through the network, for a few photos in a hundred)."))
     var noZoom = false
 
     @Flag(help: ArgumentHelp(CarefulMode.help))
