@@ -432,7 +432,7 @@ public struct ZoomPolicy: Sendable, Equatable {
     /// the whole view calls "no dog" because it looks like a cat: the cat rule was fitted on whole photos, and a close
     /// look at a box the detector drew on a cat, its surroundings cut away, made 0.7 % of pets-real's 1,000 cats
     /// "a breed this model does not know" with the default model.
-    func wants(_ whole: Classification, extent: Double) -> Bool {
+    @_spi(Benchmarks) public func wants(_ whole: Classification, extent: Double) -> Bool {
         guard whole.verdict != .noDog || (evenWithoutDog && whole.looksLike != .cat) else { return false }
         return extent < extentBelow && (whole.breeds.first?.probability ?? 0) < topBelow
     }
@@ -442,13 +442,13 @@ public struct ZoomPolicy: Sendable, Equatable {
 
     /// Whether a photo answered `whole`, not zoomed, has its dog's box `box` (in the `width` × `height` photo's
     /// pixels) looked at on its own (see `heldBackNamedFrom`).
-    func looksAgainAtHeldBack(_ whole: Classification, box: (x: Int, y: Int, width: Int, height: Int), width: Int, height: Int) -> Bool {
+    @_spi(Testing) public func looksAgainAtHeldBack(_ whole: Classification, box: (x: Int, y: Int, width: Int, height: Int), width: Int, height: Int) -> Bool {
         heldBackNamedFrom != nil && whole.verdict == .otherBreed
             && Double(box.width * box.height) < Self.heldBackLargestShare * Double(width * height)
     }
 
     /// Whether `closer`, the held-back dog's own look, names the whole photo's top breed `breed`.
-    func namesHeldBack(_ closer: Classification, breed: String) -> Bool {
+    @_spi(Testing) public func namesHeldBack(_ closer: Classification, breed: String) -> Bool {
         guard let from = heldBackNamedFrom, closer.verdict == .dog, let first = closer.breeds.first else { return false }
         return first.key == breed && first.probability >= from
     }

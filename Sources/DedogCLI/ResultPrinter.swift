@@ -114,8 +114,8 @@ struct ResultPrinter {
                             : "\(file): no dog\(seen) (dog probability \(p)\(like))")
         }
         if let box = c.location, box.zoomed, c.verdict != .noDog {
-            lines.append(cs ? "  (pes je na fotce malý: odpověď je i z druhého, bližšího pohledu na \(box.width)×\(box.height) px na \(box.x), \(box.y))"
-                            : "  (the dog is small in the photo: the answer also comes from a closer look at \(box.width)×\(box.height) px at \(box.x), \(box.y))")
+            lines.append(cs ? "  (odpověď je i z druhého, bližšího pohledu na psa: \(box.width)×\(box.height) px na \(box.x), \(box.y))"
+                            : "  (the answer also comes from a second, closer look at the dog: \(box.width)×\(box.height) px at \(box.x), \(box.y))")
         }
         if c.verdict != .noDog {
             let names = c.breeds.map(name)

@@ -120,6 +120,23 @@ extension TestResponse {
         for (box, truth) in zip(boxes, made.boxes) { #expect(DogPhotos.overlap(box, truth) >= 0.5, "\(box) against \(truth)") }
     }
 
+    /// Owners' photos (`OwnersPhotos`: a puppy small on a beach, a pug with a ball, a Samoyed puppy in the snow, and a
+    /// head close-up cut from a test photo) are each answered as a dog of its breed, with its box.
+    @Test(.needsAmateurPets, .needsStanfordDogs) func ownersPhotosAreDogsOfTheirBreeds() async throws {
+        let head = try OwnersPhotos.headCloseUp()
+        var photos = try [OwnersPhotos.puppy, OwnersPhotos.ball, OwnersPhotos.snow].map { photo in
+            (name: photo.url.lastPathComponent, bytes: [UInt8](try Data(contentsOf: photo.url)), key: photo.key)
+        }
+        photos.append((name: "head", bytes: try JPEGEncoder.encode(head.image, quality: 92), key: head.key))
+        for photo in photos {
+            let response = try await request("/predictions/dedog", method: .post, headers: [.contentType: "image/jpeg"], body: photo.bytes)
+            #expect(response.status == .ok)
+            #expect(response.object["verdict"] as? String == "dog", "\(photo.name): \(response.text)")
+            #expect((response.object["breeds"] as? [[String: Any]])?.first?["key"] as? String == photo.key, "\(photo.name): \(response.text)")
+            #expect(response.object["location"] is [String: Any], "\(photo.name)")
+        }
+    }
+
     @Test func czechFromTheQueryOrTheBrowsersLanguage() async throws {
         let beagle = Fixture.photo("beagle.jpg")
         for (uri, headers) in [("/predictions/dedog?lang=cs", HTTPFields()),

@@ -18,6 +18,8 @@ public enum SharedData {
     public static let stanfordDogs = root.appendingPathComponent("datasets/stanford-dogs-224")
     public static let breedFacts = root.appendingPathComponent("breed-facts")
     public static let petsReal = root.appendingPathComponent("datasets/pets-real")
+    /// Owners' photos of their own dogs, of breeds the bundled models know (for checks only: nothing is fitted on them).
+    public static let amateurPets = root.appendingPathComponent("datasets/amateur-pets/known")
     /// A real cat photo of pets-real, answered "no dog, it looks like a cat" by both bundled models (a tabby on a
     /// sofa; the ImageNet heads alone put 7 % on dogs).
     public static let cat = petsReal.appendingPathComponent("cats/cat.1.jpg")
@@ -50,6 +52,12 @@ extension Trait where Self == ConditionTrait {
     public static var needsPetsReal: Self {
         .enabled(if: FileManager.default.fileExists(atPath: SharedData.cat.path),
                  "../shared/datasets/pets-real is absent: test on its real cat photo skipped")
+    }
+
+    /// Runs the test only when ../shared/datasets/amateur-pets is present.
+    public static var needsAmateurPets: Self {
+        .enabled(if: FileManager.default.fileExists(atPath: SharedData.amateurPets.path),
+                 "../shared/datasets/amateur-pets is absent: test on owners' photos skipped")
     }
 
     /// Runs the test only when ../shared/datasets/stanford-dogs-224 is present.
