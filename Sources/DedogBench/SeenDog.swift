@@ -19,3 +19,29 @@ func seenDogStudy(model: URL, list: URL, threads: Int) throws {
         if let score = look.detector { row["detector"] = score }
     }
 }
+
+/// One JSON line per photo of `list` for choosing `ZoomPolicy.heldBackNamedFrom` (issue 70;
+/// scripts/experiments/held-back-look): the whole photo's `verdict`, `breed` and `p1`, whether the standard zoom
+/// takes its closer look instead (`zooms`), and, for a photo held back that is not zoomed, the dog's own look as
+/// classify takes it — its `lookVerdict`, `lookBreed` and `lookP1` (absent: no look, e.g. no box, or a box filling
+/// the photo) — or `error`.
+func heldBackLookStudy(model: URL, list: URL, threads: Int) throws {
+    let classifier = try Classifier(modelURL: model, configuration: ClassifierConfiguration(workers: threads, threadsPerWorker: 1))
+    // Every held-back dog's look is taken and kept in `closer`, whatever it says (it replaces the answer from 0 on).
+    var probe = ZoomPolicy.standard
+    probe.heldBackNamedFrom = 0
+    printPhotoRows(try photoPaths(list), threads: threads, options: classifier.decoderOptions) { [probe] _, image, row throws(ClassifierError) in
+        let looks = try classifier.looks(at: image, top: 2, zoom: probe)
+        let whole = looks.whole
+        row["verdict"] = whole.verdict.rawValue
+        row["breed"] = whole.breeds.first?.key ?? ""
+        row["p1"] = whole.breeds.first?.probability ?? 0
+        let zooms = looks.dogs.isEmpty && looks.extent.map { probe.wants(whole, extent: $0) } == true
+        row["zooms"] = zooms
+        if !zooms, looks.dogs.isEmpty, whole.verdict == .otherBreed, let look = looks.closer {
+            row["lookVerdict"] = look.verdict.rawValue
+            row["lookBreed"] = look.breeds.first?.key ?? ""
+            row["lookP1"] = look.breeds.first?.probability ?? 0
+        }
+    }
+}

@@ -347,6 +347,12 @@ case "seen-dog":
     try! seenDogStudy(model: URL(fileURLWithPath: CommandLine.arguments[2]), list: URL(fileURLWithPath: CommandLine.arguments[3]),
                       threads: option("--threads", 2))
 
+case "held-back-look":
+    // held-back-look MODEL LIST [--threads T]: the whole photo's answer and the held-back dog's own look, a JSON line
+    // per photo (see SeenDog.swift).
+    try! heldBackLookStudy(model: URL(fileURLWithPath: CommandLine.arguments[2]), list: URL(fileURLWithPath: CommandLine.arguments[3]),
+                           threads: option("--threads", 2))
+
 case "set-kind-rule":
     // set-kind-rule MODEL RULE.json|none: the same for `decision.kind`, the rule scripts/experiments/kind_of_dog.py
     // fitted (the JSON of `KindRule`); every breed label also gets its kind (`Label.kind`) from the bundled catalogue.
