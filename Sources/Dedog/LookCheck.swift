@@ -17,7 +17,8 @@ public struct LookReport: Codable, Sendable, Equatable {
     public var namedRight = 0
     /// How many answers had each verdict (`dog`, `unsure`, `noDog`, `otherBreed`).
     public var verdicts: [String: Int] = [:]
-    /// Answers that took a second, closer look at a dog small in the frame.
+    /// Answers that came with a second, closer look at the dog: small in the frame, or held back by the whole photo
+    /// and named by its own look (`ZoomPolicy`).
     public var lookedCloser = 0
     /// Answers given per dog (two or more dogs found) …
     public var answeredPerDog = 0

@@ -50,8 +50,8 @@ struct Evaluate: ParsableCommand {
                                + "(one report each, compared).", valueName: "fit"))
     var fit: String?
 
-    @Flag(help: ArgumentHelp("Classify each photo as `dedog classify` does (closer looks at small dogs, an answer per "
-                             + "dog) and count those answers, instead of the networks' answer for the whole photo."))
+    @Flag(help: ArgumentHelp("Classify each photo as `dedog classify` does (closer looks at small dogs and at dogs held "
+                             + "back, an answer per dog) and count those answers, instead of the networks' answer for the whole photo."))
     var looks = false
 
     func validate() throws {

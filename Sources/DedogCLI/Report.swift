@@ -43,7 +43,8 @@ enum Report {
         Terminal.out("  top-1 \(share(r.top1))   a breed named and right \(share(r.namedRight))")
         let verdicts = [("dog", "named a breed"), ("unsure", "unsure"), ("noDog", "no dog"), ("otherBreed", "a breed it does not know")]
         Terminal.out("  verdicts: " + verdicts.map { "\(share(r.verdicts[$0.0] ?? 0)) \($0.1)" }.joined(separator: ", "))
-        Terminal.out("  looked closer at a small dog: \(share(r.lookedCloser)) (\(r.lookedCloser) photos)")
+        Terminal.out("  answered with a closer look at the dog (small, or held back by the whole photo): \(share(r.lookedCloser)) "
+                     + "(\(r.lookedCloser) photos)")
         Terminal.out("  answered per dog: \(share(r.answeredPerDog)) (\(r.answeredPerDog) photos; false splits where each "
                      + "photo shows one dog), the folder's breed among the dogs in \(r.folderBreedAmongDogs)")
         if r.otherFolders > 0 { Terminal.out("  \(r.otherFolders) photos in folders of breeds the model does not know, not counted") }
