@@ -1,10 +1,11 @@
+import DedogImage
 import DedogTestSupport
 import Foundation
 import Testing
 
 /// Owners' photos (`OwnersPhotos`) as a user classifies them: the puppy held back by the whole photo is named, the
-/// answer saying it comes from a closer look; `--no-zoom` answers from the whole photo alone; the dog with a ball and
-/// the one in the snow are dogs of their breeds.
+/// answer saying it comes from a closer look; `--no-zoom` answers from the whole photo alone; the dog with a ball,
+/// the one in the snow and a head close-up are dogs of their breeds.
 @Suite(.needsAmateurPets) struct OwnersPhotosCommandTests {
     static func record(_ output: String) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
@@ -27,6 +28,17 @@ import Testing
         #expect(lines.dropFirst().first?.hasPrefix("  (the answer also comes from a second, closer look at the dog: ") == true, "\(text.stdout)")
         let whole = try Self.record(try CLI.run(["classify", "--model", "default", "--json", "--no-zoom", path]).stdout)
         #expect(whole["verdict"] as? String == "otherBreed" && Self.topKey(whole) == OwnersPhotos.puppy.key, "\(whole)")
+    }
+
+    /// The Doberman's head close-up cut from a test photo, saved as a JPEG: named, with its box.
+    @Test(.needsStanfordDogs, arguments: ["default", "fast"]) func aHeadCloseUpIsNamed(_ model: String) throws {
+        let head = try OwnersPhotos.headCloseUp()
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("dedog-head-\(UUID().uuidString).jpg")
+        try Data(JPEGEncoder.encode(head.image, quality: 92)).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let record = try Self.record(try CLI.run(["classify", "--model", model, "--json", file.path]).stdout)
+        #expect(record["verdict"] as? String == "dog" && Self.topKey(record) == head.key, "\(model): \(record)")
+        #expect(record["location"] is [String: Any], "\(model): \(record)")
     }
 
     @Test(arguments: ["default", "fast"]) func aDogWithABallOrInTheSnowIsNamed(_ model: String) throws {
