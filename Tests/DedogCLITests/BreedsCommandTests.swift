@@ -71,7 +71,7 @@ import DedogTestSupport
         #expect(r.stdout == """
             Chihuahua (čivava)
               id             chihuahua
-              also known as  čivava dlouhosrstá, čivava krátkosrstá
+              also known as  Chihuahua - Pelo Largo, Chihuahua - Pelo Corto, čivava dlouhosrstá, čivava krátkosrstá
               FCI names      Chihuahueño
               FCI            218 · group 9 Companion and Toy Dogs · section Chihuahueno
               origin         Mexico
@@ -84,7 +84,7 @@ import DedogTestSupport
               temperament    Charming, Graceful, Sassy
               bundled model  recognises it
               model labels   n02085620-Chihuahua
-              sources        FCI breed nomenclature (scraped from fci.be) (paiv/fci-breeds): fci, origin; American Kennel Club breed data (metric) (tmfilho/akcdata): height, weight, lifeSpan, coat, temperament; Dog breeds table (coarse fur colours) (Bambee26/datafun-06-projects): colours; ČMKU's list of breeds with their official Czech names (cmku.cz/cz/seznam-plemen-159) (sandovabarbora/atlas-plemen-fci): name.cs, aliases.cs; FCI breed nomenclature in German, French and Spanish (scraped from fci.be) (paiv/fci-breeds): aliases.fci
+              sources        FCI breed nomenclature (scraped from fci.be) (paiv/fci-breeds): fci, origin; American Kennel Club breed data (metric) (tmfilho/akcdata): height, weight, lifeSpan, coat, temperament; Dog breeds table (coarse fur colours) (Bambee26/datafun-06-projects): colours; ČMKU's list of breeds with their official Czech names (cmku.cz/cz/seznam-plemen-159) (sandovabarbora/atlas-plemen-fci): name.cs, aliases.cs, aliases.en; FCI breed nomenclature in German, French and Spanish (scraped from fci.be) (paiv/fci-breeds): aliases.fci
 
             """)
     }
@@ -95,7 +95,7 @@ import DedogTestSupport
         #expect(r.stdout.hasPrefix("""
             čivava (Chihuahua)
               id               chihuahua
-              také             čivava dlouhosrstá, čivava krátkosrstá
+              také             čivava dlouhosrstá, čivava krátkosrstá, Chihuahua - Pelo Largo, Chihuahua - Pelo Corto
               názvy FCI        Chihuahueño
               FCI              218 · skupina 9 společenská plemena · sekce čivava
               původ            Mexiko

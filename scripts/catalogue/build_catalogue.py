@@ -628,6 +628,31 @@ for number_, *foreign in name_rows(args.fci_names):
                 b["aliases"]["fci"].append(name)
                 note_alias(b, "fci-languages", "aliases.fci")
 
+# cmku-breeds.csv's English column: ČMKU's name for the breed in English or in its home country's language ("Czech
+# Terrier", "Magyar Vizsla", "Mastino Napoletano"), an English alias of the breed it names where it differs from its
+# names: a variety's row of its variety (as SPLIT pairs them), the breed's own row of every variety, and ČMKU's own
+# national breeds (9xx) of theirs.
+for number_, rows_ in sorted(cmku_rows.items()):
+    if number_ >= 900:
+        for r in rows_:
+            if key(r["en"]) not in {key(x) for x in cmku_only[number_]["aliases"]["fci"]}:
+                add_english_alias(cmku_only[number_], r["en"].strip(), "cmku-list")
+        continue
+    entries = by_number.get(number_, [])
+    if not entries:
+        continue
+    base = min(rows_, key=lambda r: len(r["en"]))
+    for r in rows_:
+        named = entries
+        if r is not base and number_ in SPLIT:
+            named = [e for e in entries for variety, cmku_cs, *_ in SPLIT[number_]
+                     if cmku_cs == r["cs"] and e["fci"]["variety"] == variety] or entries
+        elif r is not base and len(entries) > 1:
+            continue  # a variety's row of a standard dedog does not split: its own breed is not there to name
+        for b in named:
+            if key(r["en"]) not in {key(x) for x in b["aliases"]["fci"]}:
+                add_english_alias(b, r["en"].strip(), "cmku-list")
+
 # other-names.tsv: a nickname or other name of a breed, as its source's description of that breed says it ("commonly
 # known as the Westie"); checked to occur there, and added to every catalogue breed named as the source names it.
 # A name no ../shared table gives (source "web") carries the page it was read on and the page's words saying it.
