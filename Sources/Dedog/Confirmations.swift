@@ -37,6 +37,8 @@ public enum Confirmations {
         public var failed: [Failure]
         /// Confirmed photos in the model afterwards.
         public var confirmedCount: Int
+        /// Confirmed photos of `label` in the model afterwards (a taught breed's are all it was taught from).
+        public var labelCount: Int
     }
 
     /// A photo `learn` left out.
@@ -189,7 +191,7 @@ public enum Confirmations {
         var reported = ModelInfo.Label(label)
         if taughtNewBreed { reported.taught = true }
         return LearnReport(label: reported, taughtNewBreed: taughtNewBreed, photos: learned, failed: failed,
-                           confirmedCount: confirmed.count)
+                           confirmedCount: confirmed.count, labelCount: confirmed.filter { $0.label == label.key }.count)
     }
 
     /// Writes the model at `url` back with `confirmed` as its confirmed photos, and each backbone's breed labels

@@ -127,6 +127,8 @@ struct Learn: ParsableCommand {
                          + "\(report.photos.filter(\.added).count == 1 ? "" : "s").")
         } else if report.photos.isEmpty {
             Terminal.error("nothing was learned: no photo of \(name) could be used")
+        } else if report.label.taught {
+            Terminal.out("\(name), a breed taught from photos, now has \(report.labelCount) photo\(report.labelCount == 1 ? "" : "s").")
         }
         Terminal.out("\(url.path) remembers \(report.confirmedCount) confirmed photo\(report.confirmedCount == 1 ? "" : "s").")
         if !report.failed.isEmpty { throw Status.someInputsFailed }

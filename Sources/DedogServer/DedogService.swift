@@ -342,6 +342,10 @@ public final class DedogService: Sendable {
             let key: String
             let name: String
             let breed: String?
+            /// Taught from confirmed photos (`dedog learn`, the page's confirm), not trained.
+            let taught: Bool
+            /// How many confirmed photos of this label the model holds (a taught breed's are all it was taught from).
+            let photos: Int
         }
         struct BackboneInfo: Encodable {
             let architecture: String
@@ -373,10 +377,12 @@ public final class DedogService: Sendable {
     func models() -> Response {
         let classifier = self.classifier
         let model = classifier.info
+        let photos = Dictionary(model.confirmedPhotos.map { ($0.label, 1) }, uniquingKeysWith: +)
         let info = ModelEntry(
             name: configuration.modelName, file: model.file.lastPathComponent,
             labels: model.labels.map {
-                .init(key: $0.key, name: $0.name, breed: catalogue.breed(id: $0.breed, label: $0.key)?.id)
+                .init(key: $0.key, name: $0.name, breed: catalogue.breed(id: $0.breed, label: $0.key)?.id, taught: $0.taught,
+                      photos: photos[$0.key] ?? 0)
             },
             backbones: model.backbones.map {
                 .init(architecture: $0.architecture, inputSize: $0.inputSize, fit: $0.fit.rawValue,

@@ -195,6 +195,25 @@ import Testing
         #expect(try CLI.run(["classify", Self.beagle, "--model", model.path, "-k", "3", "--json"]).stdout == before)
     }
 
+    /// A taught breed grows with each photo confirmed later: `learn` says how many photos it now has, and so do
+    /// `breeds show` and `forget --list`.
+    @Test func aTaughtBreedGrowsWithEachPhotoConfirmed() throws {
+        let model = Self.temporary("grow")
+        try FileManager.default.copyItem(at: Self.fast, to: model)
+        defer { try? FileManager.default.removeItem(at: model) }
+        let taught = try CLI.run(["learn", "datasets/samples/beagle.jpg", "datasets/samples/beagle.webp", "datasets/samples/beagle.heic",
+                                  "--breed", "jezevčík", "--model", model.path])
+        #expect(taught.status == 0, "\(taught.stderr)")
+        let grown = try CLI.run(["learn", "datasets/samples/beagle.avif", "--breed", "Dachshund", "--model", model.path])
+        #expect(grown.status == 0, "\(grown.stderr)")
+        #expect(grown.stdout.split(separator: "\n").suffix(2).map(String.init)
+                == ["Dachshund, a breed taught from photos, now has 4 photos.", "\(model.path) remembers 4 confirmed photos."],
+                "\(grown.stdout)")
+        let shown = try CLI.run(["breeds", "show", "jezevčík", "--model", model.path])
+        #expect(shown.stdout.contains("\n  this model     knows it, taught from 4 confirmed photos\n"), "\(shown.stdout)")
+        #expect(try CLI.run(["forget", "--list", "--model", model.path]).stdout.contains("Dachshund: a taught breed, from 4 photos."))
+    }
+
     /// Each refusal says what is wrong, exits 1 and leaves the file as it was.
     @Test func badNamesAndPhotosAreRefused() throws {
         let model = Self.temporary("refuse")

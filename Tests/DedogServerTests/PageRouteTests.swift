@@ -184,6 +184,19 @@ extension RouterTests {
         #expect(taught.status == .ok, "\(taught.text)")
         #expect(taught.object["taughtNewBreed"] as? Bool == true && taught.object["breed"] as? String == "jezevčík")
         #expect(try await labels() == 134)
+        // The model's info says the breed is taught and from how many photos; a second photo confirmed grows it.
+        func dachshund() async throws -> [String: Any]? {
+            let models = try await request("/v1/models", service: service).object["models"] as? [[String: Any]]
+            return (models?.first?["labels"] as? [[String: Any]])?.first { $0["breed"] as? String == "dachshund" }
+        }
+        var entry = try await dachshund()
+        #expect(entry?["taught"] as? Bool == true && entry?["photos"] as? Int == 1, "\(entry ?? [:])")
+        let grown = try await teach("jezevčík", photo: Fixture.photo("beagle.webp"))
+        #expect(grown.status == .ok && grown.object["taughtNewBreed"] as? Bool == false, "\(grown.text)")
+        entry = try await dachshund()
+        #expect(entry?["taught"] as? Bool == true && entry?["photos"] as? Int == 2, "\(entry ?? [:])")
+        #expect(try await request("/v1/memory/\(try #require(grown.object["fingerprint"] as? String))", method: .delete,
+                                  service: service).status == .ok)
         let after = taught.object["after"] as? [String: Any] ?? [:]
         let ids = (after["breeds"] as? [[String: Any]] ?? []).compactMap { ($0["breed"] as? [String: Any])?["id"] as? String }
         #expect(ids.contains("dachshund"), "\(ids)")
