@@ -101,7 +101,8 @@ import DedogCatalogue
     /// Australian Kelpie, Australian Terrier, Silky Terrier).
     @Test(arguments: [("central asian", "central-asia-shepherd-dog"), ("Central Asian Shepherd Dog", "central-asia-shepherd-dog"),
                       ("german shep", "german-shepherd-dog"), ("bernese mountian", "bernese-mountain-dog"),
-                      ("stredoasijsky pastevecky", "central-asia-shepherd-dog"), ("nemecky ovcak", "german-shepherd-dog")])
+                      ("stredoasijsky pastevecky", "central-asia-shepherd-dog"), ("nemecky ovcak", "german-shepherd-dog"),
+                      ("nemeky ovcak", "german-shepherd-dog"), ("jezevcek", "dachshund"), ("zlaty retrivr", "golden-retriever")])
     func severalWordsFindTheBreedWhoseWordsTheyBegin(_ query: String, _ id: String) {
         #expect(catalogue.search(query).first?.breed.id == id, "\(query): \(catalogue.search(query).prefix(3).map(\.breed.id))")
     }
@@ -116,6 +117,24 @@ import DedogCatalogue
         #expect(catalogue.search(query).first?.breed.id == id, "\(query): \(catalogue.search(query).prefix(3).map(\.breed.id))")
         if query.count > 8 { #expect(catalogue.match(className: query).breed?.id == id, "\(query)") }
         #expect(try #require(catalogue.breed(id: id)).aliases.fci.isEmpty == false)
+    }
+
+    /// Every name of every breed — English, Czech, and each alias in English, Czech and the FCI's languages — names
+    /// that breed as `learn --breed` matches a name: the breed itself, or, for a name several breeds share ("Poodle",
+    /// "německý špic"), those breeds among them.
+    @Test func everyBreedIsFoundByEachOfItsNames() {
+        var checked = 0
+        for breed in catalogue.breeds {
+            for name in [breed.name.en, breed.name.cs].compactMap({ $0 }) + breed.aliases.en + breed.aliases.cs + breed.aliases.fci {
+                checked += 1
+                switch catalogue.match(className: name) {
+                case let .breed(found, _): #expect(found.id == breed.id, "\(name): \(found.id), not \(breed.id)")
+                case let .ambiguous(found): #expect(found.contains { $0.id == breed.id }, "\(name): \(found.map(\.id)), not \(breed.id)")
+                case .unknown: Issue.record("\(name) names no breed (\(breed.id))")
+                }
+            }
+        }
+        #expect(checked >= 2000)
     }
 
     /// The rows of a names table in scripts/catalogue (tab-separated, # comments), each as its fields.

@@ -312,6 +312,12 @@ extension TestResponse {
         let search = try await request("/v1/breeds?q=civava")
         let found = search.object["breeds"] as? [[String: Any]] ?? []
         #expect(found.first?["id"] as? String == "chihuahua")
+        // Other names, a word's beginning and a typo, as the page's search sends them.
+        for (query, id) in [("lowchen", "little-lion-dog"), ("central%20asian", "central-asia-shepherd-dog"), ("berner", "bernese-mountain-dog"),
+                            ("czech%20terrier", "cesky-terrier"), ("labradr", "labrador-retriever")] {
+            let hits = try await request("/v1/breeds?q=\(query)").object["breeds"] as? [[String: Any]] ?? []
+            #expect(hits.first?["id"] as? String == id, "\(query): \(hits.prefix(3).compactMap { $0["id"] as? String })")
+        }
         #expect(found.first?["recognised"] as? Bool == true)
         let all = try await request("/v1/breeds?lang=cs").object["breeds"] as? [[String: Any]] ?? []
         let catalogue = try Fixture.catalogue
