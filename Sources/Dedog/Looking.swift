@@ -5,9 +5,10 @@ import DedogBreedModel
 extension Classifier {
     /// Classifies `image`, finds where its dogs are and answers each dog of a photo of several from its own crop;
     /// a photo of one dog that `zoom` finds small (`ZoomPolicy.always`: whenever the box leaves room) is looked at
-    /// again, closer, and one held back as a breed the model does not know, on its own (`ZoomPolicy.heldBackNamedFrom`). `decodeAgain` decodes the photo again with other options: a photo decoded smaller than it is
-    /// (a large JPEG, a HEIC's thumbnail) is decoded again, larger, when a rectangle to look at would otherwise have
-    /// too few pixels. The steps are `PhotoLook`'s.
+    /// again, closer, and one held back as a breed the model does not know, on its own
+    /// (`ZoomPolicy.heldBackNamedFrom`). `decodeAgain` decodes the photo again with other options: a photo decoded
+    /// smaller than it is (a large JPEG, a HEIC's thumbnail) is decoded again, larger, when a rectangle to look at
+    /// would otherwise have too few pixels. The steps are `PhotoLook`'s.
     @_spi(Benchmarks) public func looks(at image: RGBImage, top: Int, zoom: ZoomPolicy?,
                                         decodeAgain: ((ImageDecoder.Options) throws(ImageError) -> RGBImage)? = nil) throws(ClassifierError) -> Looks {
         guard configuration.locates else { return Looks(whole: try decide(features: features(of: image), top: top)) }
