@@ -214,6 +214,29 @@ import Testing
         #expect(try CLI.run(["forget", "--list", "--model", model.path]).stdout.contains("Dachshund: a taught breed, from 4 photos."))
     }
 
+    /// `learn --import` refuses a breed taught on other backbones (exit 2, naming both) and a file cut short (exit 1),
+    /// and leaves the model as it was.
+    @Test func anImportFromOtherBackbonesOrCutShortIsRefused() throws {
+        let taught = Self.temporary("export-from"), other = Self.temporary("other-backbones"), fresh = Self.temporary("import-into")
+        let file = Self.temporary("taught-breed"), cut = Self.temporary("cut-breed")
+        defer { for url in [taught, other, fresh, file, cut] { try? FileManager.default.removeItem(at: url) } }
+        try FileManager.default.copyItem(at: Self.fast, to: taught)
+        try FileManager.default.copyItem(at: Self.fast, to: fresh)
+        try FileManager.default.copyItem(at: Self.bundled, to: other)
+        let learned = try CLI.run(["learn", "datasets/samples/beagle.jpg", "datasets/samples/beagle.webp", "datasets/samples/beagle.heic",
+                                   "--breed", "jezevčík", "--model", taught.path])
+        #expect(learned.status == 0, "\(learned.stderr)")
+        #expect(try CLI.run(["learn", "--export", "jezevčík", file.path, "--model", taught.path]).status == 0)
+        let before = (try Data(contentsOf: other), try Data(contentsOf: fresh))
+        let elsewhere = try CLI.run(["learn", "--import", file.path, "--model", other.path])
+        #expect(elsewhere.status == 2 && elsewhere.stderr.contains("was taught on efficientnet-lite0")
+                && elsewhere.stderr.contains("a taught breed moves only between models of the same backbones"), "\(elsewhere.stderr)")
+        try Data(try Data(contentsOf: file).prefix(3000)).write(to: cut)
+        let short = try CLI.run(["learn", "--import", cut.path, "--model", fresh.path])
+        #expect(short.status == 1 && short.stderr.contains("is not a taught breed's file that dedog can read"), "\(short.stderr)")
+        #expect(try Data(contentsOf: other) == before.0 && Data(contentsOf: fresh) == before.1, "a refused import changed a model")
+    }
+
     /// Each refusal says what is wrong, exits 1 and leaves the file as it was.
     @Test func badNamesAndPhotosAreRefused() throws {
         let model = Self.temporary("refuse")
