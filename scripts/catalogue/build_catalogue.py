@@ -511,6 +511,11 @@ for a in atlas.values():
 split_atlas = {aid: (n, v[0]) for n, vs in SPLIT.items() for v in vs for aid in v[2]}
 
 
+def own_row(rows_):
+    """Of ČMKU's rows of one FCI number, the breed's own row (the shortest English name); the others are varieties."""
+    return min(rows_, key=lambda r: len(r["en"]))
+
+
 def full_form(number_, name):
     """ČMKU's name, or the atlas's full form of it where ČMKU's database cut it short ("gaskoň.typu")."""
     if "." not in name:
@@ -529,7 +534,7 @@ for number_, rows_ in sorted(cmku_rows.items()):
     entries = by_number.get(number_, [])
     if not entries:
         continue  # an FCI number fci-breeds.csv does not have yet (the report names it)
-    base = min(rows_, key=lambda r: len(r["en"]))  # the breed's own row; the others are varieties
+    base = own_row(rows_)
     base_name, base_sources = full_form(number_, base["cs"])
     if number_ in SPLIT:
         for variety, cmku_cs, atlas_ids, _, _ in SPLIT[number_]:
@@ -632,16 +637,15 @@ for number_, *foreign in name_rows(args.fci_names):
 # Terrier", "Magyar Vizsla", "Mastino Napoletano"), an English alias of the breed it names where it differs from its
 # names: a variety's row of its variety (as SPLIT pairs them), the breed's own row of every variety, and ČMKU's own
 # national breeds (9xx) of theirs.
+def add_cmku_alias(b, name):
+    """ČMKU's English-column `name` as an English alias of breed `b`, unless its English names or FCI-language names have it."""
+    if key(name) not in {key(x) for x in b["aliases"]["fci"]}:
+        add_english_alias(b, name.strip(), "cmku-list")
+
+
 for number_, rows_ in sorted(cmku_rows.items()):
-    if number_ >= 900:
-        for r in rows_:
-            if key(r["en"]) not in {key(x) for x in cmku_only[number_]["aliases"]["fci"]}:
-                add_english_alias(cmku_only[number_], r["en"].strip(), "cmku-list")
-        continue
-    entries = by_number.get(number_, [])
-    if not entries:
-        continue
-    base = min(rows_, key=lambda r: len(r["en"]))
+    entries = [cmku_only[number_]] if number_ >= 900 else by_number.get(number_, [])
+    base = own_row(rows_)
     for r in rows_:
         named = entries
         if r is not base and number_ in SPLIT:
@@ -650,8 +654,7 @@ for number_, rows_ in sorted(cmku_rows.items()):
         elif r is not base and len(entries) > 1:
             continue  # a variety's row of a standard dedog does not split: its own breed is not there to name
         for b in named:
-            if key(r["en"]) not in {key(x) for x in b["aliases"]["fci"]}:
-                add_english_alias(b, r["en"].strip(), "cmku-list")
+            add_cmku_alias(b, r["en"])
 
 # other-names.tsv: a nickname or other name of a breed, as its source's description of that breed says it ("commonly
 # known as the Westie"); checked to occur there, and added to every catalogue breed named as the source names it.
